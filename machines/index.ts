@@ -1,0 +1,21 @@
+export {
+  SHIPMENT_TYPES,
+  MOBILE_TRANSFER_TYPES,
+  shipmentMachine,
+  initialShipmentSnapshot,
+  applyShipmentEvent,
+  shipmentView,
+  stateValueString,
+} from './shipment.ts';
+export type {
+  ShipmentType,
+  MobileTransferType,
+  ShipmentInput,
+  ShipmentContext,
+  ShipmentEvent,
+  PersistedShipment,
+  ShipmentView,
+  ShipmentResult,
+} from './shipment.ts';
+export { ORDER_STATES, orderMachine, initialOrderSnapshot, applyOrderEvent, orderView } from './order.ts';
+export type { OrderState, OrderEvent, PersistedOrder, OrderView, OrderResult } from './order.ts';

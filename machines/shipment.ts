@@ -1,0 +1,185 @@
+// Shipment lifecycle as a pure XState v5 machine. Workers never touch xstate directly: they
+// rehydrate a persisted snapshot (jsonb), apply one event, and persist the result through the
+// helpers at the bottom. No actions other than assign, so `transition` never yields effects.
+import { assign, getInitialSnapshot, setup, transition, type StateValue } from 'xstate';
+
+export const SHIPMENT_TYPES = ['TBD', 'XMobile', 'XMobileLink', 'XSeats', 'Eticket', 'LocalPickup'] as const;
+export type ShipmentType = (typeof SHIPMENT_TYPES)[number];
+export const MOBILE_TRANSFER_TYPES = ['XMobile', 'XMobileLink', 'XSeats', 'Eticket'] as const;
+export type MobileTransferType = (typeof MOBILE_TRANSFER_TYPES)[number];
+
+/** What accepting an order can create (SPEC §4). */
+export type ShipmentInput = { type: 'TBD' | 'XSeats' | 'LocalPickup' };
+export type ShipmentContext = {
+  type: ShipmentType;
+  // Whose pickup details arrived last. Its real job: a resubmission must be an accepted
+  // transition, and xstate's `can()` treats a transition with no target and no action as
+  // forbidden — this assign gives resubmission an effect without re-entering any region.
+  lastPickupBy: 'seller' | 'buyer' | null;
+};
+export type ShipmentEvent =
+  | { type: 'MOBILE_TRANSFER'; transferType: MobileTransferType }
+  | { type: 'SELLER_PICKUP' }
+  | { type: 'BUYER_PICKUP' }
+  | { type: 'COMPLETE'; hasLink: boolean };
+
+export const shipmentMachine = setup({
+  types: {} as { context: ShipmentContext; events: ShipmentEvent; input: ShipmentInput },
+  guards: {
+    // "A seller may change any order to XMobile or XSeats" — the only way out of LocalPickup.
+    leavesPickup: ({ event }) =>
+      event.type === 'MOBILE_TRANSFER' && (event.transferType === 'XMobile' || event.transferType === 'XSeats'),
+    // SPEC §5 complete: XMobileLink needs a link, XSeats/Eticket take no body, XMobile either.
+    linkFitsType: ({ context, event }) => {
+      if (event.type !== 'COMPLETE') return false;
+      if (context.type === 'XMobileLink') return event.hasLink;
+      if (context.type === 'XSeats' || context.type === 'Eticket') return !event.hasLink;
+      return context.type === 'XMobile';
+    },
+  },
+  actions: {
+    takeTransferType: assign(({ event }) =>
+      event.type === 'MOBILE_TRANSFER' ? { type: event.transferType, lastPickupBy: null } : {}),
+    sellerSupplied: assign({ lastPickupBy: 'seller' as const }),
+    buyerSupplied: assign({ lastPickupBy: 'buyer' as const }),
+  },
+}).createMachine({
+  id: 'shipment',
+  context: ({ input }) => ({ type: input.type, lastPickupBy: null }),
+  // The starting state depends on input, which `initial` cannot express; this transient
+  // state is resolved inside the initial macrostep, so no snapshot ever rests in it.
+  initial: 'start',
+  states: {
+    start: {
+      always: [
+        { guard: ({ context }) => context.type === 'TBD', target: 'tbd' },
+        { guard: ({ context }) => context.type === 'LocalPickup', target: 'localPickup' },
+        { target: 'pending' },
+      ],
+    },
+    tbd: {
+      on: { MOBILE_TRANSFER: { target: 'pending', actions: 'takeTransferType' } },
+    },
+    pending: {
+      on: {
+        MOBILE_TRANSFER: { actions: 'takeTransferType' },
+        COMPLETE: { guard: 'linkFitsType', target: 'delivered' },
+      },
+    },
+    localPickup: {
+      type: 'parallel',
+      // Resubmissions land here: a supplied region is final and has no transitions of its own,
+      // so the event bubbles up. Targetless on purpose — targeting `.seller.supplied` from the
+      // parallel parent would exit and re-enter the other region, losing its progress.
+      on: {
+        SELLER_PICKUP: { actions: 'sellerSupplied' },
+        BUYER_PICKUP: { actions: 'buyerSupplied' },
+        MOBILE_TRANSFER: { guard: 'leavesPickup', target: 'pending', actions: 'takeTransferType' },
+      },
+      states: {
+        seller: {
+          initial: 'awaiting',
+          states: {
+            awaiting: { on: { SELLER_PICKUP: { target: 'supplied', actions: 'sellerSupplied' } } },
+            supplied: { type: 'final' },
+          },
+        },
+        buyer: {
+          initial: 'awaiting',
+          states: {
+            awaiting: { on: { BUYER_PICKUP: { target: 'supplied', actions: 'buyerSupplied' } } },
+            supplied: { type: 'final' },
+          },
+        },
+      },
+      onDone: { target: 'delivered' },
+    },
+    delivered: { type: 'final' },
+  },
+});
+
+/** The JSON object stored in the jsonb column (output of `getPersistedSnapshot`). */
+export interface PersistedShipment {
+  readonly status: string;
+  readonly value: StateValue;
+  readonly context: ShipmentContext;
+  readonly [key: string]: unknown;
+}
+
+export type ShipmentView = {
+  type: ShipmentType;
+  state: 'pending' | 'delivered';
+  sellerSupplied: boolean;
+  buyerSupplied: boolean;
+  /** e.g. "tbd", "pending", "delivered", "localPickup(seller.supplied,buyer.awaiting)". */
+  stateValue: string;
+};
+
+export type ShipmentResult =
+  | { ok: true; snapshot: PersistedShipment; view: ShipmentView }
+  | { ok: false; view: ShipmentView; reason: string };
+
+type ShipmentSnapshot = ReturnType<typeof shipmentMachine.resolveState>;
+
+function persist(snapshot: ShipmentSnapshot): PersistedShipment {
+  return shipmentMachine.getPersistedSnapshot(snapshot) as unknown as PersistedShipment;
+}
+
+// Only value and context matter (no history, no children), so resolveState is a full rehydration.
+function rehydrate(persisted: PersistedShipment): ShipmentSnapshot {
+  if (!SHIPMENT_TYPES.includes(persisted.context?.type)) {
+    throw new Error(`persisted shipment has no valid type: ${JSON.stringify(persisted.context)}`);
+  }
+  return shipmentMachine.resolveState({ value: persisted.value, context: persisted.context });
+}
+
+export function stateValueString(value: StateValue): string {
+  if (typeof value === 'string') return value;
+  return Object.entries(value)
+    .map(([key, child]) => (typeof child === 'string' ? `${key}.${child}` : `${key}(${stateValueString(child as StateValue)})`))
+    .join(',');
+}
+
+export function initialShipmentSnapshot(input: ShipmentInput): PersistedShipment {
+  return persist(getInitialSnapshot(shipmentMachine, input));
+}
+
+export function shipmentView(persisted: PersistedShipment): ShipmentView {
+  const snapshot = rehydrate(persisted);
+  const delivered = snapshot.matches('delivered');
+  // A LocalPickup shipment can only reach delivered through both parties supplying.
+  const pickupDone = delivered && snapshot.context.type === 'LocalPickup';
+  return {
+    type: snapshot.context.type,
+    state: delivered ? 'delivered' : 'pending',
+    sellerSupplied: pickupDone || snapshot.matches({ localPickup: { seller: 'supplied' } }),
+    buyerSupplied: pickupDone || snapshot.matches({ localPickup: { buyer: 'supplied' } }),
+    stateValue: stateValueString(snapshot.value),
+  };
+}
+
+function refusal(view: ShipmentView, event: ShipmentEvent): string {
+  let what: string;
+  switch (event.type) {
+    case 'MOBILE_TRANSFER': what = `be changed to ${event.transferType}`; break;
+    case 'SELLER_PICKUP': what = 'take seller local pickup details'; break;
+    case 'BUYER_PICKUP': what = 'take buyer local pickup details'; break;
+    case 'COMPLETE':
+      // Only a pending mobile shipment is refused for its link; say so, the state alone won't.
+      what = view.stateValue !== 'pending' ? 'be completed' : `be completed ${event.hasLink ? 'with' : 'without'} a link`;
+  }
+  return `shipment is ${view.type} (${view.state}); it cannot ${what}`;
+}
+
+export function applyShipmentEvent(persisted: PersistedShipment, event: ShipmentEvent): ShipmentResult {
+  const snapshot = rehydrate(persisted);
+  // can() evaluates guards and reports false for "no transition" as well as for a delivered
+  // (done) snapshot, on which `transition` would silently return the same snapshot.
+  if (!snapshot.can(event)) {
+    const view = shipmentView(persisted);
+    return { ok: false, view, reason: refusal(view, event) };
+  }
+  const [next] = transition(shipmentMachine, snapshot, event);
+  const saved = persist(next);
+  return { ok: true, snapshot: saved, view: shipmentView(saved) };
+}

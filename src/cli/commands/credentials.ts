@@ -1,0 +1,74 @@
+import { loadConfig } from '../../config.ts';
+import { CredentialError, createCredential, listCredentials, revokeCredential } from '../../auth/credentials.ts';
+import { openMigratedDatabase, secretBoxFor } from '../../service.ts';
+import { intArg, UsageError, type CliCommand } from '../command.ts';
+
+async function withDatabase<T>(fn: (db: Awaited<ReturnType<typeof openMigratedDatabase>>, config: ReturnType<typeof loadConfig>) => Promise<T>) {
+  const config = loadConfig();
+  const database = await openMigratedDatabase(config);
+  try {
+    return await fn(database, config);
+  } finally {
+    await database.close();
+  }
+}
+
+export const credentialsCreate: CliCommand = {
+  path: ['credentials', 'create'],
+  summary: 'Creates an API credential of a brokerage (or a user credential with --user) and prints\ntoken and secret once; the secret cannot be shown again.',
+  usage: 'credentials create --brokerage <id> [--user <id>] [--json]',
+  options: { brokerage: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values }, io) {
+    const brokerageId = intArg(values.brokerage as string | undefined, '--brokerage');
+    const userId = values.user === undefined ? undefined : intArg(values.user as string, '--user');
+    return withDatabase(async (database, config) => {
+      try {
+        const c = await createCredential(database.db, secretBoxFor(config), { brokerageId, userId });
+        if (values.json) io.out(JSON.stringify({ token: c.token, secret: c.secret, kind: c.kind, brokerage_id: brokerageId, user_id: c.userId }));
+        else io.out(`kind:   ${c.kind}\ntoken:  ${c.token}\nsecret: ${c.secret}\n(the secret is shown only now; store it safely)`);
+        return 0;
+      } catch (err) {
+        if (err instanceof CredentialError || /foreign key/i.test((err as Error).message)) {
+          throw new UsageError(err instanceof CredentialError ? err.message : `brokerage ${brokerageId} does not exist`);
+        }
+        throw err;
+      }
+    });
+  },
+};
+
+export const credentialsList: CliCommand = {
+  path: ['credentials', 'list'],
+  summary: 'Lists credentials (never their secrets), optionally of one brokerage.',
+  usage: 'credentials list [--brokerage <id>]',
+  options: { brokerage: { type: 'string' } },
+  async run({ values }, io) {
+    const brokerageId = values.brokerage === undefined ? undefined : intArg(values.brokerage as string, '--brokerage');
+    return withDatabase(async (database) => {
+      const rows = await listCredentials(database.db, brokerageId);
+      io.out(['TOKEN'.padEnd(34) + 'KIND  BROKERAGE  USER    CREATED                   REVOKED'].join(''));
+      for (const r of rows) {
+        io.out(
+          `${r.token.padEnd(34)}${r.kind.padEnd(6)}${String(r.brokerageId).padEnd(11)}${String(r.userId ?? '-').padEnd(8)}` +
+            `${r.createdAt.toISOString().padEnd(26)}${r.revokedAt?.toISOString() ?? '-'}`,
+        );
+      }
+      return 0;
+    });
+  },
+};
+
+export const credentialsRevoke: CliCommand = {
+  path: ['credentials', 'revoke'],
+  summary: 'Revokes a credential; every process refuses it from then on.',
+  usage: 'credentials revoke <token>',
+  async run({ positionals }, io) {
+    const [token] = positionals;
+    if (!token || positionals.length !== 1) throw new UsageError('expected exactly one token');
+    return withDatabase(async (database) => {
+      const done = await revokeCredential(database.db, token);
+      io.out(done ? `revoked ${token}` : `no live credential ${token}`);
+      return done ? 0 : 1;
+    });
+  },
+};

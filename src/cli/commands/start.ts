@@ -1,0 +1,46 @@
+import { loadConfig } from '../../config.ts';
+import { createLogger } from '../../logger.ts';
+import { startService, type Roles } from '../../service.ts';
+import { UsageError, type CliCommand } from '../command.ts';
+
+const ROLES: Record<string, Roles> = {
+  all: { api: true, worker: true },
+  api: { api: true, worker: false },
+  worker: { api: false, worker: true },
+};
+
+export const start: CliCommand = {
+  path: ['start'],
+  summary:
+    'Runs the service: HTTP ingress and command workers in one process, or one role with --role.\n' +
+    'Configuration comes from the environment (PORT, DATABASE_URL, REDIS_URL, FULFIL_SECRET_KEY,\n' +
+    'PUBLIC_HOST, LOG_LEVEL, DATA_DIR); see README.md.',
+  usage: 'start [--role all|api|worker]',
+  options: { role: { type: 'string', default: 'all' } },
+  async run({ values }) {
+    const roles = ROLES[String(values.role)];
+    if (!roles) throw new UsageError(`--role: expected all, api or worker, got ${values.role}`);
+    const config = loadConfig();
+    const log = createLogger(config.LOG_LEVEL, { role: values.role });
+    const service = await startService(config, roles, log);
+    log.info({ url: service.url, role: values.role }, 'fulfil started');
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (stopping) return;
+        stopping = true;
+        log.info({ signal }, 'shutting down');
+        // A second signal while stopping means the operator wants out now.
+        process.once(signal, () => process.exit(130));
+        service.stop().then(resolve, (err) => {
+          log.error({ err }, 'shutdown failed');
+          resolve();
+        });
+      };
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+    });
+    log.info('stopped');
+    return 0;
+  },
+};

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const optionalString = z
+  .string()
+  .transform((s) => s.trim())
+  .optional()
+  .transform((s) => (s === '' ? undefined : s));
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: optionalString.default('0.0.0.0'),
+  DATABASE_URL: optionalString.refine(
+    (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+    'must be a postgres:// or postgresql:// URL',
+  ),
+  REDIS_URL: optionalString.refine(
+    (v) => v === undefined || /^rediss?:\/\//.test(v),
+    'must be a redis:// or rediss:// URL',
+  ),
+  FULFIL_SECRET_KEY: optionalString.refine(
+    (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
+    'must be 32 bytes, as 64 hex digits or base64',
+  ),
+  PUBLIC_HOST: optionalString,
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  DATA_DIR: optionalString.default('.data'),
+  QUEUE_PREFIX: optionalString
+    .default('fulfil')
+    .refine((v) => !v.includes(':'), 'must not contain ":"'),
+  /** How long a synchronous HTTP call waits for its command before answering 202. */
+  COMMAND_WAIT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  NODE_ENV: optionalString.default('development'),
+});
+
+export type Config = z.infer<typeof envSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment; a bad variable is named in the error. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${String(i.path[0] ?? '?')}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])])})`),
+    );
+  }
+  return parsed.data;
+}

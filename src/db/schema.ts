@@ -1,0 +1,5 @@
+export * from './schema/tenancy.ts';
+export * from './schema/contact.ts';
+export * from './schema/orders.ts';
+export * from './schema/commands.ts';
+export * from './schema/inventory.ts';

@@ -1,0 +1,75 @@
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { brokerages } from './tenancy.ts';
+import { orders } from './orders.ts';
+
+export const COMMAND_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
+
+/**
+ * Every command (HTTP call or upstream job) by its id. BullMQ delivers at least once, so this
+ * table is where a command is known to be done: a handler that finds its id already finished
+ * returns the stored result and writes nothing.
+ */
+export const commands = pgTable(
+  'commands',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    brokerageId: bigint('brokerage_id', { mode: 'number' }).notNull().references(() => brokerages.id),
+    /** Idempotency-Key as the caller sent it; unique per brokerage. */
+    idempotencyKey: text('idempotency_key'),
+    /** sha256 of the request (method, path, body) that the key was first used with. */
+    requestHash: text('request_hash').notNull(),
+    payload: jsonb('payload').notNull(),
+    status: text('status', { enum: COMMAND_STATUSES }).notNull().default('queued'),
+    /** The HTTP status and body a synchronous call answers with, once finished. */
+    resultStatus: integer('result_status'),
+    resultBody: jsonb('result_body'),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('commands_idempotency_key').on(t.brokerageId, t.idempotencyKey),
+    index('commands_created_idx').on(t.createdAt),
+  ],
+);
+
+/** Append-only history of shipment transitions, across replacements (per-order sequence). */
+export const shipmentEvents = pgTable(
+  'shipment_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    eventId: text('event_id').notNull().unique(),
+    orderId: bigint('order_id', { mode: 'number' }).notNull().references(() => orders.id),
+    seq: integer('seq').notNull(),
+    kind: text('kind').notNull(),
+    shipmentId: bigint('shipment_id', { mode: 'number' }),
+    newShipmentId: bigint('new_shipment_id', { mode: 'number' }),
+    fromType: text('from_type'),
+    toType: text('to_type'),
+    fromState: text('from_state'),
+    toState: text('to_state').notNull(),
+    actorBrokerageId: bigint('actor_brokerage_id', { mode: 'number' }),
+    actorUserId: bigint('actor_user_id', { mode: 'number' }),
+    actorRole: text('actor_role'),
+    commandId: text('command_id'),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('shipment_events_order_seq').on(t.orderId, t.seq)],
+);
+
+/** Transactional outbox: written in the handler's transaction, relayed to the events queue. */
+export const outbox = pgTable(
+  'outbox',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    eventId: text('event_id').notNull().unique(),
+    topic: text('topic').notNull(),
+    orderId: bigint('order_id', { mode: 'number' }),
+    payload: jsonb('payload').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    relayedAt: timestamp('relayed_at', { withTimezone: true }),
+  },
+  (t) => [index('outbox_unrelayed_idx').on(t.id).where(sql`relayed_at is null`)],
+);

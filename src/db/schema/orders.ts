@@ -1,0 +1,83 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { addresses, emailAddresses, phoneNumbers } from './contact.ts';
+import { brokerages, offices, users } from './tenancy.ts';
+
+const ref = (name: string) => bigint(name, { mode: 'number' });
+
+export const DELIVERY_METHODS = ['tbd', 'flash', 'local_pickup'] as const;
+export const ORDER_STATES = ['pending', 'accepted', 'completed'] as const;
+export const SHIPMENT_TYPES = ['TBD', 'XMobile', 'XMobileLink', 'XSeats', 'Eticket', 'LocalPickup'] as const;
+export const SHIPMENT_STATES = ['pending', 'delivered'] as const;
+
+export const orders = pgTable(
+  'orders',
+  {
+    id: ref('id').primaryKey(),
+    oid: text('oid').notNull().unique(),
+    sellerOfficeId: ref('seller_office_id').notNull().references(() => offices.id),
+    buyerBrokerageId: ref('buyer_brokerage_id').notNull().references(() => brokerages.id),
+    delivery: text('delivery', { enum: DELIVERY_METHODS }).notNull(),
+    quantity: integer('quantity').notNull(),
+    recipientName: text('recipient_name').notNull(),
+    recipientEmail: text('recipient_email').notNull(),
+    state: text('state', { enum: ORDER_STATES }).notNull().default('pending'),
+    /** Persisted snapshot of machines/order.ts; null until the first transition. */
+    snapshot: jsonb('snapshot'),
+    reviewerId: ref('reviewer_id').references(() => users.id),
+    seats: jsonb('seats').$type<number[]>(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('orders_seller_office_idx').on(t.sellerOfficeId),
+    index('orders_buyer_brokerage_idx').on(t.buyerBrokerageId),
+  ],
+);
+
+/**
+ * One row per version of a shipment. An update (rule U1) inserts a new row and turns the old one
+ * into a tombstone whose replaced_by names the new row; the live shipment of an order is the row
+ * with replaced_by null, and the partial unique index makes a second live one impossible.
+ */
+export const shipments = pgTable(
+  'shipments',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    orderId: ref('order_id').notNull().references(() => orders.id),
+    type: text('type', { enum: SHIPMENT_TYPES }).notNull(),
+    state: text('state', { enum: SHIPMENT_STATES }).notNull(),
+    /** Persisted snapshot of machines/shipment.ts. */
+    snapshot: jsonb('snapshot').notNull(),
+    replacedBy: ref('replaced_by'),
+    replacedAt: timestamp('replaced_at', { withTimezone: true }),
+    shipToName: text('ship_to_name'),
+    emailAddressId: ref('email_address_id').references(() => emailAddresses.id),
+    xMobileLink: text('x_mobile_link'),
+    transferSource: text('transfer_source'),
+    shipFromName: text('ship_from_name'),
+    shipFromAddressId: ref('ship_from_address_id').references(() => addresses.id),
+    shipFromPhoneNumberId: ref('ship_from_phone_number_id').references(() => phoneNumbers.id),
+    phoneNumberId: ref('phone_number_id').references(() => phoneNumbers.id),
+    pickupTimeRange: text('pickup_time_range'),
+    pickupInstructions: text('pickup_instructions'),
+    notes: text('notes'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('shipments_one_live_per_order').on(t.orderId).where(sql`${t.replacedBy} is null`),
+    index('shipments_order_idx').on(t.orderId),
+  ],
+);

@@ -1,0 +1,85 @@
+import type { SecretBox } from '../auth/secret-box.ts';
+import type { Fixture } from '../domain/fixture.ts';
+import { upsertTicketGroups } from '../inventory/upsert-ticket-groups.ts';
+import type { Database } from './client.ts';
+import { brokerages, credentials, events, offices, orders, users } from './schema.ts';
+
+export interface SeedCounts {
+  brokerages: number;
+  offices: number;
+  users: number;
+  credentials: number;
+  events: number;
+  orders: number;
+  ticket_groups: number;
+}
+
+/**
+ * Loads a fixture in one transaction. Reference data is upserted by its explicit id; orders and
+ * credentials that exist are left as they are (a re-seed must not reset an order that has been
+ * accepted since, nor re-encrypt a secret), so loading the same file twice changes nothing.
+ */
+export async function seedDatabase(database: Database, fixture: Fixture, box: SecretBox): Promise<SeedCounts> {
+  const counts: SeedCounts = { brokerages: 0, offices: 0, users: 0, credentials: 0, events: 0, orders: 0, ticket_groups: 0 };
+  await database.db.transaction(async (tx) => {
+    for (const b of fixture.brokerages) {
+      await tx.insert(brokerages).values({ id: b.id, name: b.name }).onConflictDoUpdate({ target: brokerages.id, set: { name: b.name } });
+      counts.brokerages++;
+    }
+    for (const b of fixture.brokerages) {
+      for (const o of b.offices) {
+        await tx.insert(offices).values({ id: o.id, brokerageId: b.id, name: o.name })
+          .onConflictDoUpdate({ target: offices.id, set: { name: o.name, brokerageId: b.id } });
+        counts.offices++;
+      }
+      for (const u of b.users) {
+        await tx.insert(users).values({ id: u.id, brokerageId: b.id, name: u.name, email: u.email })
+          .onConflictDoUpdate({ target: users.id, set: { name: u.name, email: u.email, brokerageId: b.id } });
+        counts.users++;
+      }
+    }
+    for (const b of fixture.brokerages) {
+      for (const c of b.credentials) {
+        const inserted = await tx
+          .insert(credentials)
+          .values({
+            token: c.token,
+            kind: c.kind,
+            brokerageId: b.id,
+            userId: c.kind === 'user' ? c.user_id : null,
+            secretCiphertext: box.seal(c.secret, c.token),
+          })
+          .onConflictDoNothing()
+          .returning({ token: credentials.token });
+        counts.credentials += inserted.length;
+      }
+    }
+    for (const e of fixture.events) {
+      const occursAt = e.occurs_at ? new Date(e.occurs_at) : null;
+      await tx.insert(events).values({ id: e.id, name: e.name, occursAt })
+        .onConflictDoUpdate({ target: events.id, set: { name: e.name, occursAt } });
+      counts.events++;
+    }
+    for (const o of fixture.orders) {
+      const inserted = await tx
+        .insert(orders)
+        .values({
+          id: o.id,
+          oid: o.oid,
+          sellerOfficeId: o.seller_office_id,
+          buyerBrokerageId: o.buyer_brokerage_id,
+          delivery: o.delivery,
+          quantity: o.quantity,
+          recipientName: o.recipient.name,
+          recipientEmail: o.recipient.email,
+        })
+        .onConflictDoNothing()
+        .returning({ id: orders.id });
+      counts.orders += inserted.length;
+    }
+    const byOffice = new Map<number, Fixture['ticket_groups']>();
+    for (const tg of fixture.ticket_groups) byOffice.set(tg.office_id, [...(byOffice.get(tg.office_id) ?? []), tg]);
+    for (const [officeId, groups] of byOffice) counts.ticket_groups += await upsertTicketGroups(tx, officeId, groups);
+  });
+  return counts;
+}

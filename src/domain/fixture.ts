@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { ticketGroupInput } from '../inventory/ticket-group-input.ts';
+
+const id = z.number().int().positive();
+const token = z.string().regex(/^[A-Za-z0-9]{32}$/, 'must be 32 ASCII letters or digits');
+const secret = z.string().regex(/^\S{40}$/, 'must be 40 non-space characters');
+
+/** The seed document of SPEC §8: every id explicit so tests and demos can name them. */
+export const fixtureSchema = z.strictObject({
+  brokerages: z
+    .array(
+      z.strictObject({
+        id,
+        name: z.string().min(1),
+        offices: z.array(z.strictObject({ id, name: z.string().min(1) })).default([]),
+        users: z.array(z.strictObject({ id, name: z.string().min(1), email: z.string().email() })).default([]),
+        credentials: z
+          .array(
+            z.discriminatedUnion('kind', [
+              z.strictObject({ kind: z.literal('api'), token, secret }),
+              z.strictObject({ kind: z.literal('user'), user_id: id, token, secret }),
+            ]),
+          )
+          .default([]),
+      }),
+    )
+    .default([]),
+  events: z.array(z.strictObject({ id, name: z.string().min(1), occurs_at: z.string().datetime({ offset: true }).nullable().default(null) })).default([]),
+  orders: z
+    .array(
+      z.strictObject({
+        id,
+        oid: z.string().regex(/^\d+-\d+$/, 'must be two numbers joined by a hyphen'),
+        seller_office_id: id,
+        buyer_brokerage_id: id,
+        delivery: z.enum(['tbd', 'flash', 'local_pickup']),
+        quantity: z.number().int().positive(),
+        recipient: z.strictObject({ name: z.string().min(1), email: z.string().email() }),
+      }),
+    )
+    .default([]),
+  ticket_groups: z.array(z.intersection(z.object({ office_id: id }), ticketGroupInput)).default([]),
+});
+
+export type Fixture = z.output<typeof fixtureSchema>;

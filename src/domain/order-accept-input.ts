@@ -1,0 +1,5 @@
+export interface AcceptCommand {
+  orderId: number;
+  reviewerId: number;
+  seats?: number[] | undefined;
+}

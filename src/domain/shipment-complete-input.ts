@@ -1,0 +1,5 @@
+export interface CompleteCommand {
+  shipmentId: number;
+  xMobileLink?: string | undefined;
+  transferSource?: string | undefined;
+}

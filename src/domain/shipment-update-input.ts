@@ -1,0 +1,1 @@
+export type UpdateCommand = { shipmentId: number; [k: string]: unknown };

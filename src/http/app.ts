@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { SecretBox } from '../auth/secret-box.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import type { Logger } from '../logger.ts';
+import type { CommandDispatcher } from '../commands/dispatcher.ts';
+import { installErrorHandling } from './error-handler.ts';
+import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { v9Routes } from './v9.ts';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  log: Logger;
+  readiness: ReadinessCheck[];
+  secretBox: SecretBox;
+  dispatcher: CommandDispatcher;
+}
+
+export const BODY_LIMIT = 64 * 1024;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installErrorHandling(app);
+  healthRoutes(app, deps);
+  await app.register(v9Routes(deps), { prefix: '/v9' });
+  return app;
+}

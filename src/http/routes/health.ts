@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../app.ts';
+
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+/** Liveness says the process serves; readiness says Postgres and Redis answer too. */
+export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.get('/livez', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const results = await Promise.all(
+      deps.readiness.map(async (c) => {
+        try {
+          await withTimeout(c.check(), 2_000);
+          return [c.name, 'ok'] as const;
+        } catch (err) {
+          return [c.name, `down: ${(err as Error).message}`] as const;
+        }
+      }),
+    );
+    const ready = results.every(([, s]) => s === 'ok');
+    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(results) });
+  });
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms))),
+  ]);
+}

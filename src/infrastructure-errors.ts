@@ -1,0 +1,16 @@
+/**
+ * Whether an error means Postgres or Redis is unreachable (answered as 503, retried in workers),
+ * as opposed to a bug. Connection-level error codes of Node, postgres.js and ioredis.
+ */
+export function isInfrastructureError(err: unknown): boolean {
+  const e = err as { code?: string; name?: string; message?: string } | undefined;
+  if (!e) return false;
+  const code = String(e.code ?? '');
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'CONNECTION_CLOSED',
+    'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT'].includes(code)) return true;
+  // SQLSTATE class 08 (connection exception), 57P0x (admin shutdown, cannot connect now), 53300 (too many connections)
+  if (/^08/.test(code) || /^57P0/.test(code) || code === '53300') return true;
+  if (e.name === 'MaxRetriesPerRequestError') return true;
+  const msg = String(e.message ?? '');
+  return /Stream isn't writeable|enableOfflineQueue|Connection is closed/.test(msg);
+}

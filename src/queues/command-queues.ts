@@ -1,0 +1,49 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { Unavailable } from '../errors.ts';
+import {
+  COMMAND_QUEUES,
+  DEFAULT_JOB_OPTIONS,
+  QUEUE_OF,
+  isValidCommandId,
+  type CommandQueueName,
+  type Envelope,
+  type JobMap,
+  type JobName,
+} from './job-map.ts';
+
+/** The producer side of the command queues: one BullMQ Queue per queue name, fail-fast Redis. */
+export class CommandQueues {
+  readonly queues: ReadonlyMap<CommandQueueName, Queue>;
+
+  constructor(opts: { prefix: string; connection: Redis }) {
+    this.queues = new Map(
+      COMMAND_QUEUES.map((name) => [
+        name,
+        new Queue(name, { prefix: opts.prefix, connection: opts.connection, defaultJobOptions: DEFAULT_JOB_OPTIONS }),
+      ]),
+    );
+  }
+
+  queue(name: CommandQueueName): Queue {
+    return this.queues.get(name)!;
+  }
+
+  /**
+   * Adds the command as a job whose id is the command id, so a second add of the same command
+   * while the first job is still kept is a no-op in Redis (Postgres dedupes beyond that).
+   * Any Redis failure becomes Unavailable: the caller answers 503 and nothing was taken.
+   */
+  async enqueue<N extends JobName>(name: N, envelope: Envelope<JobMap[N]>): Promise<void> {
+    if (!isValidCommandId(envelope.commandId)) throw new Error(`invalid command id ${envelope.commandId}`);
+    try {
+      await this.queue(QUEUE_OF[name]).add(name, envelope, { jobId: envelope.commandId });
+    } catch (err) {
+      throw Object.assign(new Unavailable(), { cause: err });
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+  }
+}

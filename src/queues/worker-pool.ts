@@ -1,0 +1,59 @@
+import { Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Redis } from 'ioredis';
+import type { Database } from '../db/client.ts';
+import { runCommand } from '../../workers/run-command.ts';
+import type { Registry } from '../../workers/registry.ts';
+import { COMMAND_QUEUES, isJobName, type Envelope } from './job-map.ts';
+
+export interface WorkerPool {
+  workers: Worker[];
+  /** Stops taking jobs and waits for running ones up to the deadline, then forces the close. */
+  close(deadlineMs: number): Promise<void>;
+}
+
+export function startWorkers(opts: {
+  database: Database;
+  registry: Registry;
+  prefix: string;
+  connection: () => Redis;
+  concurrency: number;
+  log: Logger;
+}): WorkerPool {
+  const { database, registry, log } = opts;
+  const process = async (job: Job<Envelope<unknown>>) => {
+    if (!isJobName(job.name)) throw new Error(`unknown job name ${job.name}`);
+    const handler = registry.get(job.name)!;
+    const jobLog = log.child({ job: job.name, commandId: job.data.commandId, attempt: job.attemptsMade + 1 });
+    const result = await runCommand(database, handler, job.data, { log: jobLog });
+    jobLog.info({ status: result.status }, 'command finished');
+    // The result lives in Postgres; the job keeps only the status for dashboards.
+    return { status: result.status };
+  };
+  const workers = COMMAND_QUEUES.map((name) => {
+    const w = new Worker(name, process, {
+      prefix: opts.prefix,
+      connection: opts.connection(),
+      concurrency: opts.concurrency,
+    });
+    w.on('failed', (job, err) =>
+      log.warn({ err, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade }, 'command attempt failed'),
+    );
+    w.on('error', (err) => log.error({ err, queue: name }, 'worker error'));
+    return w;
+  });
+  return {
+    workers,
+    async close(deadlineMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const graceful = Promise.all(workers.map((w) => w.close())).then(() => 'closed' as const);
+      const deadline = new Promise<'deadline'>((r) => (timer = setTimeout(() => r('deadline'), deadlineMs)));
+      const outcome = await Promise.race([graceful, deadline]);
+      clearTimeout(timer);
+      if (outcome === 'deadline') {
+        log.warn({ deadlineMs }, 'workers did not finish in time; forcing close (unfinished jobs will be redelivered)');
+        await Promise.all(workers.map((w) => w.close(true)));
+      }
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export interface PrivateRedis {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function redisServerBinary(): string | undefined {
+  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
+  const bin = found.stdout.trim();
+  return found.status === 0 && bin ? bin : undefined;
+}
+
+function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      if (child.exitCode !== null) return reject(new Error(`redis-server exited with code ${child.exitCode}`));
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.once('error', () => {
+        socket.destroy();
+        if (Date.now() > deadline) reject(new Error(`redis-server did not listen on ${port} within ${timeoutMs} ms`));
+        else setTimeout(attempt, 50);
+      });
+    };
+    attempt();
+  });
+}
+
+/**
+ * Starts a redis-server child on a free loopback port with its data (AOF on, so queued jobs
+ * survive a restart) under `dir`. BullMQ needs `noeviction`: an evicted job key is a lost command.
+ */
+export async function startPrivateRedis(dir: string, binary = redisServerBinary()): Promise<PrivateRedis> {
+  if (!binary) throw new Error('redis-server not found on PATH');
+  const dataDir = path.resolve(dir);
+  mkdirSync(dataDir, { recursive: true });
+  const port = await freePort();
+  const child = spawn(
+    binary,
+    [
+      '--port', String(port),
+      '--bind', '127.0.0.1',
+      '--dir', dataDir,
+      '--appendonly', 'yes',
+      '--save', '',
+      '--maxmemory-policy', 'noeviction',
+      '--daemonize', 'no',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    await waitForPort(port, child, 10_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${(err as Error).message}${stderr ? `: ${stderr.trim()}` : ''}`);
+  }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { SecretBox, loadSecretKey } from './auth/secret-box.ts';
+import { CommandDispatcher } from './commands/dispatcher.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/client.ts';
+import { migrateDatabase } from './db/migrate.ts';
+import { buildApp } from './http/app.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { CommandQueues } from './queues/command-queues.ts';
+import { COMMAND_QUEUES } from './queues/job-map.ts';
+import { CommandWaiters } from './queues/waiters.ts';
+import { startWorkers, type WorkerPool } from './queues/worker-pool.ts';
+import { blockingConnection, producerConnection } from './redis/connections.ts';
+import { resolveRedis, type ResolvedRedis } from './redis/resolve.ts';
+import { registry } from '../workers/index.ts';
+
+export interface Roles {
+  api: boolean;
+  worker: boolean;
+}
+
+export interface Service {
+  config: Config;
+  log: Logger;
+  database: Database;
+  redis: ResolvedRedis;
+  secretBox: SecretBox;
+  app?: FastifyInstance;
+  /** Base URL of the HTTP ingress when the api role runs. */
+  url?: string;
+  stop(): Promise<void>;
+}
+
+export function pgliteDir(config: Config): string {
+  return path.join(config.DATA_DIR, 'pglite');
+}
+
+/** Opens the database the configuration names (PGlite under DATA_DIR when none) and migrates it. */
+export async function openMigratedDatabase(config: Config): Promise<Database> {
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDir: pgliteDir(config) });
+  try {
+    await migrateDatabase(database, config.DATABASE_URL);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  return database;
+}
+
+export function secretBoxFor(config: Config): SecretBox {
+  return SecretBox.fromKey(
+    loadSecretKey({ configured: config.FULFIL_SECRET_KEY, dataDir: config.DATA_DIR, production: config.NODE_ENV === 'production' }),
+  );
+}
+
+/**
+ * Starts the roles in one process. Shutdown runs in the reverse of the dependency order:
+ * HTTP first (no new commands), then workers (finish or hand back jobs within the deadline),
+ * then queues and listeners, then the database, then Redis connections and a private Redis.
+ */
+export async function startService(config: Config, roles: Roles, log = createLogger(config.LOG_LEVEL)): Promise<Service> {
+  if (!config.DATABASE_URL && !(roles.api && roles.worker)) {
+    throw new Error('DATABASE_URL: required to run --role api or --role worker alone (embedded PGlite serves one process)');
+  }
+  const stack: Array<{ name: string; close: () => Promise<unknown> }> = [];
+  const stop = async () => {
+    for (const step of stack.reverse().splice(0)) {
+      try {
+        await step.close();
+      } catch (err) {
+        log.warn({ err, step: step.name }, 'shutdown step failed');
+      }
+    }
+  };
+  try {
+    const secretBox = secretBoxFor(config);
+    const database = await openMigratedDatabase(config);
+    stack.push({ name: 'database', close: () => database.close() });
+    log.info({ database: database.kind }, 'database ready');
+
+    const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR });
+    if (redis.private) stack.push({ name: 'private redis', close: () => redis.private!.stop() });
+    log.info({ redis: redis.url, source: redis.source }, 'redis resolved');
+
+    const connections: Redis[] = [];
+    stack.push({ name: 'redis connections', close: () => Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect()))) });
+    const blocking = () => {
+      const c = blockingConnection(redis.url);
+      connections.push(c);
+      return c;
+    };
+    const prefix = config.QUEUE_PREFIX;
+    const service: Service = { config, log, database, redis, secretBox, stop };
+
+    if (roles.worker) {
+      const pool: WorkerPool = startWorkers({
+        database, registry: registry(), prefix, connection: blocking, concurrency: config.WORKER_CONCURRENCY, log,
+      });
+      stack.push({ name: 'workers', close: () => pool.close(config.SHUTDOWN_DEADLINE_MS) });
+    }
+
+    if (roles.api) {
+      const producer = producerConnection(redis.url);
+      connections.push(producer);
+      await waitReady(producer);
+      const queues = new CommandQueues({ prefix, connection: producer });
+      const waiters = new CommandWaiters(COMMAND_QUEUES, { prefix, connection: blocking });
+      stack.push({ name: 'queues', close: async () => { await waiters.close(); await queues.close(); } });
+      await waiters.ready();
+      const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: config.COMMAND_WAIT_MS });
+      const app = await buildApp({
+        config, database, log, dispatcher, secretBox,
+        readiness: [
+          { name: 'postgres', check: async () => void (await database.db.execute(sql`select 1`)) },
+          { name: 'redis', check: async () => void (await producer.ping()) },
+        ],
+      });
+      stack.push({ name: 'http', close: () => app.close() });
+      service.url = await app.listen({ port: config.PORT, host: config.HOST });
+      service.app = app;
+    }
+    return service;
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+function waitReady(conn: Redis): Promise<void> {
+  if (conn.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('Redis did not become ready in 10 s')), 10_000);
+    conn.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

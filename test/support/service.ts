@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { seedDatabase } from '../../src/db/seed.ts';
+import { fixtureSchema } from '../../src/domain/fixture.ts';
+import { startService, type Roles, type Service } from '../../src/service.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+import { TEST_REDIS_URL } from './env.ts';
+import { dropPrefix, testPrefix } from './redis.ts';
+
+export interface TestService {
+  service: Service;
+  config: Config;
+  url: string;
+  db: TestDatabase;
+  prefix: string;
+  seed(fixture: unknown): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const TEST_SECRET_KEY = randomBytes(32).toString('hex');
+
+/**
+ * The real service (Fastify, BullMQ workers, Postgres, Redis) on a free port, with this file's
+ * own database and BullMQ prefix. Nothing is mocked.
+ */
+export async function startTestService(
+  opts: { roles?: Roles; env?: Record<string, string>; db?: TestDatabase } = {},
+): Promise<TestService> {
+  const db = opts.db ?? (await createTestDatabase());
+  const prefix = testPrefix();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-test-'));
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATA_DIR: dataDir,
+    FULFIL_SECRET_KEY: TEST_SECRET_KEY,
+    NODE_ENV: 'test',
+    ...opts.env,
+  });
+  const service = await startService(config, opts.roles ?? { api: true, worker: true });
+  return {
+    service,
+    config,
+    url: service.url ?? '',
+    db,
+    prefix,
+    async seed(fixture) {
+      await seedDatabase(db.database, fixtureSchema.parse(fixture), service.secretBox);
+    },
+    async stop() {
+      await service.stop();
+      await dropPrefix(prefix);
+      if (!opts.db) await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { getShortestPaths, getSimplePaths } from 'xstate/graph';
+import {
+  MOBILE_TRANSFER_TYPES,
+  applyShipmentEvent,
+  initialShipmentSnapshot,
+  shipmentMachine,
+  shipmentView,
+  stateValueString,
+  type PersistedShipment,
+  type ShipmentEvent,
+  type ShipmentInput,
+} from '../../machines/shipment.ts';
+
+// Every concrete event the service can send: the graph walk only explores what it is given.
+const EVENTS: Record<string, ShipmentEvent> = {
+  ...Object.fromEntries(MOBILE_TRANSFER_TYPES.map((t) => [`MT:${t}`, { type: 'MOBILE_TRANSFER', transferType: t }])),
+  SELLER: { type: 'SELLER_PICKUP' },
+  BUYER: { type: 'BUYER_PICKUP' },
+  'COMPLETE:link': { type: 'COMPLETE', hasLink: true },
+  'COMPLETE:nolink': { type: 'COMPLETE', hasLink: false },
+};
+const ALL_EVENTS = Object.values(EVENTS);
+const INPUTS: ShipmentInput[] = [{ type: 'TBD' }, { type: 'XSeats' }, { type: 'LocalPickup' }];
+
+// Applies events that must all be accepted; a refusal here is a broken precondition, not a case.
+function drive(input: ShipmentInput, ...labels: string[]): PersistedShipment {
+  let snapshot = initialShipmentSnapshot(input);
+  for (const label of labels) {
+    const result = applyShipmentEvent(snapshot, EVENTS[label]!);
+    if (!result.ok) throw new Error(`setup step ${label} refused: ${result.reason}`);
+    snapshot = result.snapshot;
+  }
+  return snapshot;
+}
+const at = (s: PersistedShipment) => `${shipmentView(s).stateValue}/${shipmentView(s).type}`;
+
+const PICKUP = 'localPickup(seller.awaiting,buyer.awaiting)';
+const SELLER_ONLY = 'localPickup(seller.supplied,buyer.awaiting)';
+const BUYER_ONLY = 'localPickup(seller.awaiting,buyer.supplied)';
+const REACHABLE: Record<ShipmentInput['type'], string[]> = {
+  TBD: ['tbd', 'pending', 'delivered'],
+  XSeats: ['pending', 'delivered'],
+  LocalPickup: [PICKUP, SELLER_ONLY, BUYER_ONLY, 'pending', 'delivered'],
+};
+
+describe.each(INPUTS)('graph paths from $type', (input) => {
+  const generators = { getShortestPaths, getSimplePaths };
+  it.each(Object.keys(generators) as (keyof typeof generators)[])('%s replay through applyShipmentEvent', (name) => {
+    const paths = generators[name](shipmentMachine, { events: ALL_EVENTS, input });
+    expect(paths.length).toBeGreaterThan(0);
+    for (const path of paths) {
+      let snapshot = initialShipmentSnapshot(input);
+      // Step 0 is the graph's synthetic init step (the initial state); the rest are real events.
+      expect(path.steps[0]?.event.type as string).toBe('xstate.init');
+      for (const [index, step] of path.steps.entries()) {
+        if (index > 0) {
+          const result = applyShipmentEvent(snapshot, step.event);
+          expect(result.ok, JSON.stringify(step.event)).toBe(true);
+          if (result.ok) snapshot = result.snapshot;
+        }
+        expect(stateValueString(snapshot.value)).toBe(stateValueString(step.state.value));
+        expect(snapshot.context).toEqual(step.state.context);
+      }
+      expect(stateValueString(snapshot.value)).toBe(stateValueString(path.state.value));
+    }
+    const reached = new Set(paths.map((p) => stateValueString(p.state.value)));
+    expect([...reached].sort()).toEqual([...REACHABLE[input.type]].sort());
+  });
+});
+
+describe('initial snapshots', () => {
+  it.each([
+    [{ type: 'TBD' } as const, 'tbd/TBD'],
+    [{ type: 'XSeats' } as const, 'pending/XSeats'],
+    [{ type: 'LocalPickup' } as const, `${PICKUP}/LocalPickup`],
+  ])('%o starts at %s, API state pending', (input, expected) => {
+    const snapshot = initialShipmentSnapshot(input);
+    expect(at(snapshot)).toBe(expected);
+    expect(shipmentView(snapshot).state).toBe('pending');
+  });
+});
+
+describe('local pickup join', () => {
+  it.each([
+    ['seller then buyer', 'SELLER', 'BUYER'],
+    ['buyer then seller', 'BUYER', 'SELLER'],
+  ])('%s ends delivered', (_name, first, second) => {
+    const half = drive({ type: 'LocalPickup' }, first);
+    expect(shipmentView(half).state).toBe('pending');
+    const done = drive({ type: 'LocalPickup' }, first, second);
+    expect(shipmentView(done)).toEqual({
+      type: 'LocalPickup', state: 'delivered', sellerSupplied: true, buyerSupplied: true, stateValue: 'delivered',
+    });
+    expect(done.status).toBe('done');
+  });
+
+  it('accepts seller resubmission before the buyer supplies, then delivers on buyer', () => {
+    const once = drive({ type: 'LocalPickup' }, 'SELLER');
+    const again = applyShipmentEvent(once, EVENTS.SELLER!);
+    expect(again.ok).toBe(true);
+    if (!again.ok) return;
+    expect(again.view.stateValue).toBe(SELLER_ONLY);
+    const done = applyShipmentEvent(again.snapshot, EVENTS.BUYER!);
+    expect(done.ok && done.view.state).toBe('delivered');
+  });
+
+  it('accepts buyer resubmission and keeps the seller region untouched', () => {
+    const s = drive({ type: 'LocalPickup' }, 'BUYER', 'BUYER', 'BUYER');
+    expect(shipmentView(s)).toMatchObject({ stateValue: BUYER_ONLY, sellerSupplied: false, buyerSupplied: true });
+  });
+
+  it('rehydrates a JSON round-tripped snapshot mid-join to the same state', () => {
+    const half = drive({ type: 'LocalPickup' }, 'SELLER');
+    const stored: PersistedShipment = JSON.parse(JSON.stringify(half));
+    expect(stored).toEqual(half);
+    expect(shipmentView(stored)).toEqual(shipmentView(half));
+    const done = applyShipmentEvent(stored, EVENTS.BUYER!);
+    expect(done.ok && done.view.state).toBe('delivered');
+    const twice: PersistedShipment = JSON.parse(JSON.stringify(done.ok ? done.snapshot : null));
+    expect(applyShipmentEvent(twice, EVENTS.SELLER!).ok).toBe(false);
+  });
+});
+
+// For each state: the events that are allowed and where they lead ("stateValue/type");
+// every other event in EVENTS must be refused.
+const transfers = (leadsTo: string, types: readonly string[] = MOBILE_TRANSFER_TYPES) =>
+  Object.fromEntries(types.map((t) => [`MT:${t}`, `${leadsTo}/${t}`]));
+const TABLE: { name: string; from: () => PersistedShipment; allowed: Record<string, string> }[] = [
+  { name: 'tbd', from: () => drive({ type: 'TBD' }), allowed: transfers('pending') },
+  { name: 'pending XMobile', from: () => drive({ type: 'TBD' }, 'MT:XMobile'),
+    allowed: { ...transfers('pending'), 'COMPLETE:link': 'delivered/XMobile', 'COMPLETE:nolink': 'delivered/XMobile' } },
+  { name: 'pending XMobileLink', from: () => drive({ type: 'TBD' }, 'MT:XMobileLink'),
+    allowed: { ...transfers('pending'), 'COMPLETE:link': 'delivered/XMobileLink' } },
+  { name: 'pending XSeats', from: () => drive({ type: 'XSeats' }),
+    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/XSeats' } },
+  { name: 'pending Eticket', from: () => drive({ type: 'TBD' }, 'MT:Eticket'),
+    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/Eticket' } },
+  { name: 'localPickup, neither supplied', from: () => drive({ type: 'LocalPickup' }),
+    allowed: { ...transfers('pending', ['XMobile', 'XSeats']),
+      SELLER: `${SELLER_ONLY}/LocalPickup`, BUYER: `${BUYER_ONLY}/LocalPickup` } },
+  { name: 'localPickup, seller supplied', from: () => drive({ type: 'LocalPickup' }, 'SELLER'),
+    allowed: { ...transfers('pending', ['XMobile', 'XSeats']),
+      SELLER: `${SELLER_ONLY}/LocalPickup`, BUYER: 'delivered/LocalPickup' } },
+  { name: 'localPickup, buyer supplied', from: () => drive({ type: 'LocalPickup' }, 'BUYER'),
+    allowed: { ...transfers('pending', ['XMobile', 'XSeats']),
+      SELLER: 'delivered/LocalPickup', BUYER: `${BUYER_ONLY}/LocalPickup` } },
+  { name: 'delivered (completed)', from: () => drive({ type: 'XSeats' }, 'COMPLETE:nolink'), allowed: {} },
+  { name: 'delivered (picked up)', from: () => drive({ type: 'LocalPickup' }, 'SELLER', 'BUYER'), allowed: {} },
+];
+const CASES = TABLE.flatMap((row) =>
+  Object.keys(EVENTS).map((label) => ({ row: row.name, from: row.from, label, expected: row.allowed[label] })));
+
+describe('allowed and refused events per state', () => {
+  it('table covers every state and every event', () => {
+    expect(TABLE.length).toBe(10);
+    expect(CASES.length).toBe(TABLE.length * ALL_EVENTS.length);
+    expect(CASES.some((c) => c.expected === undefined)).toBe(true);
+    expect(CASES.some((c) => c.expected !== undefined)).toBe(true);
+  });
+
+  it.each(CASES)('$row: $label → $expected', ({ from, label, expected }) => {
+    const before = from();
+    const result = applyShipmentEvent(before, EVENTS[label]!);
+    if (expected === undefined) {
+      expect(result.ok).toBe(false);
+      const view = shipmentView(before);
+      expect(result.view).toEqual(view);
+      if (!result.ok) expect(result.reason).toContain(`shipment is ${view.type} (${view.state})`);
+    } else {
+      expect(result.ok).toBe(true);
+      if (result.ok) expect(at(result.snapshot)).toBe(expected);
+    }
+  });
+});

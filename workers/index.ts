@@ -1,0 +1,20 @@
+import type { Handler } from './handler.ts';
+import { buildRegistry } from './registry.ts';
+import inventoryMap from './inventory-map.ts';
+import inventoryRemove from './inventory-remove.ts';
+import inventoryUpsert from './inventory-upsert.ts';
+import orderAccept from './order-accept.ts';
+import shipmentComplete from './shipment-complete.ts';
+import shipmentUpdate from './shipment-update.ts';
+
+/** Every command handler; adding a job name to the job map without a handler here fails start-up. */
+export const HANDLERS: readonly Handler[] = [
+  orderAccept,
+  shipmentUpdate,
+  shipmentComplete,
+  inventoryUpsert,
+  inventoryMap,
+  inventoryRemove,
+] as Handler[];
+
+export const registry = () => buildRegistry(HANDLERS);

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from '../src/db/client.ts';
+import { commands } from '../src/db/schema.ts';
+import { AppError, IdempotencyConflict, toErrorBody } from '../src/errors.ts';
+import type { CommandResult, Envelope, JobName } from '../src/queues/job-map.ts';
+import type { Handler, HandlerContext } from './handler.ts';
+
+export function hashRequest(parts: unknown): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+function errorResult(err: AppError): CommandResult {
+  return { status: err.status, body: toErrorBody(err) };
+}
+
+/**
+ * Runs one delivery of a command, exactly once in effect: one transaction records the command
+ * (or finds it already finished and returns its stored result), runs the handler inside a
+ * savepoint, and stores the result. A rejection rolls back the handler's writes but is still
+ * stored, so it is answered the same way on every redelivery.
+ */
+export async function runCommand<N extends JobName>(
+  database: Database,
+  handler: Handler<N>,
+  raw: Envelope<unknown>,
+  ctx: HandlerContext,
+): Promise<CommandResult> {
+  const { db } = database;
+  const parsed = safeParse(handler, raw);
+  await db
+    .update(commands)
+    .set({ status: 'running', attempts: sql`${commands.attempts} + 1` })
+    .where(and(eq(commands.id, raw.commandId), eq(commands.status, 'queued')));
+
+  return db.transaction(async (tx) => {
+    await tx
+      .insert(commands)
+      .values({
+        id: raw.commandId,
+        name: handler.name,
+        brokerageId: raw.actor.brokerageId,
+        requestHash: raw.requestHash,
+        payload: raw.payload as object,
+        status: 'running',
+        attempts: 1,
+      })
+      .onConflictDoNothing({ target: commands.id });
+    // The row lock makes a concurrent redelivery of this command wait here, then see it done.
+    const [row] = await tx.select().from(commands).where(eq(commands.id, raw.commandId)).for('update');
+    if (!row) throw new Error(`command ${raw.commandId} vanished`);
+    if (row.status === 'succeeded' || row.status === 'failed') {
+      return { status: row.resultStatus!, body: row.resultBody };
+    }
+    let result: CommandResult;
+    if (row.name !== handler.name || row.brokerageId !== raw.actor.brokerageId || row.requestHash !== raw.requestHash) {
+      result = errorResult(new IdempotencyConflict(`command id ${raw.commandId} was already used for another command`));
+      return result; // not stored: the row belongs to the first command
+    }
+    if (parsed instanceof AppError) {
+      result = errorResult(parsed);
+    } else {
+      try {
+        result = await tx.transaction((sp) => handler.handle(sp, { ...raw, payload: parsed }, ctx));
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        result = errorResult(err);
+      }
+    }
+    await tx
+      .update(commands)
+      .set({
+        status: result.status < 400 ? 'succeeded' : 'failed',
+        resultStatus: result.status,
+        resultBody: result.body as object,
+        finishedAt: new Date(),
+      })
+      .where(eq(commands.id, raw.commandId));
+    return result;
+  });
+}
+
+function safeParse<N extends JobName>(handler: Handler<N>, raw: Envelope<unknown>) {
+  try {
+    return handler.parse(raw.payload);
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+}
