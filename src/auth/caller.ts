@@ -1,0 +1,29 @@
+import type { FastifyRequest } from 'fastify';
+import { Unauthorized } from '../errors.ts';
+import type { Actor } from '../queues/job-map.ts';
+
+/** Who made an authenticated /v9 request. Both kinds act for their brokerage (SPEC §1). */
+export interface Caller {
+  token: string;
+  kind: 'api' | 'user';
+  brokerageId: number;
+  userId: number | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the auth plugin on every /v9 request that passed authentication. */
+    caller?: Caller;
+    /** The body bytes exactly as received (the signature covers them). */
+    rawBody?: Buffer;
+  }
+}
+
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new Unauthorized('missing credentials');
+  return request.caller;
+}
+
+export function actorOf(caller: Caller): Actor {
+  return { brokerageId: caller.brokerageId, userId: caller.userId, via: caller.kind };
+}
