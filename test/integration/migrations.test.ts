@@ -1,0 +1,56 @@
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase, query } from '../../src/db/client.ts';
+import { migrateDatabase } from '../../src/db/migrate.ts';
+import { ADMIN_DATABASE_URL, databaseUrl } from '../support/env.ts';
+
+const EXPECTED_TABLES = [
+  'addresses', 'brokerages', 'commands', 'credentials', 'email_addresses', 'events', 'offices', 'orders',
+  'outbox', 'phone_numbers', 'seats', 'shipment_events', 'shipments', 'ticket_groups', 'users',
+];
+
+async function tables(ex: Parameters<typeof query>[0]) {
+  const rows = await query<{ table_name: string }>(
+    ex,
+    sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
+  );
+  return rows.map((r) => r.table_name);
+}
+
+describe('migrations', () => {
+  const name = `fulfil_mig_${process.pid}_${Date.now()}`;
+  const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} });
+  afterAll(async () => {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  });
+
+  it('apply on PostgreSQL from five processes at once without a race, and again as a no-op', async () => {
+    await admin.unsafe(`create database ${name}`);
+    const url = databaseUrl(name);
+    const handles = await Promise.all(Array.from({ length: 5 }, () => openDatabase({ databaseUrl: url, maxConnections: 1 })));
+    await Promise.all(handles.map((h) => migrateDatabase(h, url)));
+    await migrateDatabase(handles[0]!, url);
+    expect(await tables(handles[0]!.db)).toEqual(EXPECTED_TABLES);
+    const applied = await query<{ n: number }>(handles[0]!.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+    expect(applied[0]!.n).toBeGreaterThan(0);
+    await Promise.all(handles.map((h) => h.close()));
+  });
+
+  it('apply on embedded PGlite, and the schema enforces one live shipment per order', async () => {
+    const database = await openDatabase({ pgliteDir: 'memory://' });
+    await migrateDatabase(database);
+    await migrateDatabase(database);
+    expect(await tables(database.db)).toEqual(EXPECTED_TABLES);
+    await database.db.execute(sql`insert into brokerages values (1, 'b')`);
+    await database.db.execute(sql`insert into offices values (10, 1, 'o')`);
+    await database.db.execute(sql`insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email)
+      values (7, '1-7', 10, 1, 'tbd', 1, 'n', 'e@x.test')`);
+    await database.db.execute(sql`insert into shipments (order_id, type, state, snapshot) values (7, 'TBD', 'pending', '{}')`);
+    await expect(
+      database.db.execute(sql`insert into shipments (order_id, type, state, snapshot) values (7, 'TBD', 'pending', '{}')`),
+    ).rejects.toThrow();
+    await database.close();
+  });
+});

@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NO_REDIS_MESSAGE, NoRedisError, resolveRedis } from '../../src/redis/resolve.ts';
+import { main } from '../../src/cli/main.ts';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `fulfil start` as a real child process and resolves with its URL once it listens. */
+function startCli(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, ['bin/fulfil.mjs', 'start'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${out}`)), 60_000);
+    child.once('exit', (code) => reject(new Error(`exited ${code} before listening:\n${out}`)));
+    child.stdout!.on('data', () => {
+      const line = out.split('\n').find((l) => l.includes('"fulfil started"'));
+      if (line) {
+        clearTimeout(timer);
+        resolve({ child, url: JSON.parse(line).url, output: () => out });
+      }
+    });
+  });
+}
+
+function stopCli(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('start-up with embedded defaults', () => {
+  const dirs: string[] = [];
+  const tmp = () => {
+    const d = mkdtempSync(path.join(tmpdir(), 'fulfil-start-'));
+    dirs.push(d);
+    return d;
+  };
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  it('runs on PGlite with no DATABASE_URL and no REDIS_URL, keeps data across a restart, stops cleanly', async () => {
+    const dataDir = tmp();
+    const env = { DATA_DIR: dataDir };
+    const first = await startCli(env);
+    expect((await fetch(`${first.url}/livez`)).status).toBe(200);
+    const ready = await fetch(`${first.url}/readyz`);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+    expect(await stopCli(first.child)).toBe(0);
+    expect(first.output()).toContain('"database":"pglite"');
+    expect(first.output()).toContain('"msg":"stopped"');
+
+    // A credential created between runs must still be there after the restart.
+    const io = { lines: [] as string[], out(l: string) { this.lines.push(l); }, err(l: string) { this.lines.push(l); } };
+    const prevEnv = { ...process.env };
+    Object.assign(process.env, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    delete process.env.DATABASE_URL;
+    try {
+      expect(await main(['seed', 'fixtures/demo.json'], io)).toBe(0);
+      expect(await main(['credentials', 'create', '--brokerage', '1'], io)).toBe(0);
+    } finally {
+      process.env = prevEnv;
+    }
+    const token = io.lines.join('\n').match(/token:\s+(\w{32})/)![1]!;
+
+    const second = await startCli(env);
+    expect((await fetch(`${second.url}/livez`)).status).toBe(200);
+    expect(await stopCli(second.child)).toBe(0);
+    const listed = { lines: [] as string[], out(l: string) { this.lines.push(l); }, err(l: string) { this.lines.push(l); } };
+    Object.assign(process.env, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    delete process.env.DATABASE_URL;
+    try {
+      expect(await main(['credentials', 'list'], listed)).toBe(0);
+    } finally {
+      process.env = prevEnv;
+    }
+    expect(listed.lines.join('\n')).toContain(token);
+    expect(listed.lines.join('\n')).not.toMatch(/secret/i);
+  }, 120_000);
+
+  it('starts a private redis-server with AOF when nothing answers, and stops it', async () => {
+    const dataDir = tmp();
+    const resolved = await resolveRedis({ dataDir, probeLocal: false });
+    expect(resolved.source).toBe('private');
+    const pid = resolved.private!.pid;
+    const client = new Redis(resolved.url);
+    expect(await client.ping()).toBe('PONG');
+    expect(await client.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
+    expect(await client.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);
+    client.disconnect();
+    expect(existsSync(path.join(dataDir, 'redis'))).toBe(true);
+    await resolved.private!.stop();
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it('prefers REDIS_URL, then a Redis on 127.0.0.1:6379', async () => {
+    expect(await resolveRedis({ redisUrl: 'redis://example.invalid:1', dataDir: tmp() })).toEqual({
+      url: 'redis://example.invalid:1',
+      source: 'REDIS_URL',
+    });
+    expect((await resolveRedis({ dataDir: tmp() })).source).toBe('local');
+  });
+
+  it('says how to get Redis when there is none and no redis-server to start', async () => {
+    await expect(resolveRedis({ dataDir: tmp(), probeLocal: false, binary: undefined })).rejects.toBeInstanceOf(NoRedisError);
+    expect(NO_REDIS_MESSAGE).toMatch(/REDIS_URL/);
+    expect(NO_REDIS_MESSAGE).toMatch(/apt-get install redis-server/);
+  });
+
+  it('refuses a bad variable at start with a message naming it', async () => {
+    const io = { lines: [] as string[], out(l: string) { this.lines.push(l); }, err(l: string) { this.lines.push(l); } };
+    const prev = process.env.PORT;
+    process.env.PORT = 'not-a-port';
+    try {
+      expect(await main(['start'], io)).toBe(1);
+    } finally {
+      if (prev === undefined) delete process.env.PORT;
+      else process.env.PORT = prev;
+    }
+    expect(io.lines.join('\n')).toMatch(/PORT: .*"not-a-port"/);
+  });
+});
