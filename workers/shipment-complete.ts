@@ -1,10 +1,62 @@
-// PLACEHOLDER: replaced by the real handler before this lands.
+import { applyShipmentEvent, shipmentView, type PersistedShipment } from '../machines/index.ts';
+import { appendShipmentEvent } from '../src/db/ops/append-shipment-event.ts';
+import { setShipment } from '../src/db/ops/shipment-rows.ts';
+import { completeCommand } from '../src/domain/shipment-complete-input.ts';
+import { transitionOrder } from '../src/domain/order-transition.ts';
+import { openShipment } from '../src/domain/shipment-access.ts';
+import { completedShipmentJson } from '../src/domain/shipment-response.ts';
+import { parseOrThrow } from '../src/domain/validation.ts';
+import { InvalidParams, InvalidTransition } from '../src/errors.ts';
 import { defineHandler } from './handler.ts';
 
+/**
+ * PUT /v9/shipments/:id/complete: the seller has transferred the tickets. The shipment keeps
+ * its id (complete is not an update) and becomes delivered; the order is completed.
+ */
 export default defineHandler({
   name: 'shipment.complete',
-  parse: (p) => p as never,
-  async handle() {
-    throw new Error('shipment.complete: not implemented yet');
+  parse: (payload) => parseOrThrow(completeCommand, payload, 'payload'),
+  async handle(tx, { payload, actor, commandId }) {
+    const { order, shipment, role } = await openShipment(tx, payload.shipment_id, actor, {
+      role: 'seller',
+      operation: 'complete a shipment',
+      followOtherPartysPickup: false,
+    });
+    const snapshot = shipment.snapshot as PersistedShipment;
+    const hasLink = payload.x_mobile_link !== undefined;
+    // State first (422), then whether the body fits the type (400): a TBD shipment is refused
+    // for what it is, whatever the body says.
+    if (shipmentView(snapshot).stateValue !== 'pending') {
+      const refused = applyShipmentEvent(snapshot, { type: 'COMPLETE', hasLink });
+      throw new InvalidTransition(refused.ok ? `shipment ${shipment.id} cannot be completed` : refused.reason);
+    }
+    if (shipment.type === 'XMobileLink' && !hasLink) {
+      throw new InvalidParams('x_mobile_link: required to complete an XMobileLink shipment', 'x_mobile_link');
+    }
+    if ((shipment.type === 'XSeats' || shipment.type === 'Eticket') && hasLink) {
+      throw new InvalidParams(`x_mobile_link: a ${shipment.type} shipment is completed with no link`, 'x_mobile_link');
+    }
+    const result = applyShipmentEvent(snapshot, { type: 'COMPLETE', hasLink });
+    if (!result.ok) throw new InvalidTransition(result.reason);
+
+    const completed = await setShipment(tx, shipment.id, {
+      state: result.view.state,
+      snapshot: result.snapshot,
+      xMobileLink: payload.x_mobile_link ?? null,
+      transferSource: payload.transfer_source ?? shipment.transferSource,
+      deliveredAt: new Date(),
+    });
+    await transitionOrder(tx, order, { type: 'COMPLETE' }, { completedAt: new Date() });
+    await appendShipmentEvent(tx, {
+      orderId: order.id,
+      kind: 'completed',
+      shipmentId: shipment.id,
+      newShipmentId: shipment.id,
+      from: { type: shipment.type, state: shipment.state },
+      to: { type: completed.type, state: completed.state },
+      actor: { brokerageId: actor.brokerageId, userId: actor.userId, role },
+      commandId,
+    });
+    return { status: 200, body: completedShipmentJson(completed) };
   },
 });

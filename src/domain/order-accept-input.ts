@@ -1,5 +1,17 @@
-export interface AcceptCommand {
-  orderId: number;
-  reviewerId: number;
-  seats?: number[] | undefined;
-}
+import { z } from 'zod';
+
+const positiveId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** Body of POST /v9/orders/:id/accept (SPEC §4). */
+export const acceptBody = z.strictObject({
+  reviewer_id: positiveId,
+  seats: z
+    .array(positiveId)
+    .min(1)
+    .refine((s) => new Set(s).size === s.length, 'must not repeat a seat id')
+    .optional(),
+});
+
+/** The order.accept command: the body plus the order id from the path. */
+export const acceptCommand = acceptBody.extend({ order_id: positiveId });
+export type AcceptCommand = z.output<typeof acceptCommand>;

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { completeBody } from '../../domain/shipment-complete-input.ts';
+import { updateCommandFromBody } from '../../domain/shipment-update-input.ts';
+import { parseId, parseOrThrow } from '../../domain/validation.ts';
+import type { AppDeps } from '../app.ts';
+import { sendCommand } from '../send-command.ts';
+
+export function shipmentRoutes(v9: FastifyInstance, deps: AppDeps): void {
+  v9.put<{ Params: { id: string } }>('/shipments/:id', async (request, reply) => {
+    const shipmentId = parseId(request.params.id, 'id');
+    return sendCommand(deps, request, reply, 'shipment.update', updateCommandFromBody(shipmentId, request.body));
+  });
+
+  // Complete is PUT in the contract; existing clients also POST it (SPEC §5).
+  v9.route<{ Params: { id: string } }>({
+    method: ['PUT', 'POST'],
+    url: '/shipments/:id/complete',
+    handler: async (request, reply) => {
+      const shipmentId = parseId(request.params.id, 'id');
+      const body = parseOrThrow(completeBody, request.body ?? {});
+      return sendCommand(deps, request, reply, 'shipment.complete', { ...body, shipment_id: shipmentId });
+    },
+  });
+}

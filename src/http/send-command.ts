@@ -1,0 +1,41 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { actorOf, callerOf } from '../auth/caller.ts';
+import { InvalidParams } from '../errors.ts';
+import type { JobMap, JobName } from '../queues/job-map.ts';
+import { hashRequest } from '../../workers/run-command.ts';
+import type { AppDeps } from './app.ts';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * The one way a route hands a command over: Idempotency-Key and `Prefer: respond-async` are read
+ * here, the command is dispatched, and the answer is the command's stored result, or 202 with
+ * the command's Location when it is still running.
+ */
+export async function sendCommand<N extends JobName>(
+  deps: AppDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  name: N,
+  payload: JobMap[N],
+): Promise<FastifyReply> {
+  const caller = callerOf(request);
+  const key = request.headers['idempotency-key'];
+  if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
+    throw new InvalidParams('Idempotency-Key: must be 1 to 255 visible ASCII characters', 'Idempotency-Key');
+  }
+  const prefer = String(request.headers.prefer ?? '');
+  const outcome = await deps.dispatcher.dispatch({
+    name,
+    actor: actorOf(caller),
+    payload,
+    requestHash: hashRequest({ name, payload }),
+    idempotencyKey: key,
+    async: /(^|[\s,;])respond-async\b/i.test(prefer),
+  });
+  request.log.info({ commandId: outcome.commandId, command: name, outcome: outcome.kind }, 'command dispatched');
+  reply.header('x-command-id', outcome.commandId);
+  if (outcome.kind === 'done') return reply.status(outcome.result.status).send(outcome.result.body);
+  const location = `/v9/commands/${outcome.commandId}`;
+  return reply.status(202).header('location', location).send({ id: outcome.commandId, status: 'queued', url: location });
+}
