@@ -2,7 +2,10 @@
  * Whether an error means Postgres or Redis is unreachable (answered as 503, retried in workers),
  * as opposed to a bug. Connection-level error codes of Node, postgres.js and ioredis.
  */
-export function isInfrastructureError(err: unknown): boolean {
+export function isInfrastructureError(err: unknown, depth = 0): boolean {
+  // drizzle wraps driver errors ("Failed query: …") with the driver's error as the cause
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  if (cause && depth < 5 && isInfrastructureError(cause, depth + 1)) return true;
   const e = err as { code?: string; name?: string; message?: string } | undefined;
   if (!e) return false;
   const code = String(e.code ?? '');

@@ -69,7 +69,8 @@ export async function startService(config: Config, roles: Roles, log = createLog
   const stop = async () => {
     for (const step of stack.reverse().splice(0)) {
       try {
-        await step.close();
+        // A step waiting on an unreachable Redis or Postgres must not hold the process hostage.
+        await withDeadline(step.close(), step.name === 'workers' ? config.SHUTDOWN_DEADLINE_MS + 5_000 : 5_000);
       } catch (err) {
         log.warn({ err, step: step.name }, 'shutdown step failed');
       }
@@ -86,12 +87,16 @@ export async function startService(config: Config, roles: Roles, log = createLog
     log.info({ redis: redis.url, source: redis.source }, 'redis resolved');
 
     const connections: Redis[] = [];
-    stack.push({ name: 'redis connections', close: () => Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect()))) });
-    const blocking = () => {
-      const c = blockingConnection(redis.url);
+    stack.push({
+      name: 'redis connections',
+      close: () => Promise.all(connections.map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c.disconnect()))),
+    });
+    const track = (c: Redis) => {
       connections.push(c);
+      watchConnection(c, log);
       return c;
     };
+    const blocking = () => track(blockingConnection(redis.url));
     const prefix = config.QUEUE_PREFIX;
     const service: Service = { config, log, database, redis, secretBox, stop };
 
@@ -103,8 +108,7 @@ export async function startService(config: Config, roles: Roles, log = createLog
     }
 
     if (roles.api) {
-      const producer = producerConnection(redis.url);
-      connections.push(producer);
+      const producer = track(producerConnection(redis.url));
       await waitReady(producer);
       const queues = new CommandQueues({ prefix, connection: producer });
       const waiters = new CommandWaiters(COMMAND_QUEUES, { prefix, connection: blocking });
@@ -127,6 +131,27 @@ export async function startService(config: Config, roles: Roles, log = createLog
     await stop();
     throw err;
   }
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<undefined>((_, reject) => (timer = setTimeout(() => reject(new Error(`did not finish in ${ms} ms`)), ms))),
+  ]);
+}
+
+/** Logs a Redis connection's trouble once per outage instead of once per reconnect attempt. */
+function watchConnection(conn: Redis, log: Logger): void {
+  let down = false;
+  conn.on('error', (err) => {
+    if (!down) log.warn({ err: err.message }, 'redis connection error; reconnecting');
+    down = true;
+  });
+  conn.on('ready', () => {
+    if (down) log.info('redis connection back');
+    down = false;
+  });
 }
 
 function waitReady(conn: Redis): Promise<void> {

@@ -1,10 +1,22 @@
-// PLACEHOLDER: replaced by the real handler before this lands.
+import { assertOfficeAccess } from '../src/auth/roles.ts';
+import { inventoryUpsertCommand } from '../src/domain/inventory-commands.ts';
+import { parseOrThrow } from '../src/domain/validation.ts';
+import { refuseServiceIdConflicts } from '../src/inventory/service-id-conflicts.ts';
+import { upsertTicketGroups } from '../src/inventory/upsert-ticket-groups.ts';
 import { defineHandler } from './handler.ts';
 
+/**
+ * Writes a batch of ticket groups of one office: each record inserted or replaced by remote_id,
+ * its seats replaced as a whole. A bad record rejects the whole batch, naming its index.
+ */
 export default defineHandler({
   name: 'inventory.upsert',
-  parse: (p) => p as never,
-  async handle() {
-    throw new Error('inventory.upsert: not implemented yet');
+  parse: (payload) => parseOrThrow(inventoryUpsertCommand, payload, 'payload'),
+  async handle(tx, command) {
+    const { officeId, records } = command.payload;
+    await assertOfficeAccess(tx, officeId, command.actor);
+    await refuseServiceIdConflicts(tx, officeId, records, 'records');
+    const upserted = await upsertTicketGroups(tx, officeId, records);
+    return { status: 200, body: { upserted } };
   },
 });

@@ -1,10 +1,26 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { installAuth } from '../auth/plugin.ts';
 import type { AppDeps } from './app.ts';
+import { installBodyParsing } from './body.ts';
+import { credentialRoutes } from './routes/credential.ts';
+import { inventoryRoutes } from './routes/inventory.ts';
+import { orderRoutes } from './routes/orders.ts';
+import { shipmentRoutes } from './routes/shipments.ts';
 
 /**
  * Everything under /v9: authenticated, JSON whatever the Content-Type. Each route file only
  * translates HTTP to a command or a query; rules live in workers/ and src/domain/.
  */
-export function v9Routes(_deps: AppDeps): FastifyPluginAsync {
-  return async (_v9) => {};
+export function v9Routes(deps: AppDeps): FastifyPluginAsync {
+  return async (v9) => {
+    // Body first (auth signs the raw bytes), then auth: both must precede every route.
+    installBodyParsing(v9);
+    installAuth(v9, deps);
+
+    // Routes
+    credentialRoutes(v9);
+    orderRoutes(v9, deps);
+    shipmentRoutes(v9, deps);
+    inventoryRoutes(v9, deps);
+  };
 }

@@ -9,6 +9,14 @@ const decimal = z.union([z.string(), z.number()]).transform((v, ctx) => {
   return s;
 });
 
+// Columns quantity and split_override are Postgres integers; a larger value must be refused here,
+// by field, rather than fail the whole batch in the database.
+const INT4_MAX = 2_147_483_647;
+const isCalendarDate = (s: string) => {
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s);
+};
+
 const seat = z.strictObject({
   barcode: z.string().nullable().default(null),
   primary_ticket_id: z.number().int().nullable().default(null),
@@ -31,7 +39,7 @@ export const ticketGroupInput = z
     price: decimal.nullable().default(null),
     face_value: decimal.nullable().default(null),
     discount: decimal.nullable().default(null),
-    quantity: z.number().int().min(0),
+    quantity: z.number().int().min(0).max(INT4_MAX),
     format: z.string().nullable().default(null),
     type: z.string().nullable().default(null),
     view_type: z.string().nullable().default(null),
@@ -39,12 +47,12 @@ export const ticketGroupInput = z
     row: z.string().nullable().default(null),
     seats: z.array(seat).max(1000).default([]),
     split_type: z.string().nullable().default(null),
-    split_override: z.array(z.number().int().positive()).nullable().default(null),
+    split_override: z.array(z.number().int().positive().max(INT4_MAX)).nullable().default(null),
     wheelchair_accessible: z.boolean().default(false),
     eticket: z.boolean().default(false),
     instant_delivery: z.boolean().default(false),
     in_hand: z.boolean().default(false),
-    in_hand_on: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD').nullable().default(null),
+    in_hand_on: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD').refine(isCalendarDate, 'must be a real date').nullable().default(null),
     external_notes: z.string().nullable().default(null),
     speculative: z.boolean().default(false),
   })

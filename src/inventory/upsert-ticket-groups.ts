@@ -1,74 +1,78 @@
 import { sql } from 'drizzle-orm';
 import { query, type Executor } from '../db/client.ts';
-import { seats, ticketGroups } from '../db/schema.ts';
 import type { TicketGroupInput } from './ticket-group-input.ts';
+
+/** Records per statement: keeps one JSON parameter to a few megabytes. */
+const CHUNK = 10_000;
+
+// The record columns as json_to_recordset reads them; names and types of ticket_groups.
+const COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['remote_id', 'bigint'], ['id', 'bigint'], ['event_id', 'bigint'], ['account_email', 'text'],
+  ['cost', 'numeric'], ['taxed_cost', 'numeric'], ['price', 'numeric'], ['face_value', 'numeric'],
+  ['discount', 'numeric'], ['quantity', 'integer'], ['format', 'text'], ['type', 'text'],
+  ['view_type', 'text'], ['section', 'text'], ['row', 'text'], ['split_type', 'text'],
+  ['split_override', 'integer[]'], ['wheelchair_accessible', 'boolean'], ['eticket', 'boolean'],
+  ['instant_delivery', 'boolean'], ['in_hand', 'boolean'], ['in_hand_on', 'date'],
+  ['external_notes', 'text'], ['speculative', 'boolean'],
+];
+const names = COLUMNS.map(([n]) => `"${n}"`).join(', ');
+const recordType = COLUMNS.map(([n, t]) => `"${n}" ${t}`).join(', ');
+const updates = COLUMNS.filter(([n]) => n !== 'remote_id').map(([n]) => `"${n}" = excluded."${n}"`).join(', ');
 
 /**
  * Inserts or updates ticket groups of one office by remote_id and replaces their seats as a
- * whole. remote_ids must be distinct within a call. Runs in the caller's transaction, so a batch is written entirely or not at all.
+ * whole. remote_ids must be distinct within a call. Runs in the caller's transaction, so a batch
+ * is written entirely or not at all. Each chunk travels as one JSON parameter (json_to_recordset)
+ * rather than a parameter per value, and rows are written in remote_id order so that concurrent
+ * batches lock shared rows in the same order.
  */
 export async function upsertTicketGroups(tx: Executor, officeId: number, records: readonly TicketGroupInput[]): Promise<number> {
-  if (records.length === 0) return 0;
-  const rows = records.map((r) => ({
-    officeId,
-    remoteId: r.remote_id,
-    id: r.id,
-    eventId: r.event_id,
-    accountEmail: r.account_email,
-    cost: r.cost,
-    taxedCost: r.taxed_cost,
-    price: r.price,
-    faceValue: r.face_value,
-    discount: r.discount,
-    quantity: r.quantity,
-    format: r.format,
-    type: r.type,
-    viewType: r.view_type,
-    section: r.section,
-    row: r.row,
-    splitType: r.split_type,
-    splitOverride: r.split_override,
-    wheelchairAccessible: r.wheelchair_accessible,
-    eticket: r.eticket,
-    instantDelivery: r.instant_delivery,
-    inHand: r.in_hand,
-    inHandOn: r.in_hand_on,
-    externalNotes: r.external_notes,
-    speculative: r.speculative,
-  }));
-  const excluded = (column: string) => sql.raw(`excluded.${column}`);
-  const updatable = [
-    'id', 'event_id', 'account_email', 'cost', 'taxed_cost', 'price', 'face_value', 'discount', 'quantity', 'format',
-    'type', 'view_type', 'section', 'row', 'split_type', 'split_override', 'wheelchair_accessible', 'eticket',
-    'instant_delivery', 'in_hand', 'in_hand_on', 'external_notes', 'speculative',
-  ];
-  const set = Object.fromEntries(updatable.map((c) => [c, excluded(c)]));
-  const pkByRemote = new Map<number, number>();
-  // Postgres caps a statement at 65535 parameters; 25 columns a row leaves room for 2000 rows.
-  for (let i = 0; i < rows.length; i += 2000) {
-    const chunk = rows.slice(i, i + 2000);
-    const written = await tx
-        .insert(ticketGroups)
-        .values(chunk)
-        .onConflictDoUpdate({
-          target: [ticketGroups.officeId, ticketGroups.remoteId],
-          set: { ...set, updatedAt: sql`now()` },
-        })
-        .returning({ pk: ticketGroups.pk, remoteId: ticketGroups.remoteId });
-    for (const w of written) pkByRemote.set(w.remoteId, w.pk);
+  let written = 0;
+  for (let i = 0; i < records.length; i += CHUNK) {
+    written += await upsertChunk(tx, officeId, records.slice(i, i + CHUNK));
   }
-  const pks = [...pkByRemote.values()];
-  await query(tx, sql`delete from ${seats} where ${seats.ticketGroupPk} = any(${sql.param(pks)}::bigint[])`);
+  return written;
+}
+
+async function upsertChunk(tx: Executor, officeId: number, records: readonly TicketGroupInput[]): Promise<number> {
+  if (records.length === 0) return 0;
+  const rows = records.map((r) => Object.fromEntries(COLUMNS.map(([n]) => [n, r[n as keyof TicketGroupInput]])));
+  const [done] = await query<{ n: number }>(
+    tx,
+    sql`with w as (
+          insert into ticket_groups (office_id, ${sql.raw(names)})
+          select ${officeId}::bigint, ${sql.raw(names)}
+          from json_to_recordset(${JSON.stringify(rows)}::json) as r(${sql.raw(recordType)})
+          order by r.remote_id
+          on conflict (office_id, remote_id) do update set ${sql.raw(updates)}, updated_at = now()
+          returning 1)
+        select count(*)::int as n from w`,
+  );
+  const remoteIds = `{${records.map((r) => r.remote_id).join(',')}}`;
+  await query(
+    tx,
+    sql`delete from seats s using ticket_groups tg
+        where s.ticket_group_pk = tg.pk and tg.office_id = ${officeId}::bigint and tg.remote_id = any(${remoteIds}::bigint[])`,
+  );
   const seatRows = records.flatMap((r) =>
     r.seats.map((s, position) => ({
-      ticketGroupPk: pkByRemote.get(r.remote_id)!,
+      remote_id: r.remote_id,
       position,
       barcode: s.barcode,
-      primaryTicketId: s.primary_ticket_id,
+      primary_ticket_id: s.primary_ticket_id,
       seat: s.seat,
-      verificationId: s.verification_id,
+      verification_id: s.verification_id,
     })),
   );
-  for (let i = 0; i < seatRows.length; i += 10_000) await tx.insert(seats).values(seatRows.slice(i, i + 10_000));
-  return pks.length;
+  if (seatRows.length > 0) {
+    await query(
+      tx,
+      sql`insert into seats (ticket_group_pk, position, barcode, primary_ticket_id, seat, verification_id)
+          select tg.pk, s.position, s.barcode, s.primary_ticket_id, s.seat, s.verification_id
+          from json_to_recordset(${JSON.stringify(seatRows)}::json)
+            as s(remote_id bigint, position integer, barcode text, primary_ticket_id bigint, seat text, verification_id text)
+          join ticket_groups tg on tg.office_id = ${officeId}::bigint and tg.remote_id = s.remote_id`,
+    );
+  }
+  return Number(done!.n);
 }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
@@ -30,8 +31,11 @@ export function startWorkers(opts: {
     // The result lives in Postgres; the job keeps only the status for dashboards.
     return { status: result.status };
   };
+  // Shown as a job's processedBy, so an operator can tell which process ran a command.
+  const workerName = `${hostname()}-${globalThis.process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const workers = COMMAND_QUEUES.map((name) => {
     const w = new Worker(name, process, {
+      name: workerName,
       prefix: opts.prefix,
       connection: opts.connection(),
       concurrency: opts.concurrency,

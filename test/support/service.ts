@@ -27,10 +27,10 @@ export const TEST_SECRET_KEY = randomBytes(32).toString('hex');
  * own database and BullMQ prefix. Nothing is mocked.
  */
 export async function startTestService(
-  opts: { roles?: Roles; env?: Record<string, string>; db?: TestDatabase } = {},
+  opts: { roles?: Roles; env?: Record<string, string>; db?: TestDatabase; prefix?: string } = {},
 ): Promise<TestService> {
   const db = opts.db ?? (await createTestDatabase());
-  const prefix = testPrefix();
+  const prefix = opts.prefix ?? testPrefix();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-test-'));
   const config = loadConfig({
     DATABASE_URL: db.url,
@@ -56,7 +56,8 @@ export async function startTestService(
     },
     async stop() {
       await service.stop();
-      await dropPrefix(prefix);
+      // A service that was handed its database or prefix leaves them to whoever made them.
+      if (!opts.prefix) await dropPrefix(prefix);
       if (!opts.db) await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import { signedFetch } from '../src/auth/signed-fetch.ts';
+import { SecretBox } from '../src/auth/secret-box.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase, type Database } from '../src/db/client.ts';
+import { migrateDatabase } from '../src/db/migrate.ts';
+import { seedDatabase } from '../src/db/seed.ts';
+import { fixtureSchema } from '../src/domain/fixture.ts';
+import type { IndexQuery } from '../src/inventory/index-query.ts';
+import { inventoryPageSql } from '../src/inventory/index-sql.ts';
+import { runInventorySql } from '../src/inventory/read-inventory.ts';
+import { startService } from '../src/service.ts';
+
+/**
+ * Inventory index: 1,000,000 ticket groups over 10 offices (2 seats each), loaded in SQL into a
+ * fresh database; the real service (HTTP, auth, office check) against the bare SQL behind a
+ * page, run from Node on the same database, in one run. Pages: default mode (MAPPED, 10000)
+ * and detailed mode (1000); at the first cursor, the middle and the last full page.
+ */
+const OFFICES = Array.from({ length: 10 }, (_, i) => 101 + i);
+const PER_OFFICE = 100_000;
+const CRED = { token: 'BenchApiToken0000000000000000001', secret: 'bench-api-secret-00000000000000000000001' };
+const OFFICE = OFFICES[0]!;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { reuse: { type: 'boolean' }, iterations: { type: 'string', default: '150' } } });
+  const iterations = Number(values.iterations);
+  const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/fulfil_bench';
+  const name = new URL(url).pathname.slice(1);
+  // The database is dropped and made again: refuse any whose name does not say it is for this.
+  if (!name.includes('bench')) throw new Error(`refusing to recreate database "${name}": its name must contain "bench"`);
+  const key = randomBytes(32).toString('hex');
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+
+  if (!values.reuse) {
+    const t0 = performance.now();
+    await recreate(url, name);
+    const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
+    await migrateDatabase(database, url);
+    await load(database, key);
+    await database.close();
+    log(`loaded ${OFFICES.length * PER_OFFICE} ticket groups in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  } else {
+    // The stored secret was sealed under the key of the run that loaded it: seal it anew.
+    const database = await openDatabase({ databaseUrl: url, maxConnections: 1 });
+    await database.sql!`delete from credentials`;
+    await seedDatabase(database, fixtureSchema.parse(fixture()), SecretBox.fromKey(key));
+    await database.close();
+  }
+
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-bench-'));
+  const service = await startService(
+    loadConfig({
+      DATABASE_URL: url, REDIS_URL: process.env.REDIS_URL, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir, FULFIL_SECRET_KEY: key, QUEUE_PREFIX: `bench${process.pid}`,
+    }),
+    { api: true, worker: false },
+  );
+  const bare = await openDatabase({ databaseUrl: url, maxConnections: 1 });
+  try {
+    const report = await measure(service.url!, bare, iterations);
+    process.stdout.write(report);
+  } finally {
+    await bare.close();
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return 0;
+}
+
+function fixture() {
+  return {
+    brokerages: [{
+      id: 1, name: 'Bench Brokerage',
+      offices: OFFICES.map((id) => ({ id, name: `Office ${id}` })),
+      credentials: [{ kind: 'api' as const, ...CRED }],
+    }],
+    events: Array.from({ length: 50 }, (_, i) => ({ id: 5000 + i, name: `Event ${i}` })),
+  };
+}
+
+async function recreate(url: string, name: string): Promise<void> {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const sql = postgres(admin.toString(), { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`drop database if exists ${name} with (force)`);
+    await sql.unsafe(`create database ${name}`);
+  } finally {
+    await sql.end();
+  }
+}
+
+/**
+ * Office by office, in remote_id order, as imports arrive. Every fourth group is unmapped; the
+ * service ids of an office are a permutation of its remote order, so detailed pages (by id)
+ * read the heap out of order, as real mapping over time would leave it.
+ */
+async function load(database: Database, key: string): Promise<void> {
+  await seedDatabase(database, fixtureSchema.parse(fixture()), SecretBox.fromKey(key));
+  const sql = database.sql!;
+  await sql.unsafe(`
+    set synchronous_commit = off;
+    insert into ticket_groups (office_id, remote_id, id, event_id, account_email, cost, taxed_cost, price, face_value,
+      discount, quantity, format, type, view_type, section, row, split_type, split_override, wheelchair_accessible,
+      eticket, instant_delivery, in_hand, in_hand_on, external_notes, speculative, created_at, updated_at)
+    select o, g,
+      case when g % 4 <> 0 then o * 1000000 + (g * 7919) % ${PER_OFFICE} end,
+      case when g % 4 <> 0 then 5000 + g % 50 end,
+      'box' || o || '@bench.test', 20 + g % 300 + 0.5, (20 + g % 300) * 1.08, 35 + g % 400, 30 + g % 300, g % 5,
+      2 + g % 6, (array['X_MOBILE','ETICKET','PHYSICAL','X_SEATS'])[1 + g % 4], 'EVENT',
+      case when g % 7 = 0 then 'OBSTRUCTED' else 'FULL' end, 'S' || (100 + g % 40), chr(65 + g % 26),
+      'NEVERLEAVEONE', case when g % 3 = 0 then array[2, 4] end, g % 50 = 0, g % 2 = 0, g % 3 = 0, g % 5 = 0,
+      case when g % 5 <> 0 then date '2026-12-01' + g % 60 end, case when g % 10 = 0 then 'note ' || g end, false,
+      timestamptz '2026-01-01T00:00:00Z' + g * interval '1 second', timestamptz '2026-06-01T00:00:00Z' + g * interval '1 second'
+    from generate_series(${OFFICES[0]}, ${OFFICES[OFFICES.length - 1]}) o, generate_series(1, ${PER_OFFICE}) g
+    order by o, g;
+    insert into seats (ticket_group_pk, position, barcode, primary_ticket_id, seat, verification_id)
+    select tg.pk, p, 'BC' || tg.pk || '-' || p, case when p = 0 then tg.pk * 10 end, (p + 1)::text, 'V' || tg.pk
+    from ticket_groups tg, generate_series(0, 1) p order by tg.pk, p;`);
+  await sql.unsafe('vacuum analyze ticket_groups');
+  await sql.unsafe('vacuum analyze seats');
+}
+
+interface Kind {
+  label: string;
+  rows: number;
+  query: (cursor: number) => IndexQuery;
+  path: (cursor: number) => string;
+  /** The cursor of the last full page: the key page-size records before the end. */
+  lastCursor: string;
+}
+
+const KINDS: Kind[] = [
+  {
+    label: 'default mode, MAPPED, page[items]=10000',
+    rows: 10_000,
+    query: (cursor) => ({ mode: 'default', officeId: OFFICE, state: 'MAPPED', cursor, items: 10_000 }),
+    path: (cursor) => `/v9/inventory?office_id=${OFFICE}&state=MAPPED&page[cursor]=${cursor}&page[items]=10000`,
+    lastCursor: `select remote_id as k from ticket_groups where office_id = ${OFFICE} and id is not null and event_id is not null order by remote_id desc offset 9999 limit 1`,
+  },
+  {
+    label: 'detailed mode, page[items]=1000',
+    rows: 1_000,
+    query: (cursor) => ({ mode: 'detailed', officeId: OFFICE, state: 'MAPPED', cursor, items: 1_000 }),
+    path: (cursor) => `/v9/inventory?office_id=${OFFICE}&response=detailed&page[cursor]=${cursor}&page[items]=1000`,
+    lastCursor: `select id as k from ticket_groups where office_id = ${OFFICE} and id is not null and event_id is not null order by id desc offset 999 limit 1`,
+  },
+];
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+async function measure(baseUrl: string, bare: Database, iterations: number): Promise<string> {
+  const out: string[] = [];
+  for (const kind of KINDS) {
+    const [{ k: last }] = (await bare.sql!.unsafe(kind.lastCursor)) as unknown as [{ k: number }];
+    const first = 1;
+    const [{ k: middle }] = (await bare.sql!.unsafe(kind.lastCursor.replace(/desc offset \d+/, `offset ${PER_OFFICE / 3}`))) as unknown as [{ k: number }];
+    const cursors = { first, middle: Number(middle), last: Number(last) };
+
+    // Body sizes by cursor, from the bare query: the endpoint must answer the very same text.
+    const sizes = new Map<number, number>();
+    const runBare = async (cursor: number) => {
+      const t0 = performance.now();
+      const [row] = await runInventorySql<{ body: string }>(bare, inventoryPageSql(kind.query(cursor)));
+      const ms = performance.now() - t0;
+      sizes.set(cursor, row!.body.length);
+      return ms;
+    };
+    const runEndpoint = async (cursor: number) => {
+      const t0 = performance.now();
+      const res = await signedFetch(baseUrl, CRED, 'GET', kind.path(cursor));
+      const text = await res.text();
+      const ms = performance.now() - t0;
+      if (res.status !== 200 || text.length !== sizes.get(cursor)) {
+        throw new Error(`endpoint answered ${res.status}, ${text.length} bytes (bare: ${sizes.get(cursor)})`);
+      }
+      return ms;
+    };
+    // Warm-up: plans, buffers, JIT of both paths.
+    for (let i = 0; i < 10; i++) {
+      for (const c of Object.values(cursors)) {
+        await runBare(c);
+        await runEndpoint(c);
+      }
+    }
+
+    const times = { bare: [] as number[], endpoint: [] as number[] };
+    const byCursor: Record<string, { bare: number[]; endpoint: number[] }> = {};
+    for (let i = 0; i < iterations; i++) {
+      const [name, cursor] = Object.entries(cursors)[i % 3]!;
+      const slot = (byCursor[name] ??= { bare: [], endpoint: [] });
+      // Alternate which goes first, so neither always finds the caches the other just warmed.
+      const pair = i % 2 === 0 ? [runBare, runEndpoint] as const : [runEndpoint, runBare] as const;
+      const a = await pair[0](cursor);
+      const b = await pair[1](cursor);
+      const [tb, te] = i % 2 === 0 ? [a, b] : [b, a];
+      times.bare.push(tb);
+      times.endpoint.push(te);
+      slot.bare.push(tb);
+      slot.endpoint.push(te);
+    }
+    const bytes = sizes.get(cursors.first)!;
+    const row = (what: string, xs: number[]) =>
+      `| ${what} | ${pct(xs, 50).toFixed(2)} | ${pct(xs, 99).toFixed(2)} | ${Math.round(kind.rows / (pct(xs, 50) / 1000)).toLocaleString('en-US')} |`;
+    out.push(
+      `### ${kind.label} (office ${OFFICE}, ${(bytes / 1024).toFixed(0)} KiB a page, ${iterations} pages each)`,
+      '',
+      '| path | p50 ms | p99 ms | rows/s at p50 |',
+      '|---|---|---|---|',
+      row('bare SQL from Node', times.bare),
+      row('HTTP endpoint (signed)', times.endpoint),
+      '',
+      `ratio endpoint/bare: p50 ${(pct(times.endpoint, 50) / pct(times.bare, 50)).toFixed(2)}, p99 ${(pct(times.endpoint, 99) / pct(times.bare, 99)).toFixed(2)}`,
+      '',
+      '| cursor | key | bare p50 ms | endpoint p50 ms |',
+      '|---|---|---|---|',
+      ...Object.entries(cursors).map(
+        ([n, c]) => `| ${n} | ${c} | ${pct(byCursor[n]!.bare, 50).toFixed(2)} | ${pct(byCursor[n]!.endpoint, 50).toFixed(2)} |`,
+      ),
+      '',
+    );
+  }
+  return `${out.join('\n')}\n`;
+}

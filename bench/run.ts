@@ -1,0 +1,16 @@
+/**
+ * `npm run bench -- <name> [options]`: runs one benchmark. Benchmarks hold the speed targets;
+ * tests never time anything.
+ */
+const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<number> }>> = {
+  inventory: () => import('./inventory.ts'),
+};
+
+const [name, ...args] = process.argv.slice(2);
+const load = name === undefined ? undefined : BENCHES[name];
+if (!load) {
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> [options]\n`);
+  process.exitCode = 2;
+} else {
+  process.exitCode = await (await load()).run(args);
+}

@@ -1,0 +1,70 @@
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { credentials } from '../db/schema.ts';
+import { Unauthorized } from '../errors.ts';
+import type { AppDeps } from '../http/app.ts';
+import type { Caller } from './caller.ts';
+import { verifySignature } from './signer.ts';
+
+export const MISSING_CREDENTIALS = 'missing credentials';
+export const INVALID_CREDENTIALS = 'invalid credentials';
+
+const TOKEN_SHAPE = /^[A-Za-z0-9]{32}$/;
+
+/**
+ * Authenticates every request of the scope (SPEC §1). It runs at preValidation because the
+ * signature covers the raw body, which is only read by then. The credential is read from Postgres
+ * on each request (a primary-key lookup) so a revocation holds at once on every process.
+ */
+export function installAuth(v9: FastifyInstance, deps: AppDeps): void {
+  v9.addHook('preValidation', async (request) => {
+    request.caller = await authenticate(request, deps);
+  });
+}
+
+async function authenticate(request: FastifyRequest, deps: AppDeps): Promise<Caller> {
+  const token = singleHeader(request, 'x-token');
+  const signature = singleHeader(request, 'x-signature');
+  if (!token || !signature) throw new Unauthorized(MISSING_CREDENTIALS);
+
+  // The client hears only "invalid credentials"; the reason goes to the log for operators.
+  // Neither the signature nor the secret is ever logged.
+  const refuse = (reason: string, level: 'info' | 'warn' = 'info') => {
+    request.log[level]({ reason, token: token.slice(0, 8) }, 'authentication refused');
+    return new Unauthorized(INVALID_CREDENTIALS);
+  };
+  if (!TOKEN_SHAPE.test(token)) throw refuse('malformed token');
+
+  const [row] = await deps.database.db
+    .select({
+      kind: credentials.kind,
+      brokerageId: credentials.brokerageId,
+      userId: credentials.userId,
+      secretCiphertext: credentials.secretCiphertext,
+      revokedAt: credentials.revokedAt,
+    })
+    .from(credentials)
+    .where(eq(credentials.token, token));
+  if (!row) throw refuse('unknown token');
+  if (row.revokedAt) throw refuse('revoked credential');
+
+  let secret: string;
+  try {
+    secret = deps.secretBox.open(row.secretCiphertext, token);
+  } catch {
+    throw refuse('stored secret cannot be decrypted (FULFIL_SECRET_KEY changed?)', 'warn');
+  }
+  const signed = verifySignature(
+    secret,
+    { method: request.method, host: request.host, url: request.url, body: request.rawBody, publicHost: deps.config.PUBLIC_HOST },
+    signature,
+  );
+  if (!signed) throw refuse('signature mismatch');
+  return { token, kind: row.kind, brokerageId: row.brokerageId, userId: row.userId };
+}
+
+/** A header sent twice arrives joined by ", ", which no valid token or signature contains. */
+function singleHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

@@ -1,0 +1,41 @@
+import { signedFetch } from '../../auth/signed-fetch.ts';
+import { UsageError, type CliCommand } from '../command.ts';
+
+export const call: CliCommand = {
+  path: ['call'],
+  summary:
+    'Sends one signed request to a running service and prints the status and the JSON answer;\n' +
+    'exits 0 on 2xx, 1 otherwise. Credentials come from --token/--secret, or from FULFIL_TOKEN and\n' +
+    'FULFIL_SECRET (which keeps the secret out of the shell history). --base defaults to\n' +
+    'http://127.0.0.1:$PORT (8080). Example:\n' +
+    '  fulfil call GET "/v9/inventory?office_id=10&state=ALL"\n' +
+    '  fulfil call POST /v9/orders/700/accept \'{"reviewer_id":100}\'',
+  usage: 'call <METHOD> <path> [json] [--token <token>] [--secret <secret>] [--base <url>]',
+  options: { token: { type: 'string' }, secret: { type: 'string' }, base: { type: 'string' } },
+  async run({ values, positionals }, io) {
+    const [method, path, body, ...extra] = positionals;
+    if (!method || !path || extra.length > 0) throw new UsageError('expected <METHOD> <path> and at most one JSON body');
+    if (!/^[A-Za-z]+$/.test(method)) throw new UsageError(`not an HTTP method: ${method}`);
+    if (!path.startsWith('/')) throw new UsageError(`the path must start with "/": ${path}`);
+    const token = (values.token as string | undefined) ?? process.env.FULFIL_TOKEN;
+    const secret = (values.secret as string | undefined) ?? process.env.FULFIL_SECRET;
+    if (!token || !secret) throw new UsageError('credentials: give --token and --secret, or set FULFIL_TOKEN and FULFIL_SECRET');
+    const base = (values.base as string | undefined) ?? `http://127.0.0.1:${process.env.PORT || 8080}`;
+    if (!URL.canParse(base)) throw new UsageError(`--base: not a URL: ${base}`);
+
+    // The body is sent exactly as typed: a malformed one is a legitimate thing to try.
+    const res = await signedFetch(base, { token, secret }, method, path, body);
+    io.out(`${res.status} ${res.statusText}`);
+    const text = await res.text();
+    if (text !== '') io.out(prettyJson(text));
+    return res.ok ? 0 : 1;
+  },
+};
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

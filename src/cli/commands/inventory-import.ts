@@ -1,0 +1,205 @@
+import { existsSync, statSync } from 'node:fs';
+import { eq } from 'drizzle-orm';
+import type { Redis } from 'ioredis';
+import { CommandDispatcher } from '../../commands/dispatcher.ts';
+import { loadConfig } from '../../config.ts';
+import { offices } from '../../db/schema.ts';
+import { MAX_INVENTORY_BATCH } from '../../domain/inventory-commands.ts';
+import { readJsonlRecords } from '../../inventory/jsonl-records.ts';
+import type { TicketGroupInput } from '../../inventory/ticket-group-input.ts';
+import { CommandQueues } from '../../queues/command-queues.ts';
+import { INVENTORY_QUEUE, type Actor, type CommandResult } from '../../queues/job-map.ts';
+import { CommandWaiters } from '../../queues/waiters.ts';
+import { blockingConnection, producerConnection } from '../../redis/connections.ts';
+import { resolveRedis } from '../../redis/resolve.ts';
+import { openMigratedDatabase } from '../../service.ts';
+import { hashRequest } from '../../../workers/run-command.ts';
+import { intArg, UsageError, type CliCommand, type CliIo } from '../command.ts';
+import { Progress } from '../progress.ts';
+
+/** Bad lines listed before the rest are only counted. */
+const MAX_REPORTED = 100;
+/** How long to wait for a batch before saying so (the workers may not be running). */
+const PATIENCE_MS = 30_000;
+
+export const inventoryImport: CliCommand = {
+  path: ['inventory', 'import'],
+  summary:
+    'Imports ticket groups of one office from a JSON-lines file (one record per line, the detailed\n' +
+    'record\'s fields) as inventory.upsert batches through the queue; the service\'s workers write them.\n' +
+    'The whole file is checked first: any bad line is reported (line and field) and nothing is sent.',
+  usage: 'inventory import <office_id> <file.jsonl> [--batch 10000]',
+  options: { batch: { type: 'string', default: String(MAX_INVENTORY_BATCH) } },
+  async run({ values, positionals }, io) {
+    if (positionals.length !== 2) throw new UsageError('expected an office id and a file');
+    const officeId = intArg(positionals[0], 'office_id');
+    const file = positionals[1]!;
+    const batchSize = intArg(values.batch as string, '--batch');
+    if (batchSize < 1 || batchSize > MAX_INVENTORY_BATCH) throw new UsageError(`--batch: must be 1 to ${MAX_INVENTORY_BATCH}`);
+    if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`${file}: no such file`);
+
+    const records = await checkFile(file, officeId, io);
+    if (records === undefined) return 1;
+    if (records === 0) {
+      io.out(`${file}: no records; nothing to import`);
+      return 0;
+    }
+
+    const config = loadConfig();
+    // The workers of a running service do the writes; an embedded database serves one process.
+    if (!config.DATABASE_URL) throw new UsageError('DATABASE_URL must name the database of the running service');
+    const closers: Array<() => Promise<unknown>> = [];
+    try {
+      const database = await openMigratedDatabase(config);
+      closers.push(() => database.close());
+      const [office] = await database.db.select({ brokerageId: offices.brokerageId }).from(offices).where(eq(offices.id, officeId));
+      if (!office) {
+        io.err(`fulfil inventory import: office ${officeId} does not exist`);
+        return 1;
+      }
+      // A private Redis started here would have no workers behind it: only a shared one will do.
+      const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR, binary: undefined });
+      const connections: Redis[] = [];
+      closers.push(async () => connections.forEach((c) => c.disconnect()));
+      const connect = (make: () => Redis) => {
+        const c = make();
+        connections.push(c);
+        return c;
+      };
+      const queues = new CommandQueues({
+        prefix: config.QUEUE_PREFIX,
+        connection: connect(() => producerConnection(redis.url, { enableOfflineQueue: true })),
+      });
+      const waiters = new CommandWaiters([INVENTORY_QUEUE], { prefix: config.QUEUE_PREFIX, connection: () => connect(() => blockingConnection(redis.url)) });
+      closers.push(async () => {
+        await waiters.close();
+        await queues.close();
+      });
+      await waiters.ready();
+      const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: PATIENCE_MS });
+      const actor: Actor = { brokerageId: office.brokerageId, userId: null, via: 'upstream' };
+      return await sendBatches({ file, officeId, batchSize, records, actor, dispatcher, waiters, prefix: config.QUEUE_PREFIX }, io);
+    } finally {
+      for (const close of closers.reverse()) await close().catch(() => {});
+    }
+  },
+};
+
+/** Pass one: every line checked, nothing sent. Returns the number of records, or undefined when any line is bad. */
+async function checkFile(file: string, officeId: number, io: CliIo): Promise<number | undefined> {
+  let records = 0;
+  let bad = 0;
+  for await (const item of readJsonlRecords(file, officeId)) {
+    if ('record' in item) {
+      records++;
+      continue;
+    }
+    bad++;
+    if (bad <= MAX_REPORTED) io.err(`${file}:${item.line}: ${item.problem}`);
+  }
+  if (bad === 0) return records;
+  if (bad > MAX_REPORTED) io.err(`… and ${bad - MAX_REPORTED} more bad lines`);
+  io.err(`fulfil inventory import: ${bad} bad line${bad > 1 ? 's' : ''} in ${file}; nothing was sent`);
+  return undefined;
+}
+
+interface SendPlan {
+  file: string;
+  officeId: number;
+  batchSize: number;
+  records: number;
+  actor: Actor;
+  dispatcher: CommandDispatcher;
+  waiters: CommandWaiters;
+  prefix: string;
+}
+
+/** Pass two: batches sent one after the other, each waited for, so the file's order holds. */
+async function sendBatches(plan: SendPlan, io: CliIo): Promise<number> {
+  const progress = new Progress(plan.records, 'records');
+  let batch: TicketGroupInput[] = [];
+  let lines: number[] = [];
+  const remoteIds = new Set<number>();
+  const ids = new Set<number>();
+  let sent = 0;
+  let batches = 0;
+
+  const flush = async (): Promise<string | undefined> => {
+    if (batch.length === 0) return undefined;
+    batches++;
+    const result = await send(plan, batches, batch, progress);
+    if (result.status !== 200) return describeRejection(plan.file, result, lines, batches, sent);
+    sent += batch.length;
+    progress.update(sent, `batch ${batches} (lines ${lines[0]}–${lines[lines.length - 1]}) upserted`);
+    batch = [];
+    lines = [];
+    remoteIds.clear();
+    ids.clear();
+    return undefined;
+  };
+
+  for await (const item of readJsonlRecords(plan.file, plan.officeId)) {
+    if ('problem' in item) {
+      progress.done();
+      io.err(`${plan.file}:${item.line}: ${item.problem} (the file changed while importing); stopped`);
+      return 1;
+    }
+    const r = item.record;
+    // A batch holds each remote_id and service id once; a repeat starts the next batch, so the
+    // later line wins, as it would if the lines were sent one by one.
+    if (batch.length >= plan.batchSize || remoteIds.has(r.remote_id) || (r.id !== null && ids.has(r.id))) {
+      const refused = await flush();
+      if (refused) {
+        progress.done();
+        io.err(refused);
+        return 1;
+      }
+    }
+    batch.push(r);
+    lines.push(item.line);
+    remoteIds.add(r.remote_id);
+    if (r.id !== null) ids.add(r.id);
+  }
+  const refused = await flush();
+  progress.done();
+  if (refused) {
+    io.err(refused);
+    return 1;
+  }
+  io.out(`imported ${sent} records into office ${plan.officeId} in ${batches} batch${batches === 1 ? '' : 'es'}`);
+  return 0;
+}
+
+async function send(plan: SendPlan, n: number, records: TicketGroupInput[], progress: Progress): Promise<CommandResult> {
+  const payload = { officeId: plan.officeId, records };
+  const outcome = await plan.dispatcher.dispatch({
+    name: 'inventory.upsert',
+    actor: plan.actor,
+    payload,
+    requestHash: hashRequest(['inventory.upsert', payload]),
+  });
+  if (outcome.kind === 'done') return outcome.result;
+  // Not finished in PATIENCE_MS: keep waiting (the job is safe in Redis), and say why it may be slow.
+  progress.say(`batch ${n} is still waiting for a worker; is the service running with QUEUE_PREFIX=${plan.prefix}?`);
+  for (;;) {
+    const wake = plan.waiters.wait(outcome.commandId, PATIENCE_MS);
+    const result = await plan.dispatcher.result(outcome.commandId);
+    if (result) {
+      wake.cancel();
+      return result;
+    }
+    await wake.done;
+  }
+}
+
+/** A refused batch, told by file line where the worker named a record index. */
+function describeRejection(file: string, result: CommandResult, lines: number[], n: number, sentBefore: number): string {
+  const error = (result.body as { errors?: Array<{ message?: string }> } | null)?.errors?.[0];
+  const message = error?.message ?? JSON.stringify(result.body);
+  const at = /^records\.(\d+)\.?(.*)$/.exec(message);
+  const where = at && lines[Number(at[1])] !== undefined ? `${file}:${lines[Number(at[1])]}: ${at[2]}` : `${file}: ${message}`;
+  return (
+    `${where}\nfulfil inventory import: batch ${n} (lines ${lines[0]}–${lines[lines.length - 1]}) was refused with ${result.status}; ` +
+    `nothing of it was written. The ${sentBefore} records of earlier batches stay imported; importing again is safe.`
+  );
+}

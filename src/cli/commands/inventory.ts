@@ -1,0 +1,3 @@
+/** The `fulfil inventory …` commands, registered together. */
+export { inventoryExport } from './inventory-export.ts';
+export { inventoryImport } from './inventory-import.ts';

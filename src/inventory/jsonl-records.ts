@@ -1,0 +1,70 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { ticketGroupInput, type TicketGroupInput } from './ticket-group-input.ts';
+
+export type JsonlItem =
+  | { line: number; record: TicketGroupInput }
+  | { line: number; problem: string };
+
+/** Fields of a detailed export line that the service sets itself; an import ignores them. */
+const SERVICE_FIELDS = ['created_at', 'updated_at'] as const;
+
+/**
+ * The ticket groups of a JSON-lines file, one line at a time (readline over a stream: memory
+ * stays flat whatever the file's size). Blank lines are skipped; a bad line yields a problem that
+ * names the line and the field. Lines of `inventory export --detailed` are accepted as they are:
+ * created_at/updated_at are dropped and office_id, when present, must be the target office.
+ */
+export async function* readJsonlRecords(file: string, officeId: number): AsyncGenerator<JsonlItem, void, void> {
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of lines) {
+    line++;
+    if (text.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      yield { line, problem: `not valid JSON (${(err as Error).message})` };
+      continue;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      yield { line, problem: 'expected a JSON object' };
+      continue;
+    }
+    const unstorable = findUnstorableString(value);
+    if (unstorable) {
+      yield { line, problem: `${unstorable}: contains a NUL character or a lone surrogate, which Postgres cannot store` };
+      continue;
+    }
+    const { office_id: lineOffice, ...rest } = value as Record<string, unknown>;
+    for (const f of SERVICE_FIELDS) delete rest[f];
+    if (lineOffice !== undefined && lineOffice !== officeId) {
+      yield { line, problem: `office_id: ${JSON.stringify(lineOffice)} is not the office being imported to (${officeId})` };
+      continue;
+    }
+    const parsed = ticketGroupInput.safeParse(rest);
+    if (parsed.success) {
+      yield { line, record: parsed.data };
+    } else {
+      const problems = parsed.error.issues.map((i) =>
+        i.code === 'unrecognized_keys' ? `unknown field ${i.keys.join(', ')}` : `${i.path.map(String).join('.') || '(record)'}: ${i.message}`,
+      );
+      yield { line, problem: problems.join('; ') };
+    }
+  }
+}
+
+// NUL and unpaired UTF-16 surrogates: valid in JSON text, refused by Postgres text and jsonb.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The path of the first string Postgres would refuse, if any. */
+function findUnstorableString(value: unknown, at = ''): string | undefined {
+  if (typeof value === 'string') return UNSTORABLE.test(value) ? at || '(record)' : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const found = findUnstorableString(v, at ? `${at}.${k}` : k);
+    if (found) return found;
+  }
+  return undefined;
+}

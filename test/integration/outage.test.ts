@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-server.ts';
+import { apiClient } from '../support/api.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
+
+const UNAVAILABLE = { errors: [{ code: 'unavailable', message: expect.stringMatching(/nothing changed/) }] };
+
+describe('when a backing service is down', () => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => {});
+  });
+
+  async function orderState(db: TestDatabase, id: number) {
+    const [o] = await db.database.sql!`select state from orders where id = ${id}`;
+    const [c] = await db.database.sql!`select count(*)::int as n from commands`;
+    const [s] = await db.database.sql!`select count(*)::int as n from shipments`;
+    return { order: o!.state, commands: c!.n, shipments: s!.n };
+  }
+
+  it('Redis down: the API answers 503, takes nothing, and readyz says so', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'fulfil-redis-'));
+    const redis: PrivateRedis = await startPrivateRedis(dir);
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }), () => redis.stop());
+    const t: TestService = await startTestService({ env: { REDIS_URL: redis.url, SHUTDOWN_DEADLINE_MS: '500' } });
+    cleanups.push(() => t.stop());
+    await t.seed(baseFixture());
+    const call = apiClient(t.url);
+
+    expect((await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, { reviewer_id: 100 })).status).toBe(200);
+    await redis.stop();
+    const before = await orderState(t.db, ORDERS.tbd2);
+    const res = await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd2}/accept`, { reviewer_id: 100 });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual(UNAVAILABLE);
+    expect(await orderState(t.db, ORDERS.tbd2)).toEqual(before);
+    const ready = await fetch(`${t.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { checks: { redis: string } }).checks.redis).toMatch(/^down/);
+  });
+
+  it('Postgres down: the API answers 503 and nothing is half-written', async () => {
+    const db = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const target = new URL(db.url);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    cleanups.push(() => proxy.close());
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(proxy.port);
+    const t = await startTestService({ db, env: { DATABASE_URL: viaProxy.toString() } });
+    cleanups.push(() => t.stop());
+    await t.seed(baseFixture());
+    const call = apiClient(t.url);
+    const before = await orderState(db, ORDERS.tbd);
+
+    proxy.cut();
+    const res = await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, { reviewer_id: 100 });
+    expect(res.status).toBe(503);
+    expect(res.body.errors[0].code).toBe('unavailable');
+    expect((await fetch(`${t.url}/readyz`)).status).toBe(503);
+
+    await proxy.restore();
+    expect(await orderState(db, ORDERS.tbd)).toEqual(before);
+    // And once it is back, the same call goes through.
+    let after = await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, { reviewer_id: 100 });
+    for (let i = 0; i < 20 && after.status === 503; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      after = await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, { reviewer_id: 100 });
+    }
+    expect(after.status).toBe(200);
+  });
+});

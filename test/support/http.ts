@@ -1,0 +1,2 @@
+/** HTTP helpers for tests: requests signed exactly as a real client signs them. */
+export { signedFetch, type SigningCredential } from '../../src/auth/signed-fetch.ts';
