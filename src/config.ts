@@ -33,6 +33,9 @@ const envSchema = z.object({
   COMMAND_WAIT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+  /** Outbox relay: events per batch and idle poll interval. */
+  RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(200),
+  RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   NODE_ENV: optionalString.default('development'),
 });

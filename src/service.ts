@@ -7,6 +7,7 @@ import { CommandDispatcher } from './commands/dispatcher.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
+import { OutboxRelay } from './events/outbox-relay.ts';
 import { buildApp } from './http/app.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { CommandQueues } from './queues/command-queues.ts';
@@ -105,6 +106,12 @@ export async function startService(config: Config, roles: Roles, log = createLog
         database, registry: registry(), prefix, connection: blocking, concurrency: config.WORKER_CONCURRENCY, log,
       });
       stack.push({ name: 'workers', close: () => pool.close(config.SHUTDOWN_DEADLINE_MS) });
+      const relay = new OutboxRelay({
+        database, connection: track(producerConnection(redis.url)), prefix, log,
+        batchSize: config.RELAY_BATCH_SIZE, intervalMs: config.RELAY_INTERVAL_MS,
+      });
+      relay.start();
+      stack.push({ name: 'outbox relay', close: () => relay.stop() });
     }
 
     if (roles.api) {

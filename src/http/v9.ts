@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { installAuth } from '../auth/plugin.ts';
 import type { AppDeps } from './app.ts';
 import { installBodyParsing } from './body.ts';
+import { commandRoutes } from './routes/commands.ts';
 import { credentialRoutes } from './routes/credential.ts';
 import { inventoryRoutes } from './routes/inventory.ts';
 import { orderRoutes } from './routes/orders.ts';
@@ -19,6 +20,7 @@ export function v9Routes(deps: AppDeps): FastifyPluginAsync {
 
     // Routes
     credentialRoutes(v9);
+    commandRoutes(v9, deps);
     orderRoutes(v9, deps);
     shipmentRoutes(v9, deps);
     inventoryRoutes(v9, deps);

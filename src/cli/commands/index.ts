@@ -4,7 +4,8 @@ import { credentialsCreate, credentialsList, credentialsRevoke } from './credent
 import { inventoryExport, inventoryImport } from './inventory.ts';
 import { migrate } from './migrate.ts';
 import { seed } from './seed.ts';
+import { shipmentsHistory } from './shipments.ts';
 import { start } from './start.ts';
 
 /** Every `fulfil` command; `fulfil --help` lists them in this order. */
-export const COMMANDS: readonly CliCommand[] = [start, migrate, seed, credentialsCreate, credentialsList, credentialsRevoke, call, inventoryImport, inventoryExport];
+export const COMMANDS: readonly CliCommand[] = [start, migrate, seed, credentialsCreate, credentialsList, credentialsRevoke, call, inventoryImport, inventoryExport, shipmentsHistory];

@@ -1,0 +1,39 @@
+import { loadConfig } from '../../config.ts';
+import { shipmentHistory } from '../../events/shipment-history.ts';
+import { openMigratedDatabase } from '../../service.ts';
+import { intArg, UsageError, type CliCommand } from '../command.ts';
+
+export const shipmentsHistory: CliCommand = {
+  path: ['shipments', 'history'],
+  summary: "Prints a shipment's whole history: every transition of its order, across the shipment's replacements.",
+  usage: 'shipments history <shipment_id> [--json]',
+  options: { json: { type: 'boolean' } },
+  async run({ positionals, values }, io) {
+    if (positionals.length !== 1) throw new UsageError('expected exactly one shipment id');
+    const id = intArg(positionals[0], 'shipment_id');
+    const database = await openMigratedDatabase(loadConfig());
+    try {
+      const history = await shipmentHistory(database.db, id);
+      if (!history) {
+        io.err(`no shipment ${id}`);
+        return 1;
+      }
+      if (values.json) {
+        for (const e of history) io.out(JSON.stringify(e));
+        return 0;
+      }
+      io.out('SEQ  AT                        KIND            SHIPMENT        FROM                  TO                    BY');
+      for (const e of history) {
+        const from = e.fromType ? `${e.fromType}/${e.fromState}` : '-';
+        const ids = e.shipmentId === null || e.shipmentId === e.newShipmentId ? `${e.newShipmentId}` : `${e.shipmentId}→${e.newShipmentId}`;
+        io.out(
+          `${String(e.seq).padEnd(5)}${e.at.toISOString().padEnd(26)}${e.kind.padEnd(16)}${ids.padEnd(16)}` +
+            `${from.padEnd(22)}${`${e.toType}/${e.toState}`.padEnd(22)}${e.actorRole} (brokerage ${e.actorBrokerageId}, command ${e.commandId})`,
+        );
+      }
+      return 0;
+    } finally {
+      await database.close();
+    }
+  },
+};

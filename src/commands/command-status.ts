@@ -1,0 +1,30 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '../db/client.ts';
+import { commands } from '../db/schema.ts';
+
+export interface CommandStatusJson {
+  id: string;
+  name: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  created_at: string;
+  finished_at: string | null;
+  /** Once finished: exactly what the synchronous call would have answered. */
+  response?: { status: number; body: unknown };
+}
+
+/** A command as its own brokerage may see it; another brokerage's command does not exist. */
+export async function commandStatus(ex: Executor, id: string, brokerageId: number): Promise<CommandStatusJson | undefined> {
+  const [row] = await ex
+    .select()
+    .from(commands)
+    .where(and(eq(commands.id, id), eq(commands.brokerageId, brokerageId)));
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    created_at: row.createdAt.toISOString(),
+    finished_at: row.finishedAt?.toISOString() ?? null,
+    ...(row.resultStatus !== null ? { response: { status: row.resultStatus, body: row.resultBody } } : {}),
+  };
+}
