@@ -36,6 +36,8 @@ const envSchema = z.object({
   /** Outbox relay: events per batch and idle poll interval. */
   RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(200),
   RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
+  /** When set, /metrics and /ops/queues require it as a bearer token. */
+  OPS_TOKEN: optionalString,
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   NODE_ENV: optionalString.default('development'),
 });

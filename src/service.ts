@@ -11,7 +11,9 @@ import { OutboxRelay } from './events/outbox-relay.ts';
 import { buildApp } from './http/app.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { CommandQueues } from './queues/command-queues.ts';
-import { COMMAND_QUEUES } from './queues/job-map.ts';
+import { Queue } from 'bullmq';
+import { HttpMetrics } from './ops/http-metrics.ts';
+import { COMMAND_QUEUES, EVENTS_QUEUE } from './queues/job-map.ts';
 import { CommandWaiters } from './queues/waiters.ts';
 import { startWorkers, type WorkerPool } from './queues/worker-pool.ts';
 import { blockingConnection, producerConnection } from './redis/connections.ts';
@@ -119,11 +121,13 @@ export async function startService(config: Config, roles: Roles, log = createLog
       await waitReady(producer);
       const queues = new CommandQueues({ prefix, connection: producer });
       const waiters = new CommandWaiters(COMMAND_QUEUES, { prefix, connection: blocking });
-      stack.push({ name: 'queues', close: async () => { await waiters.close(); await queues.close(); } });
+      const eventsQueue = new Queue(EVENTS_QUEUE, { prefix, connection: producer });
+      stack.push({ name: 'queues', close: async () => { await waiters.close(); await queues.close(); await eventsQueue.close(); } });
       await waiters.ready();
       const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: config.COMMAND_WAIT_MS });
       const app = await buildApp({
         config, database, log, dispatcher, secretBox,
+        ops: { queues: [...queues.queues.values(), eventsQueue], metrics: new HttpMetrics() },
         readiness: [
           { name: 'postgres', check: async () => void (await database.db.execute(sql`select 1`)) },
           { name: 'redis', check: async () => void (await producer.ping()) },

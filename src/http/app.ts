@@ -7,6 +7,7 @@ import type { Logger } from '../logger.ts';
 import type { CommandDispatcher } from '../commands/dispatcher.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { opsRoutes, type OpsDeps } from './routes/ops.ts';
 import { v9Routes } from './v9.ts';
 
 export interface AppDeps {
@@ -16,6 +17,7 @@ export interface AppDeps {
   readiness: ReadinessCheck[];
   secretBox: SecretBox;
   dispatcher: CommandDispatcher;
+  ops: OpsDeps;
 }
 
 export const BODY_LIMIT = 64 * 1024;
@@ -34,8 +36,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onResponse', async (request, reply) => {
+    deps.ops.metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
   installErrorHandling(app);
   healthRoutes(app, deps);
+  opsRoutes(app, deps, deps.ops);
   await app.register(v9Routes(deps), { prefix: '/v9' });
   return app;
 }

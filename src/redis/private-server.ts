@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -78,10 +78,15 @@ export async function startPrivateRedis(dir: string, binary = redisServerBinary(
     throw new Error(`${(err as Error).message}${stderr ? `: ${stderr.trim()}` : ''}`);
   }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `redis://127.0.0.1:${port}`;
+  // Lets the CLI (inventory import, jobs) find the Redis that a running `npm start` started.
+  const urlFile = path.join(dataDir, 'url');
+  writeFileSync(urlFile, `${url}\n`);
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url,
     pid: child.pid!,
     async stop() {
+      rmSync(urlFile, { force: true });
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { redisServerBinary, startPrivateRedis, type PrivateRedis } from './private-server.ts';
@@ -33,7 +34,7 @@ export function redisAnswers(host: string, port: number, timeoutMs = 500): Promi
 
 export interface ResolvedRedis {
   url: string;
-  source: 'REDIS_URL' | 'local' | 'private';
+  source: 'REDIS_URL' | 'local' | 'private' | 'running private';
   private?: PrivateRedis;
 }
 
@@ -48,8 +49,22 @@ export async function resolveRedis(opts: {
   if ((opts.probeLocal ?? true) && (await redisAnswers(DEFAULT_REDIS.host, DEFAULT_REDIS.port))) {
     return { url: `redis://${DEFAULT_REDIS.host}:${DEFAULT_REDIS.port}`, source: 'local' };
   }
+  const running = runningPrivateUrl(opts.dataDir);
+  if (running) {
+    const u = new URL(running);
+    if (await redisAnswers(u.hostname, Number(u.port))) return { url: running, source: 'running private' };
+  }
   const binary = 'binary' in opts ? opts.binary : redisServerBinary();
   if (!binary) throw new NoRedisError();
   const server = await startPrivateRedis(path.join(opts.dataDir, 'redis'), binary);
   return { url: server.url, source: 'private', private: server };
+}
+
+/** The URL a private redis-server of a running service left in DATA_DIR, if any. */
+function runningPrivateUrl(dataDir: string): string | undefined {
+  try {
+    return readFileSync(path.join(dataDir, 'redis', 'url'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }

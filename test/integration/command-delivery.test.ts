@@ -74,7 +74,7 @@ describe('command delivery', () => {
     for (let i = 0; i < 200 && !(await (await queue.getJob('dup-accept-720-late'))!.isCompleted()); i++) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect((await queue.getJob('dup-accept-720-late'))!.returnvalue).toEqual({ status: 200 });
+    expect((await queue.getJob('dup-accept-720-late'))!.returnvalue).toEqual({ status: 200, body: first.result_body });
     expect(await shipmentsOf(720)).toHaveLength(1);
     const [cmd] = await sql()`select result_body, attempts from commands where id = 'dup-accept-720'`;
     expect(cmd!.result_body).toEqual(first.result_body);

@@ -30,7 +30,7 @@ describe('event stream', () => {
     const queue = new Queue(EVENTS_QUEUE, { prefix, connection: redis });
     const jobs = await queue.getJobs(['wait'], 0, -1, true);
     await queue.close();
-    return jobs.map((j) => ({ jobId: j.id, name: j.name, ...(j.data as Record<string, any>) }));
+    return jobs.map((j) => ({ jobId: j.id, name: j.name, ...(j.data as Record<string, any>) }) as Record<string, any>);
   }
 
   it('every transition of a flow yields exactly the expected events, in order', async () => {
