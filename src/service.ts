@@ -120,7 +120,7 @@ export async function startService(config: Config, roles: Roles, log = createLog
       const producer = track(producerConnection(redis.url));
       await waitReady(producer);
       const queues = new CommandQueues({ prefix, connection: producer });
-      const waiters = new CommandWaiters(COMMAND_QUEUES, { prefix, connection: blocking });
+      const waiters = new CommandWaiters(COMMAND_QUEUES, { prefix, connection: blocking, onError: (err) => log.warn({ err: err.message }, 'queue events error') });
       const eventsQueue = new Queue(EVENTS_QUEUE, { prefix, connection: producer });
       stack.push({ name: 'queues', close: async () => { await waiters.close(); await queues.close(); await eventsQueue.close(); } });
       await waiters.ready();

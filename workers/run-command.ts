@@ -49,14 +49,15 @@ export async function runCommand<N extends JobName>(
     // The row lock makes a concurrent redelivery of this command wait here, then see it done.
     const [row] = await tx.select().from(commands).where(eq(commands.id, raw.commandId)).for('update');
     if (!row) throw new Error(`command ${raw.commandId} vanished`);
+    // Another command under a used id is a conflict, before and after the first one finished;
+    // nothing is stored: the row belongs to the first command.
+    if (row.name !== handler.name || row.brokerageId !== raw.actor.brokerageId || row.requestHash !== raw.requestHash) {
+      return errorResult(new IdempotencyConflict(`command id ${raw.commandId} was already used for another command`));
+    }
     if (row.status === 'succeeded' || row.status === 'failed') {
       return { status: row.resultStatus!, body: row.resultBody };
     }
     let result: CommandResult;
-    if (row.name !== handler.name || row.brokerageId !== raw.actor.brokerageId || row.requestHash !== raw.requestHash) {
-      result = errorResult(new IdempotencyConflict(`command id ${raw.commandId} was already used for another command`));
-      return result; // not stored: the row belongs to the first command
-    }
     if (parsed instanceof AppError) {
       result = errorResult(parsed);
     } else {

@@ -12,7 +12,7 @@ export class CommandWaiters {
   private readonly waiting = new Map<string, Set<Wake>>();
   private readonly events: QueueEvents[];
 
-  constructor(queueNames: readonly string[], opts: { prefix: string; connection: () => Redis }) {
+  constructor(queueNames: readonly string[], opts: { prefix: string; connection: () => Redis; onError?: (err: Error) => void }) {
     this.events = queueNames.map(
       (name) => new QueueEvents(name, { prefix: opts.prefix, connection: opts.connection(), autorun: true }),
     );
@@ -20,6 +20,9 @@ export class CommandWaiters {
       const wake = ({ jobId }: { jobId: string }) => this.wake(jobId);
       qe.on('completed', wake);
       qe.on('failed', wake);
+      // Without a listener an event-loop failure would surface as an unhandled rejection;
+      // waiters time out and callers read Postgres anyway.
+      qe.on('error', (err) => opts.onError?.(err));
     }
   }
 

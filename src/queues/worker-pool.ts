@@ -28,8 +28,9 @@ export function startWorkers(opts: {
     const jobLog = log.child({ job: job.name, commandId: job.data.commandId, attempt: job.attemptsMade + 1 });
     const result = await runCommand(database, handler, job.data, { log: jobLog });
     jobLog.info({ status: result.status }, 'command finished');
-    // The result lives in Postgres; the job keeps only the status for dashboards.
-    return { status: result.status };
+    // Postgres stays the record (HTTP reads it there); the job carries the same result for
+    // producers without Postgres (FulfilmentClient awaits job.returnvalue).
+    return result;
   };
   // Shown as a job's processedBy, so an operator can tell which process ran a command.
   const workerName = `${hostname()}-${globalThis.process.pid}-${Math.random().toString(36).slice(2, 8)}`;
