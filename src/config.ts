@@ -38,6 +38,7 @@ const envSchema = z.object({
   RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   /** When set, /metrics and /ops/queues require it as a bearer token. */
   OPS_TOKEN: optionalString,
+  /** Requests per credential per minute across all API processes; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   NODE_ENV: optionalString.default('development'),
 });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import { RateLimiter } from './auth/rate-limit.ts';
 import { SecretBox, loadSecretKey } from './auth/secret-box.ts';
 import { CommandDispatcher } from './commands/dispatcher.ts';
 import type { Config } from './config.ts';
@@ -128,6 +129,7 @@ export async function startService(config: Config, roles: Roles, log = createLog
       const app = await buildApp({
         config, database, log, dispatcher, secretBox,
         ops: { queues: [...queues.queues.values(), eventsQueue], metrics: new HttpMetrics() },
+        rateLimiter: new RateLimiter(producer, prefix, config.RATE_LIMIT_PER_MINUTE),
         readiness: [
           { name: 'postgres', check: async () => void (await database.db.execute(sql`select 1`)) },
           { name: 'redis', check: async () => void (await producer.ping()) },

@@ -19,6 +19,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9]{32}$/;
 export function installAuth(v9: FastifyInstance, deps: AppDeps): void {
   v9.addHook('preValidation', async (request) => {
     request.caller = await authenticate(request, deps);
+    await deps.rateLimiter?.check(request.caller.token);
   });
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
@@ -18,6 +19,8 @@ export interface AppDeps {
   secretBox: SecretBox;
   dispatcher: CommandDispatcher;
   ops: OpsDeps;
+  /** Per-credential request limit (SPEC §3, 429); absent when disabled. */
+  rateLimiter?: RateLimiter;
 }
 
 export const BODY_LIMIT = 64 * 1024;

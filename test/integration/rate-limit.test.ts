@@ -1,0 +1,30 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient } from '../support/api.ts';
+import { baseFixture, BUYER, SELLER } from '../support/fixtures.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+describe('per-credential rate limit', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+    await t.seed(baseFixture());
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('answers 429 rate_limited with Retry-After past the limit, for that credential only', async () => {
+    const call = apiClient(t.url);
+    // Near a minute boundary the window could turn over mid-test; wait it out.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 55_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+    for (let i = 0; i < 3; i++) expect((await call(SELLER, 'GET', '/v9/credentials/current')).status).toBe(200);
+    const limited = await call(SELLER, 'GET', '/v9/credentials/current');
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ errors: [{ code: 'rate_limited', message: expect.stringMatching(/retry after \d+ s/) }] });
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await call(BUYER, 'GET', '/v9/credentials/current')).status).toBe(200);
+  }, 90_000);
+});
