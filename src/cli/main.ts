@@ -1,4 +1,5 @@
 import { ConfigError } from '../config.ts';
+import { EmbeddedDatabaseBusy } from '../db/pglite-lock.ts';
 import { NoRedisError } from '../redis/resolve.ts';
 import { helpText, parseCommandArgs, UsageError, type CliCommand, type CliIo } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
@@ -44,7 +45,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
       io.err(`fulfil ${cmd.path.join(' ')}: ${(err as Error).message}\n\n${helpText(cmd)}`);
       return 2;
     }
-    if (err instanceof ConfigError || err instanceof NoRedisError) {
+    if (err instanceof ConfigError || err instanceof NoRedisError || err instanceof EmbeddedDatabaseBusy) {
       io.err(`fulfil: ${err.message}`);
       return 1;
     }

@@ -6,6 +6,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { lockEmbeddedDatabase } from './pglite-lock.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
@@ -49,8 +50,17 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     return { kind: 'postgres', db, sql, close: () => sql.end({ timeout: 5 }) };
   }
   const dir = options.pgliteDir ?? 'memory://';
-  if (!dir.startsWith('memory://')) mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
-  const pglite = await PGlite.create(dir);
-  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
-  return { kind: 'pglite', db, pglite, close: () => pglite.close() };
+  let unlock = () => {};
+  if (!dir.startsWith('memory://')) {
+    mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
+    unlock = lockEmbeddedDatabase(path.resolve(dir));
+  }
+  try {
+    const pglite = await PGlite.create(dir);
+    const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+    return { kind: 'pglite', db, pglite, close: () => pglite.close().finally(unlock) };
+  } catch (err) {
+    unlock();
+    throw err;
+  }
 }

@@ -68,6 +68,9 @@ describe('shipment flows', () => {
       ship_to_name: 'Bo Buyer',
       email_address: emailAddress('bo@example.test'),
     });
+    // Keys come in the contract's order, also through the stored result.
+    expect(Object.keys(updated.body)).toEqual(['id', 'url', 'type', 'state', 'ship_to_name', 'email_address']);
+    expect(Object.keys(updated.body.email_address)).toEqual(['id', 'url', 'address', 'label', 'updated_at']);
     const completed = await call(SELLER, 'PUT', `/v9/shipments/${updated.body.id}/complete`);
     expect(completed.status).toBe(200);
     expect(completed.body).toEqual({ id: updated.body.id, url: `/shipments/${updated.body.id}`, type: 'XMobile', state: 'delivered' });

@@ -61,6 +61,17 @@ describe('start-up with embedded defaults', () => {
     expect((await fetch(`${first.url}/livez`)).status).toBe(200);
     const ready = await fetch(`${first.url}/readyz`);
     expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+    // A second process must not open the embedded database under the running service.
+    const busy = { lines: [] as string[], out(l: string) { this.lines.push(l); }, err(l: string) { this.lines.push(l); } };
+    const saved = { ...process.env };
+    Object.assign(process.env, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    delete process.env.DATABASE_URL;
+    try {
+      expect(await main(['seed', 'fixtures/demo.json'], busy)).toBe(1);
+    } finally {
+      process.env = saved;
+    }
+    expect(busy.lines.join('\n')).toMatch(/in use by process \d+.*--seed/);
     expect(await stopCli(first.child)).toBe(0);
     expect(first.output()).toContain('"database":"pglite"');
     expect(first.output()).toContain('"msg":"stopped"');
@@ -80,6 +91,7 @@ describe('start-up with embedded defaults', () => {
 
     const second = await startCli(env);
     expect((await fetch(`${second.url}/livez`)).status).toBe(200);
+    expect(second.output()).not.toContain('seeded');
     expect(await stopCli(second.child)).toBe(0);
     const listed = { lines: [] as string[], out(l: string) { this.lines.push(l); }, err(l: string) { this.lines.push(l); } };
     Object.assign(process.env, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });

@@ -1,6 +1,9 @@
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
+import { seedDatabase } from '../../db/seed.ts';
 import { startService, type Roles } from '../../service.ts';
+import { readFixtureFile } from '../fixture-file.ts';
+import { describeSeed } from './seed.ts';
 import { UsageError, type CliCommand } from '../command.ts';
 
 const ROLES: Record<string, Roles> = {
@@ -14,15 +17,18 @@ export const start: CliCommand = {
   summary:
     'Runs the service: HTTP ingress and command workers in one process, or one role with --role.\n' +
     'Configuration comes from the environment (PORT, DATABASE_URL, REDIS_URL, FULFIL_SECRET_KEY,\n' +
-    'PUBLIC_HOST, LOG_LEVEL, DATA_DIR); see README.md.',
-  usage: 'start [--role all|api|worker]',
-  options: { role: { type: 'string', default: 'all' } },
+    'PUBLIC_HOST, LOG_LEVEL, DATA_DIR); see README.md. --seed loads a fixture first (idempotent).',
+  usage: 'start [--role all|api|worker] [--seed <fixture.json>]',
+  options: { role: { type: 'string', default: 'all' }, seed: { type: 'string' } },
   async run({ values }) {
     const roles = ROLES[String(values.role)];
     if (!roles) throw new UsageError(`--role: expected all, api or worker, got ${values.role}`);
     const config = loadConfig();
     const log = createLogger(config.LOG_LEVEL, { role: values.role });
+    // Read before starting, so a bad fixture stops nothing half-started.
+    const fixture = values.seed ? await readFixtureFile(String(values.seed)) : undefined;
     const service = await startService(config, roles, log);
+    if (fixture) log.info(describeSeed(String(values.seed), await seedDatabase(service.database, fixture, service.secretBox)));
     log.info({ url: service.url, role: values.role }, 'fulfil started');
     await new Promise<void>((resolve) => {
       let stopping = false;

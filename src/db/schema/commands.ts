@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, integer, json, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { brokerages } from './tenancy.ts';
 import { orders } from './orders.ts';
 
@@ -24,7 +24,8 @@ export const commands = pgTable(
     status: text('status', { enum: COMMAND_STATUSES }).notNull().default('queued'),
     /** The HTTP status and body a synchronous call answers with, once finished. */
     resultStatus: integer('result_status'),
-    resultBody: jsonb('result_body'),
+    // json, not jsonb: a replayed answer keeps its keys in the order they were written.
+    resultBody: json('result_body'),
     attempts: integer('attempts').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),

@@ -1,0 +1,1 @@
+ALTER TABLE "commands" ALTER COLUMN "result_body" SET DATA TYPE json;
