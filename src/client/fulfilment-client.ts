@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { hashRequest } from '../../workers/run-command.ts';
@@ -10,9 +9,7 @@ import { CommandQueues } from '../queues/command-queues.ts';
 import {
   COMMAND_QUEUES,
   isJobName,
-  isValidCommandId,
   QUEUE_OF,
-  type Actor,
   type CommandResult,
   type Envelope,
   type JobMap,
@@ -21,6 +18,8 @@ import {
 import { CommandWaiters } from '../queues/waiters.ts';
 import { producerConnection } from '../redis/connections.ts';
 import { CommandFailed, CommandTimeout } from './errors.ts';
+import { checkId, parseSendOptions, type SendOptions } from './options.ts';
+import { outcomeWithin, whenConnected } from './redis-ready.ts';
 import {
   PAYLOAD_SCHEMAS,
   type AcceptOrderInput,
@@ -31,6 +30,8 @@ import {
   type JobInput,
   type UpdateShipmentBody,
 } from './payloads.ts';
+
+export type { SendOptions };
 
 export interface FulfilmentClientOptions {
   /** `redis://…` of the service's Redis. The client opens (and closes) its own connections. */
@@ -48,20 +49,6 @@ export interface FulfilmentClientOptions {
   connectTimeoutMs?: number;
 }
 
-export interface SendOptions {
-  /** The acting brokerage: the seller accepting or completing, the office owner for inventory. */
-  brokerageId: number;
-  /**
-   * Idempotency: the same id sent again answers the first command's result and changes nothing;
-   * reused for another command it answers 409 idempotency_conflict. 1–128 of A-Z a-z 0-9 _ . -
-   * (not all digits). Default: a random id (returned).
-   */
-  commandId?: string;
-  /** Wait for the result (the status and body the HTTP call would answer). */
-  await?: boolean;
-  /** With await: give up after this long with CommandTimeout. Default: the client's defaultTimeoutMs. */
-  timeoutMs?: number;
-}
 
 /** A command taken (fire-and-forget). Its result is later in the service (GET /v9/commands/:id). */
 export interface CommandSent {
@@ -299,54 +286,13 @@ export class FulfilmentClient {
     return pending;
   }
 
-  /**
-   * Fail fast: a ready connection is used at once; one still making its first connection is
-   * given connectTimeoutMs; one that lost Redis answers Unavailable at once (no offline queue).
-   */
-  private async connected(): Promise<void> {
-    const c = this.connection;
-    if (c.status === 'ready') return;
-    if (c.status === 'wait') c.connect().catch(() => {});
-    else if (c.status !== 'connecting' && c.status !== 'connect') throw unavailable(`Redis connection is ${c.status}`);
-    await new Promise<void>((resolve, reject) => {
-      const done = (err?: Error) => {
-        clearTimeout(timer);
-        c.off('ready', onReady);
-        c.off('error', onError);
-        c.off('end', onEnd);
-        if (err) reject(err);
-        else resolve();
-      };
-      const onReady = () => done();
-      const onError = (err: Error) => done(unavailable(err.message));
-      const onEnd = () => done(unavailable('Redis connection ended'));
-      const timer = setTimeout(() => done(unavailable(`Redis did not answer within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
-      c.once('ready', onReady);
-      c.once('error', onError);
-      c.once('end', onEnd);
-    });
+  private connected(): Promise<void> {
+    return whenConnected(this.connection, this.connectTimeoutMs);
   }
 
-  private checkOptions(opts: SendOptions): { commandId: string; actor: Actor; wait: boolean; timeoutMs: number } {
-    if (typeof opts !== 'object' || opts === null) throw new InvalidParams('options: must name the acting brokerageId', 'brokerageId');
-    const brokerageId = checkId(opts.brokerageId, 'brokerageId');
-    const commandId = opts.commandId ?? `u-${randomUUID()}`;
-    if (typeof commandId !== 'string' || !isValidCommandId(commandId) || String(parseInt(commandId, 10)) === commandId) {
-      throw new InvalidParams('commandId: must be 1 to 128 characters of A-Z a-z 0-9 _ . - and not only digits', 'commandId');
-    }
-    const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
-    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw new InvalidParams('timeoutMs: must be a positive number of milliseconds', 'timeoutMs');
-    }
-    return { commandId, actor: { brokerageId, userId: null, via: 'upstream' }, wait: opts.await === true, timeoutMs };
+  private checkOptions(opts: SendOptions) {
+    return parseSendOptions(opts, this.defaultTimeoutMs);
   }
-}
-
-function checkId(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidParams(`${name}: must be a positive integer`, name);
-  }
-  return value;
 }
 
 /** A job under this id that carries another command (run-command.ts judges the same way). */
@@ -364,20 +310,3 @@ function resultIn(value: unknown): CommandResult | undefined {
   return { status: (value as CommandResult).status, body: (value as CommandResult).body };
 }
 
-function unavailable(detail: string): Unavailable {
-  return new Unavailable(`Redis unavailable (${detail}); the command was not sent, nothing changed`);
-}
-
-/** How p went within ms: resolved, rejected, or still pending ('late'). Never rejects. */
-async function outcomeWithin(p: Promise<unknown> | undefined, ms: number): Promise<'ok' | 'error' | 'late'> {
-  if (!p) return 'ok';
-  let timer: NodeJS.Timeout | undefined;
-  const settled = p.then(
-    () => 'ok' as const,
-    () => 'error' as const,
-  );
-  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ms)));
-  const outcome = await Promise.race([settled, late]);
-  clearTimeout(timer);
-  return outcome;
-}
