@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { signedFetch } from '../src/auth/signed-fetch.ts';
+import { signRequest } from '../src/auth/signer.ts';
 import { SecretBox } from '../src/auth/secret-box.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
@@ -28,7 +30,7 @@ const CRED = { token: 'BenchApiToken0000000000000000001', secret: 'bench-api-sec
 const OFFICE = OFFICES[0]!;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { reuse: { type: 'boolean' }, iterations: { type: 'string', default: '150' } } });
+  const { values } = parseArgs({ args: argv, options: { reuse: { type: 'boolean' }, iterations: { type: 'string', default: '300' } } });
   const iterations = Number(values.iterations);
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/fulfil_bench';
   const name = new URL(url).pathname.slice(1);
@@ -58,6 +60,8 @@ export async function run(argv: string[]): Promise<number> {
     loadConfig({
       DATABASE_URL: url, REDIS_URL: process.env.REDIS_URL, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
       DATA_DIR: dataDir, FULFIL_SECRET_KEY: key, QUEUE_PREFIX: `bench${process.pid}`,
+      // High enough never to refuse, while its Redis round trip stays in every measured request.
+      RATE_LIMIT_PER_MINUTE: String(1_000_000_000),
     }),
     { api: true, worker: false },
   );
@@ -138,6 +142,14 @@ interface Kind {
 
 const KINDS: Kind[] = [
   {
+    // Not a target: shows the fixed cost of a request (auth, rate limit, office check, HTTP).
+    label: 'default mode, MAPPED, page[items]=1 (fixed cost per request)',
+    rows: 1,
+    query: (cursor) => ({ mode: 'default', officeId: OFFICE, state: 'MAPPED', cursor, items: 1 }),
+    path: (cursor) => `/v9/inventory?office_id=${OFFICE}&state=MAPPED&page[cursor]=${cursor}&page[items]=1`,
+    lastCursor: `select remote_id as k from ticket_groups where office_id = ${OFFICE} and id is not null and event_id is not null order by remote_id desc offset 0 limit 1`,
+  },
+  {
     label: 'default mode, MAPPED, page[items]=10000',
     rows: 10_000,
     query: (cursor) => ({ mode: 'default', officeId: OFFICE, state: 'MAPPED', cursor, items: 10_000 }),
@@ -158,76 +170,115 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 
+type Path = 'bare' | 'http' | 'fetch';
+const PATHS: ReadonlyArray<readonly [Path, string]> = [
+  ['bare', 'bare SQL from Node (same text, body read)'],
+  ['http', 'endpoint, node:http keep-alive client'],
+  ['fetch', 'endpoint, fetch (undici) client'],
+];
+
+/** A signed GET over a keep-alive node:http agent, body read to the end as text. */
+function httpGetter(baseUrl: string) {
+  const base = new URL(baseUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  return (pathAndQuery: string) => {
+    const q = pathAndQuery.indexOf('?');
+    const signed = signRequest({ secret: CRED.secret, method: 'GET', host: base.hostname, path: pathAndQuery.slice(0, q), query: pathAndQuery.slice(q + 1) });
+    return new Promise<{ status: number; text: string }>((resolve, reject) => {
+      http
+        .get({ host: base.hostname, port: base.port, path: signed.target, agent, headers: { 'x-token': CRED.token, 'x-signature': signed.signature } }, (res) => {
+          res.setEncoding('utf8');
+          let text = '';
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          res.on('error', reject);
+        })
+        .on('error', reject);
+    });
+  };
+}
+
 async function measure(baseUrl: string, bare: Database, iterations: number): Promise<string> {
   const out: string[] = [];
+  const httpGet = httpGetter(baseUrl);
   for (const kind of KINDS) {
     const [{ k: last }] = (await bare.sql!.unsafe(kind.lastCursor)) as unknown as [{ k: number }];
-    const first = 1;
     const [{ k: middle }] = (await bare.sql!.unsafe(kind.lastCursor.replace(/desc offset \d+/, `offset ${PER_OFFICE / 3}`))) as unknown as [{ k: number }];
-    const cursors = { first, middle: Number(middle), last: Number(last) };
+    const cursors = { first: 1, middle: Number(middle), last: Number(last) };
 
     // Body sizes by cursor, from the bare query: the endpoint must answer the very same text.
     const sizes = new Map<number, number>();
-    const runBare = async (cursor: number) => {
-      const t0 = performance.now();
-      const [row] = await runInventorySql<{ body: string }>(bare, inventoryPageSql(kind.query(cursor)));
-      const ms = performance.now() - t0;
-      sizes.set(cursor, row!.body.length);
-      return ms;
+    const once: Record<Path, (cursor: number) => Promise<number>> = {
+      bare: async (cursor) => {
+        const t0 = performance.now();
+        const [row] = await runInventorySql<{ body: string }>(bare, inventoryPageSql(kind.query(cursor)));
+        const ms = performance.now() - t0;
+        sizes.set(cursor, row!.body.length);
+        return ms;
+      },
+      http: async (cursor) => {
+        const t0 = performance.now();
+        const res = await httpGet(kind.path(cursor));
+        const ms = performance.now() - t0;
+        check(res.status, res.text.length, sizes.get(cursor));
+        return ms;
+      },
+      fetch: async (cursor) => {
+        const t0 = performance.now();
+        const res = await signedFetch(baseUrl, CRED, 'GET', kind.path(cursor));
+        const text = await res.text();
+        const ms = performance.now() - t0;
+        check(res.status, text.length, sizes.get(cursor));
+        return ms;
+      },
     };
-    const runEndpoint = async (cursor: number) => {
-      const t0 = performance.now();
-      const res = await signedFetch(baseUrl, CRED, 'GET', kind.path(cursor));
-      const text = await res.text();
-      const ms = performance.now() - t0;
-      if (res.status !== 200 || text.length !== sizes.get(cursor)) {
-        throw new Error(`endpoint answered ${res.status}, ${text.length} bytes (bare: ${sizes.get(cursor)})`);
-      }
-      return ms;
-    };
-    // Warm-up: plans, buffers, JIT of both paths.
-    for (let i = 0; i < 10; i++) {
-      for (const c of Object.values(cursors)) {
-        await runBare(c);
-        await runEndpoint(c);
-      }
-    }
+    // Warm-up: buffers, connections, JIT of every path.
+    for (let i = 0; i < 5; i++) for (const c of Object.values(cursors)) for (const [p] of PATHS) await once[p](c);
 
-    const times = { bare: [] as number[], endpoint: [] as number[] };
-    const byCursor: Record<string, { bare: number[]; endpoint: number[] }> = {};
-    for (let i = 0; i < iterations; i++) {
-      const [name, cursor] = Object.entries(cursors)[i % 3]!;
-      const slot = (byCursor[name] ??= { bare: [], endpoint: [] });
-      // Alternate which goes first, so neither always finds the caches the other just warmed.
-      const pair = i % 2 === 0 ? [runBare, runEndpoint] as const : [runEndpoint, runBare] as const;
-      const a = await pair[0](cursor);
-      const b = await pair[1](cursor);
-      const [tb, te] = i % 2 === 0 ? [a, b] : [b, a];
-      times.bare.push(tb);
-      times.endpoint.push(te);
-      slot.bare.push(tb);
-      slot.endpoint.push(te);
+    // Blocks of one path at one cursor; the order of the paths rotates each round, so slow
+    // drift (autovacuum, page cache) does not favour one of them.
+    const rounds = 3;
+    const perBlock = Math.max(1, Math.round(iterations / (rounds * 3)));
+    const all: Record<Path, number[]> = { bare: [], http: [], fetch: [] };
+    const byCursor: Record<string, Record<Path, number[]>> = {};
+    for (let round = 0; round < rounds; round++) {
+      const order = [...PATHS.slice(round), ...PATHS.slice(0, round)];
+      for (const [name, cursor] of Object.entries(cursors)) {
+        const slot = (byCursor[name] ??= { bare: [], http: [], fetch: [] });
+        for (const [p] of order) {
+          for (let i = 0; i < perBlock; i++) {
+            const ms = await once[p](cursor);
+            all[p].push(ms);
+            slot[p].push(ms);
+          }
+        }
+      }
     }
     const bytes = sizes.get(cursors.first)!;
-    const row = (what: string, xs: number[]) =>
-      `| ${what} | ${pct(xs, 50).toFixed(2)} | ${pct(xs, 99).toFixed(2)} | ${Math.round(kind.rows / (pct(xs, 50) / 1000)).toLocaleString('en-US')} |`;
+    const ratio = (p: Path) =>
+      `p50 ${(pct(all[p], 50) / pct(all.bare, 50)).toFixed(2)}, p99 ${(pct(all[p], 99) / pct(all.bare, 99)).toFixed(2)}`;
     out.push(
-      `### ${kind.label} (office ${OFFICE}, ${(bytes / 1024).toFixed(0)} KiB a page, ${iterations} pages each)`,
+      `### ${kind.label} (office ${OFFICE}, ${(bytes / 1024).toFixed(0)} KiB a page, ${all.bare.length} pages a path)`,
       '',
       '| path | p50 ms | p99 ms | rows/s at p50 |',
       '|---|---|---|---|',
-      row('bare SQL from Node', times.bare),
-      row('HTTP endpoint (signed)', times.endpoint),
+      ...PATHS.map(([p, label]) =>
+        `| ${label} | ${pct(all[p], 50).toFixed(2)} | ${pct(all[p], 99).toFixed(2)} | ${Math.round(kind.rows / (pct(all[p], 50) / 1000)).toLocaleString('en-US')} |`),
       '',
-      `ratio endpoint/bare: p50 ${(pct(times.endpoint, 50) / pct(times.bare, 50)).toFixed(2)}, p99 ${(pct(times.endpoint, 99) / pct(times.bare, 99)).toFixed(2)}`,
+      `ratio endpoint/bare: node:http ${ratio('http')}; fetch ${ratio('fetch')}`,
       '',
-      '| cursor | key | bare p50 ms | endpoint p50 ms |',
-      '|---|---|---|---|',
-      ...Object.entries(cursors).map(
-        ([n, c]) => `| ${n} | ${c} | ${pct(byCursor[n]!.bare, 50).toFixed(2)} | ${pct(byCursor[n]!.endpoint, 50).toFixed(2)} |`,
-      ),
+      '| cursor | key | bare p50 ms | node:http p50 ms | fetch p50 ms |',
+      '|---|---|---|---|---|',
+      ...Object.entries(cursors).map(([n, c]) => {
+        const s = byCursor[n]!;
+        return `| ${n} | ${c} | ${pct(s.bare, 50).toFixed(2)} | ${pct(s.http, 50).toFixed(2)} | ${pct(s.fetch, 50).toFixed(2)} |`;
+      }),
       '',
     );
   }
   return `${out.join('\n')}\n`;
+}
+
+function check(status: number, length: number, expected: number | undefined): void {
+  if (status !== 200 || length !== expected) throw new Error(`endpoint answered ${status} with ${length} characters; bare SQL gave ${expected}`);
 }

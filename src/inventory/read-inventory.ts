@@ -24,6 +24,16 @@ export async function readInventoryPage(database: Database, q: IndexQuery): Prom
   return row!.body;
 }
 
+/**
+ * The same body as the bytes Postgres sent, for writing straight to a socket: on postgres.js the
+ * text is never decoded into a JavaScript string only to be encoded again. UTF-8 either way.
+ */
+export async function readInventoryPageBytes(database: Database, q: IndexQuery): Promise<Buffer | string> {
+  if (!database.sql) return readInventoryPage(database, q);
+  const results = (await database.sql.unsafe(inventoryPageSql(q)).raw()) as unknown as Buffer[][][];
+  return results[results.length - 1]![0]![0]!;
+}
+
 export interface InventoryRow {
   /** The keyset value: remote_id in default mode, service id in detailed mode. */
   key: number;

@@ -3,16 +3,17 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/auth/secret-box.ts';
 import { signatureFor, topLevelSortedQuery } from '../../src/auth/signer.ts';
-import { openDatabase, type Database } from '../../src/db/client.ts';
-import { migrateDatabase } from '../../src/db/migrate.ts';
+import type { Database } from '../../src/db/client.ts';
 import { seedDatabase } from '../../src/db/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { parseIndexQuery } from '../../src/inventory/index-query.ts';
 import { readInventoryPage } from '../../src/inventory/read-inventory.ts';
 import { BUYER, SELLER, SELLER_USER, STRANGER, baseFixture } from '../support/fixtures.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { signedFetch } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+
+// Text that JSON must escape: quotes, a backslash, a newline, a tab, and characters beyond ASCII.
+const NOTES = 'aisle "A" \\ back\nstage\tü ✓ 🎫';
 
 /** Office 10: four hand-written records. Office 11: 25,000 generated ones (see loadBigOffice). */
 function fixture() {
@@ -27,7 +28,7 @@ function fixture() {
         { barcode: null, primary_ticket_id: null, seat: '1', verification_id: null },
       ],
       split_type: 'NEVERLEAVEONE', split_override: [2], wheelchair_accessible: true, eticket: false,
-      instant_delivery: true, in_hand: false, in_hand_on: '2026-12-01', external_notes: 'aisle', speculative: false,
+      instant_delivery: true, in_hand: false, in_hand_on: '2026-12-01', external_notes: NOTES, speculative: false,
     },
     { office_id: 10, remote_id: 2, id: null, event_id: null, quantity: 4 },
     { office_id: 10, remote_id: 5, id: 900000, event_id: 5000, quantity: 1, price: '99.9' },
@@ -154,7 +155,7 @@ describe('GET /v9/inventory', () => {
           { barcode: null, primary_ticket_id: null, seat: '1', verification_id: null },
         ],
         split_type: 'NEVERLEAVEONE', split_override: [2], wheelchair_accessible: true, eticket: false,
-        instant_delivery: true, in_hand: false, in_hand_on: '2026-12-01', external_notes: 'aisle', speculative: false,
+        instant_delivery: true, in_hand: false, in_hand_on: '2026-12-01', external_notes: NOTES, speculative: false,
         created_at: '2026-11-21T09:00:00.123Z', updated_at: '2026-11-22T10:30:00.000Z',
       });
       // Unset optional fields: null, except the two arrays, which are empty.
@@ -298,41 +299,43 @@ describe('GET /v9/inventory', () => {
   });
 });
 
-describe('inventory query layer on embedded PGlite', () => {
-  let pg: Database;
-  let real: TestDatabase;
+describe('GET /v9/inventory on embedded PGlite', () => {
+  // The service runs on PGlite (no DATABASE_URL); the file's Postgres database gets the same data,
+  // so the two engines' answers can be compared byte for byte.
+  let embedded: TestService;
 
   beforeAll(async () => {
-    pg = await openDatabase({ pgliteDir: 'memory://' });
-    await migrateDatabase(pg);
-    real = await createTestDatabase();
+    embedded = await startTestService({ env: { DATABASE_URL: '' } });
+    expect(embedded.service.database.kind).toBe('pglite');
     const box = SecretBox.fromKey(randomBytes(32));
-    for (const database of [pg, real.database]) {
-      await seedDatabase(database, fixtureSchema.parse(fixture()), box);
+    for (const database of [embedded.service.database, embedded.db.database]) {
+      await seedDatabase(database, fixtureSchema.parse(fixture()), database === embedded.service.database ? embedded.service.secretBox : box);
       await database.db.execute(sql`update ticket_groups set created_at = '2026-11-21T09:00:00.5Z', updated_at = '2026-11-21T09:00:00.5Z'`);
     }
   });
   afterAll(async () => {
-    await pg?.close();
-    await real?.drop();
+    await embedded?.stop();
   });
 
-  it('produces byte for byte the body Postgres produces, in every mode', async () => {
+  it('answers over HTTP byte for byte what Postgres produces, in every mode', async () => {
     const queries = [
-      { office_id: '10' },
-      { office_id: '10', state: 'MAPPED', 'page[cursor]': '2' },
-      { office_id: '10', state: 'UNMAPPED', 'page[items]': '1' },
-      { office_id: '10', response: 'detailed', 'page[cursor]': '1' },
-      { office_id: '10', response: 'detailed', 'page[cursor]': '900002' },
+      'office_id=10',
+      'office_id=10&state=MAPPED&page[cursor]=2',
+      'office_id=10&state=UNMAPPED&page[items]=1',
+      'office_id=10&response=detailed&page[cursor]=1',
+      'office_id=10&response=detailed&page[cursor]=900002',
     ];
-    for (const raw of queries) {
-      const q = parseIndexQuery(raw);
-      const [onPglite, onPostgres] = await Promise.all([readInventoryPage(pg, q), readInventoryPage(real.database, q)]);
-      expect(onPglite).toBe(onPostgres);
-      expect(() => JSON.parse(onPglite)).not.toThrow();
+    for (const query of queries) {
+      const res = await signedFetch(embedded.url, SELLER, 'GET', `/v9/inventory?${query}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const q = parseIndexQuery(Object.fromEntries(new URLSearchParams(query)));
+      expect(await res.text()).toBe(await readInventoryPage(embedded.db.database, q));
     }
-    expect(JSON.parse(await readInventoryPage(pg, parseIndexQuery({ office_id: '10', response: 'detailed', 'page[items]': '1' }))).inventory[0]).toMatchObject({
-      id: 900000, price: '99.90', created_at: '2026-11-21T09:00:00.500Z',
+    const res = await signedFetch(embedded.url, SELLER, 'GET', '/v9/inventory?office_id=10&response=detailed&page[items]=1');
+    expect(((await res.json()) as { inventory: Detailed[] }).inventory[0]).toMatchObject({
+      id: 900000, price: '99.90', created_at: '2026-11-21T09:00:00.500Z', external_notes: null,
     });
+    expect((await signedFetch(embedded.url, SELLER, 'GET', '/v9/inventory?office_id=20')).status).toBe(401);
   });
 });

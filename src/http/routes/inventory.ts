@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../../auth/caller.ts';
 import { assertOfficeAccess } from '../../auth/roles.ts';
 import { parseIndexQuery, type RawQuery } from '../../inventory/index-query.ts';
-import { readInventoryPage } from '../../inventory/read-inventory.ts';
+import { readInventoryPageBytes } from '../../inventory/read-inventory.ts';
 import type { AppDeps } from '../app.ts';
 
 export function inventoryRoutes(v9: FastifyInstance, deps: AppDeps): void {
@@ -12,7 +12,7 @@ export function inventoryRoutes(v9: FastifyInstance, deps: AppDeps): void {
     const query = parseIndexQuery(request.query as RawQuery);
     await assertOfficeAccess(deps.database.db, query.officeId, callerOf(request));
     // The body is JSON text built by Postgres; a string payload goes out as is.
-    const body = await readInventoryPage(deps.database, query);
+    const body = await readInventoryPageBytes(deps.database, query);
     return reply.type('application/json; charset=utf-8').send(body);
   });
 }
