@@ -37,9 +37,32 @@ export default async function setup(project: TestProject) {
       await database.close();
       await admin.unsafe(`alter database ${name}_building rename to ${name}`);
     }
+    await dropLeftovers(admin, name);
     await admin`select pg_advisory_unlock(4242)`;
   } finally {
     await admin.end();
   }
   project.provide('templateDatabase', name);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A run that was killed leaves its databases behind; they carry the pid of the process that made
+ * them, so the ones whose process is gone (and templates of older migrations) are dropped here.
+ */
+async function dropLeftovers(admin: postgres.Sql, currentTemplate: string): Promise<void> {
+  const rows = await admin`select datname from pg_database where datname like 'fulfil\_t\_%' or datname like 'fulfil\_tpl\_%'`;
+  for (const { datname } of rows) {
+    const pid = /^fulfil_t_(\d+)_/.exec(datname)?.[1];
+    const stale = pid ? !alive(Number(pid)) : datname !== currentTemplate && !datname.endsWith('_building');
+    if (stale) await admin.unsafe(`drop database if exists ${datname} with (force)`).catch(() => {});
+  }
 }
