@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { hashRequest } from '../../workers/run-command.ts';
 import { completeBody } from '../domain/shipment-complete-input.ts';
 import { updateCommandFromBody } from '../domain/shipment-update-input.ts';
-import { parseOrThrow } from '../domain/validation.ts';
+import { assertStorableJson, parseOrThrow } from '../domain/validation.ts';
 import { IdempotencyConflict, InvalidParams, toErrorBody, Unavailable } from '../errors.ts';
 import { CommandQueues } from '../queues/command-queues.ts';
 import {
@@ -180,6 +180,7 @@ export class FulfilmentClient {
     opts: O,
   ): Promise<SendResult<O>> {
     const { commandId, actor, wait, timeoutMs } = this.checkOptions(opts);
+    assertStorableJson(payload, 'payload');
     if (this.closing) throw new Error('FulfilmentClient is closed');
     const envelope: Envelope<JobMap[N]> = {
       commandId,

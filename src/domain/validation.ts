@@ -24,3 +24,27 @@ export function parseId(value: unknown, name: string): number {
   }
   return Number(s);
 }
+
+// Postgres text and jsonb cannot hold NUL, and jsonb refuses unpaired surrogates.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export function isStorableText(s: string): boolean {
+  return !UNSTORABLE.test(s);
+}
+
+/**
+ * Refuses a payload with text Postgres cannot store, naming where it is; without this such a
+ * command would fail at the database instead of being refused as bad input.
+ */
+export function assertStorableJson(value: unknown, path = ''): void {
+  if (typeof value === 'string') {
+    if (!isStorableText(value)) throw new InvalidParams(`${path || 'body'}: must not contain NUL or unpaired surrogate characters`, path || 'body');
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => assertStorableJson(v, path ? `${path}.${i}` : String(i)));
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (!isStorableText(k)) throw new InvalidParams(`${path || 'body'}: a key contains NUL or unpaired surrogate characters`, path || 'body');
+      assertStorableJson(v, path ? `${path}.${k}` : k);
+    }
+  }
+}

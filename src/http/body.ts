@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { assertStorableJson } from '../domain/validation.ts';
 import { InvalidParams } from '../errors.ts';
 import { BODY_LIMIT } from './app.ts';
 
@@ -20,7 +21,9 @@ export function installBodyParsing(v9: FastifyInstance): void {
     }
     request.rawBody = raw;
     try {
-      done(null, parseJson(raw));
+      const parsed = parseJson(raw);
+      assertStorableJson(parsed);
+      done(null, parsed);
     } catch (err) {
       unparsable.set(request, err as InvalidParams);
       done(null, undefined);

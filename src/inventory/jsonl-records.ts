@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { assertStorableJson } from '../domain/validation.ts';
 import { ticketGroupInput, type TicketGroupInput } from './ticket-group-input.ts';
 
 export type JsonlItem =
@@ -32,9 +33,10 @@ export async function* readJsonlRecords(file: string, officeId: number): AsyncGe
       yield { line, problem: 'expected a JSON object' };
       continue;
     }
-    const unstorable = findUnstorableString(value);
-    if (unstorable) {
-      yield { line, problem: `${unstorable}: contains a NUL character or a lone surrogate, which Postgres cannot store` };
+    try {
+      assertStorableJson(value);
+    } catch (err) {
+      yield { line, problem: (err as Error).message };
       continue;
     }
     const { office_id: lineOffice, ...rest } = value as Record<string, unknown>;
@@ -53,18 +55,4 @@ export async function* readJsonlRecords(file: string, officeId: number): AsyncGe
       yield { line, problem: problems.join('; ') };
     }
   }
-}
-
-// NUL and unpaired UTF-16 surrogates: valid in JSON text, refused by Postgres text and jsonb.
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** The path of the first string Postgres would refuse, if any. */
-function findUnstorableString(value: unknown, at = ''): string | undefined {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? at || '(record)' : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const [k, v] of Object.entries(value)) {
-    const found = findUnstorableString(v, at ? `${at}.${k}` : k);
-    if (found) return found;
-  }
-  return undefined;
 }

@@ -219,7 +219,7 @@ describe('inventory ingest through the queue and the workers', () => {
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(`${file}:3: quantity: Too small: expected number to be >=0`);
       expect(res.stderr).toContain(`${file}:5: not valid JSON`);
-      expect(res.stderr).toContain(`${file}:6: seats.0.barcode: contains a NUL character`);
+      expect(res.stderr).toContain(`${file}:6: seats.0.barcode: must not contain NUL or unpaired surrogate characters`);
       expect(res.stderr).toContain('3 bad lines');
       expect(res.stderr).toContain('nothing was sent');
       expect((await listing(11)).map((r: { remote_id: number }) => r.remote_id)).toEqual([3]);

@@ -75,6 +75,8 @@ describe('refused commands', () => {
     { name: 'bad address country', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, { ...SELLER_PICKUP_BODY, ship_from_address_attributes: { ...SELLER_PICKUP_BODY.ship_from_address_attributes, country_code: 'XX' } }), status: 400, code: 'invalid_params', message: /country_code/ },
     { name: 'missing pickup_time_range', run: () => { const { pickup_time_range: _p, ...b } = SELLER_PICKUP_BODY; return call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, b); }, status: 400, code: 'invalid_params', message: /pickup_time_range/ },
     { name: 'bad transfer_source', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile', transfer_source: 'has space' }), status: 400, code: 'invalid_params', message: /transfer_source/ },
+    { name: 'NUL in a string (Postgres cannot store it)', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, JSON.stringify({ ...SELLER_PICKUP_BODY, ship_from_name: 'a\u0000b' })), status: 400, code: 'invalid_params', message: /ship_from_name: must not contain NUL/ },
+    { name: 'unpaired surrogate in a string', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, '{"ship_to_name":"\\ud800","phone_number_attributes":{"country_code":"+1","number":"5550100"}}'), status: 400, code: 'invalid_params', message: /ship_to_name/ },
     { name: 'malformed JSON', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, '{"mobile_transfer_type":'), status: 400, code: 'invalid_params' },
     { name: 'non-numeric id', run: () => call(SELLER, 'PUT', '/v9/shipments/abc', { mobile_transfer_type: 'XMobile' }), status: 400, code: 'invalid_params', message: /id/ },
   ];
