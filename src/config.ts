@@ -36,6 +36,8 @@ const envSchema = z.object({
   /** Outbox relay: events per batch and idle poll interval. */
   RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(200),
   RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
+  /** Finished commands (idempotency keys, results) are kept this long; SPEC §7 asks for at least 24 h. */
+  COMMAND_RETENTION_HOURS: z.coerce.number().int().min(24).max(24 * 3650).default(168),
   /** When set, /metrics and /ops/queues require it as a bearer token. */
   OPS_TOKEN: optionalString,
   /** Requests per credential per minute across all API processes; 0 turns the limit off. */

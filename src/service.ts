@@ -13,6 +13,7 @@ import { buildApp } from './http/app.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { CommandQueues } from './queues/command-queues.ts';
 import { Queue } from 'bullmq';
+import { startCommandRetention } from './ops/command-retention.ts';
 import { HttpMetrics } from './ops/http-metrics.ts';
 import { COMMAND_QUEUES, EVENTS_QUEUE } from './queues/job-map.ts';
 import { CommandWaiters } from './queues/waiters.ts';
@@ -115,6 +116,8 @@ export async function startService(config: Config, roles: Roles, log = createLog
       });
       relay.start();
       stack.push({ name: 'outbox relay', close: () => relay.stop() });
+      const retention = startCommandRetention({ database, retentionHours: config.COMMAND_RETENTION_HOURS, log });
+      stack.push({ name: 'command retention', close: () => retention.stop() });
     }
 
     if (roles.api) {

@@ -4,6 +4,7 @@ import type { Database } from '../src/db/client.ts';
 import { commands } from '../src/db/schema.ts';
 import { AppError, IdempotencyConflict, toErrorBody } from '../src/errors.ts';
 import type { CommandResult, Envelope, JobName } from '../src/queues/job-map.ts';
+import { storedPayload } from '../src/commands/stored-payload.ts';
 import type { Handler, HandlerContext } from './handler.ts';
 
 export function hashRequest(parts: unknown): string {
@@ -41,7 +42,7 @@ export async function runCommand<N extends JobName>(
         name: handler.name,
         brokerageId: raw.actor.brokerageId,
         requestHash: raw.requestHash,
-        payload: raw.payload as object,
+        payload: storedPayload(handler.name, raw.payload),
         status: 'running',
         attempts: 1,
       })

@@ -6,6 +6,7 @@ import { IdempotencyConflict, Unavailable } from '../errors.ts';
 import type { CommandQueues } from '../queues/command-queues.ts';
 import type { Actor, CommandResult, JobMap, JobName } from '../queues/job-map.ts';
 import type { CommandWaiters } from '../queues/waiters.ts';
+import { storedPayload } from './stored-payload.ts';
 
 export interface DispatchRequest<N extends JobName> {
   name: N;
@@ -56,7 +57,7 @@ export class CommandDispatcher {
         brokerageId: req.actor.brokerageId,
         idempotencyKey: req.idempotencyKey ?? null,
         requestHash: req.requestHash,
-        payload: req.payload as object,
+        payload: storedPayload(req.name, req.payload),
       })
       .onConflictDoNothing()
       .returning({ id: commands.id });

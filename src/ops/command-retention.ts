@@ -1,0 +1,43 @@
+import { and, inArray, lt } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Database } from '../db/client.ts';
+import { commands } from '../db/schema.ts';
+
+/**
+ * Deletes finished commands older than the retention (SPEC §7 promises replays for at least
+ * 24 hours; the default keeps a week). Unfinished commands are never deleted: they are what a
+ * replay re-enqueues. Small batches keep each delete short next to live traffic.
+ */
+export async function pruneCommands(database: Database, retentionHours: number, batch = 5_000): Promise<number> {
+  const cutoff = new Date(Date.now() - retentionHours * 3600_000);
+  let total = 0;
+  for (;;) {
+    const old = database.db
+      .select({ id: commands.id })
+      .from(commands)
+      .where(and(lt(commands.createdAt, cutoff), inArray(commands.status, ['succeeded', 'failed'])))
+      .limit(batch);
+    const deleted = await database.db.delete(commands).where(inArray(commands.id, old)).returning({ id: commands.id });
+    total += deleted.length;
+    if (deleted.length < batch) return total;
+  }
+}
+
+export function startCommandRetention(opts: { database: Database; retentionHours: number; log: Logger; everyMs?: number }) {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  const run = () => {
+    running = pruneCommands(opts.database, opts.retentionHours)
+      .then((n) => n > 0 && opts.log.info({ pruned: n, retentionHours: opts.retentionHours }, 'pruned finished commands'))
+      .catch((err) => opts.log.warn({ err }, 'pruning commands failed; will try again'))
+      .finally(() => (timer = setTimeout(run, opts.everyMs ?? 15 * 60_000)));
+  };
+  timer = setTimeout(run, 60_000);
+  return {
+    async stop() {
+      clearTimeout(timer);
+      await running;
+      clearTimeout(timer);
+    },
+  };
+}
