@@ -70,12 +70,19 @@ export async function startService(config: Config, roles: Roles, log = createLog
   if (!config.DATABASE_URL && !(roles.api && roles.worker)) {
     throw new Error('DATABASE_URL: required to run --role api or --role worker alone (embedded PGlite serves one process)');
   }
-  const stack: Array<{ name: string; close: () => Promise<unknown> }> = [];
+  // Stopped in this order whatever the order of start-up: no new requests, then no new jobs
+  // (running ones finish or go back to the queue), then producers and listeners, then the
+  // database, then Redis connections, and a private Redis last.
+  const PHASES = ['http', 'workers', 'queues', 'database', 'redis', 'private redis'] as const;
+  const steps: Array<{ phase: (typeof PHASES)[number]; name: string; close: () => Promise<unknown> }> = [];
+  const onStop = (step: (typeof steps)[number]) => steps.push(step);
   const stop = async () => {
-    for (const step of stack.reverse().splice(0)) {
+    const ordered = steps.splice(0).sort((a, b) => PHASES.indexOf(a.phase) - PHASES.indexOf(b.phase));
+    for (const step of ordered) {
       try {
         // A step waiting on an unreachable Redis or Postgres must not hold the process hostage.
         await withDeadline(step.close(), step.name === 'workers' ? config.SHUTDOWN_DEADLINE_MS + 5_000 : 5_000);
+        log.info({ step: step.name }, 'stopped step');
       } catch (err) {
         log.warn({ err, step: step.name }, 'shutdown step failed');
       }
@@ -84,15 +91,16 @@ export async function startService(config: Config, roles: Roles, log = createLog
   try {
     const secretBox = secretBoxFor(config);
     const database = await openMigratedDatabase(config);
-    stack.push({ name: 'database', close: () => database.close() });
+    onStop({ phase: 'database', name: 'database', close: () => database.close() });
     log.info({ database: database.kind }, 'database ready');
 
     const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR });
-    if (redis.private) stack.push({ name: 'private redis', close: () => redis.private!.stop() });
+    if (redis.private) onStop({ phase: 'private redis', name: 'private redis', close: () => redis.private!.stop() });
     log.info({ redis: redis.url, source: redis.source }, 'redis resolved');
 
     const connections: Redis[] = [];
-    stack.push({
+    onStop({
+      phase: 'redis',
       name: 'redis connections',
       close: () => Promise.all(connections.map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c.disconnect()))),
     });
@@ -109,15 +117,15 @@ export async function startService(config: Config, roles: Roles, log = createLog
       const pool: WorkerPool = startWorkers({
         database, registry: registry(), prefix, connection: blocking, concurrency: config.WORKER_CONCURRENCY, log,
       });
-      stack.push({ name: 'workers', close: () => pool.close(config.SHUTDOWN_DEADLINE_MS) });
+      onStop({ phase: 'workers', name: 'workers', close: () => pool.close(config.SHUTDOWN_DEADLINE_MS) });
       const relay = new OutboxRelay({
         database, connection: track(producerConnection(redis.url)), prefix, log,
         batchSize: config.RELAY_BATCH_SIZE, intervalMs: config.RELAY_INTERVAL_MS,
       });
       relay.start();
-      stack.push({ name: 'outbox relay', close: () => relay.stop() });
+      onStop({ phase: 'workers', name: 'outbox relay', close: () => relay.stop() });
       const retention = startCommandRetention({ database, retentionHours: config.COMMAND_RETENTION_HOURS, log });
-      stack.push({ name: 'command retention', close: () => retention.stop() });
+      onStop({ phase: 'workers', name: 'command retention', close: () => retention.stop() });
     }
 
     if (roles.api) {
@@ -126,7 +134,7 @@ export async function startService(config: Config, roles: Roles, log = createLog
       const queues = new CommandQueues({ prefix, connection: producer });
       const waiters = new CommandWaiters(COMMAND_QUEUES, { prefix, connection: blocking, onError: (err) => log.warn({ err: err.message }, 'queue events error') });
       const eventsQueue = new Queue(EVENTS_QUEUE, { prefix, connection: producer });
-      stack.push({ name: 'queues', close: async () => { await waiters.close(); await queues.close(); await eventsQueue.close(); } });
+      onStop({ phase: 'queues', name: 'queues', close: async () => { await waiters.close(); await queues.close(); await eventsQueue.close(); } });
       await waiters.ready();
       const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: config.COMMAND_WAIT_MS });
       const app = await buildApp({
@@ -138,7 +146,7 @@ export async function startService(config: Config, roles: Roles, log = createLog
           { name: 'redis', check: async () => void (await producer.ping()) },
         ],
       });
-      stack.push({ name: 'http', close: () => app.close() });
+      onStop({ phase: 'http', name: 'http', close: () => app.close() });
       service.url = await app.listen({ port: config.PORT, host: config.HOST });
       service.app = app;
     }
