@@ -18,6 +18,7 @@ export interface DispatchRequest<N extends JobName> {
   /** `Prefer: respond-async`: answer 202 at once. */
   async?: boolean;
   signal?: AbortSignal;
+  requestId?: string;
 }
 
 export type DispatchOutcome =
@@ -76,7 +77,10 @@ export class CommandDispatcher {
     if (!queues) throw new Unavailable();
     const waiter = req.async || !waiters ? undefined : waiters.wait(commandId, this.deps.waitMs, req.signal);
     try {
-      await queues.enqueue(req.name, { commandId, actor: req.actor, requestHash: req.requestHash, payload: req.payload });
+      await queues.enqueue(req.name, {
+        commandId, actor: req.actor, requestHash: req.requestHash, payload: req.payload,
+        ...(req.requestId ? { requestId: req.requestId } : {}),
+      });
     } catch (err) {
       waiter?.cancel();
       if (inserted.length > 0) {

@@ -32,6 +32,7 @@ export async function sendCommand<N extends JobName>(
     requestHash: hashRequest({ name, payload }),
     idempotencyKey: key,
     async: /(^|[\s,;])respond-async\b/i.test(prefer),
+    requestId: request.id,
   });
   request.log.info({ commandId: outcome.commandId, command: name, outcome: outcome.kind }, 'command dispatched');
   reply.header('x-command-id', outcome.commandId);

@@ -17,6 +17,8 @@ export interface Envelope<P> {
   /** sha256 of the request the command came from; a reused id with another hash is a conflict. */
   requestHash: string;
   payload: P;
+  /** The HTTP request that sent it, when one did: worker log lines carry it too. */
+  requestId?: string;
 }
 
 /** The answer a synchronous HTTP call gives; stored in commands.result_* when the job finishes. */

@@ -25,7 +25,10 @@ export function startWorkers(opts: {
   const process = async (job: Job<Envelope<unknown>>) => {
     if (!isJobName(job.name)) throw new Error(`unknown job name ${job.name}`);
     const handler = registry.get(job.name)!;
-    const jobLog = log.child({ job: job.name, commandId: job.data.commandId, attempt: job.attemptsMade + 1 });
+    const jobLog = log.child({
+      job: job.name, commandId: job.data.commandId, attempt: job.attemptsMade + 1,
+      ...(job.data.requestId ? { reqId: job.data.requestId } : {}),
+    });
     const result = await runCommand(database, handler, job.data, { log: jobLog });
     jobLog.info({ status: result.status }, 'command finished');
     // Postgres stays the record (HTTP reads it there); the job carries the same result for
