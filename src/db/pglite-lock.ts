@@ -1,4 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isProcessAlive } from '../process-alive.ts';
 
 export class EmbeddedDatabaseBusy extends Error {
   constructor(dir: string, pid: number) {
@@ -7,15 +8,6 @@ export class EmbeddedDatabaseBusy extends Error {
         'Stop it first, pass the file to `fulfil start --seed <file>`, or set DATABASE_URL to use PostgreSQL.',
     );
     this.name = 'EmbeddedDatabaseBusy';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -32,7 +24,7 @@ export function lockEmbeddedDatabase(dir: string): () => void {
   } catch {
     holder = undefined;
   }
-  if (holder && holder !== process.pid && alive(holder)) throw new EmbeddedDatabaseBusy(dir, holder);
+  if (holder && holder !== process.pid && isProcessAlive(holder)) throw new EmbeddedDatabaseBusy(dir, holder);
   writeFileSync(file, `${process.pid}\n`);
   return () => {
     try {

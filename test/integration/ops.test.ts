@@ -1,22 +1,17 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../support/cli.ts';
 import { apiClient } from '../support/api.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
-function captureIo() {
-  const lines: string[] = [];
-  return { lines, out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), text: () => lines.join('\n') };
-}
-
 describe('operator tools', () => {
   let t: TestService;
   let redis: Redis;
   let queue: Queue;
-  const saved = { ...process.env };
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     t = await startTestService({ env: { OPS_TOKEN: 'ops-secret' } });
@@ -24,10 +19,9 @@ describe('operator tools', () => {
     redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
     queue = new Queue('commands', { prefix: t.prefix, connection: redis });
     // The CLI reads the same configuration as the service.
-    Object.assign(process.env, { DATABASE_URL: t.db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: t.prefix, LOG_LEVEL: 'silent', FULFIL_SECRET_KEY: t.config.FULFIL_SECRET_KEY });
+    env = { DATABASE_URL: t.db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: t.prefix, LOG_LEVEL: 'silent', FULFIL_SECRET_KEY: t.config.FULFIL_SECRET_KEY! };
   });
   afterAll(async () => {
-    process.env = saved;
     await queue?.close();
     redis?.disconnect();
     await t?.stop();
@@ -57,24 +51,23 @@ describe('operator tools', () => {
     const page = await (await fetch(`${t.url}/ops/queues?token=ops-secret`)).text();
     expect(page).toContain('poisoned-1');
 
-    const list = captureIo();
-    expect(await main(['jobs', 'list', '--queue', 'commands'], list)).toBe(0);
-    expect(list.text()).toMatch(/poisoned-1/);
-    expect(list.text()).toMatch(/1 failed job\(s\)/);
+    const list = await runCli(['jobs', 'list', '--queue', 'commands'], env);
+    expect(list.code).toBe(0);
+    expect(list.text).toMatch(/poisoned-1/);
+    expect(list.text).toMatch(/1 failed job\(s\)/);
 
-    const show = captureIo();
-    expect(await main(['jobs', 'show', 'poisoned-1'], show)).toBe(0);
-    expect(JSON.parse(show.text())).toMatchObject({ id: 'poisoned-1', state: 'failed', attempts: 1, data: { commandId: 'poisoned-1' } });
+    const show = await runCli(['jobs', 'show', 'poisoned-1'], env);
+    expect(show.code).toBe(0);
+    expect(JSON.parse(show.text)).toMatchObject({ id: 'poisoned-1', state: 'failed', attempts: 1, data: { commandId: 'poisoned-1' } });
 
-    const retry = captureIo();
-    expect(await main(['jobs', 'retry', 'poisoned-1'], retry)).toBe(0);
-    expect(retry.text()).toContain('retried poisoned-1');
+    const retry = await runCli(['jobs', 'retry', 'poisoned-1'], env);
+    expect(retry.code).toBe(0);
+    expect(retry.text).toContain('retried poisoned-1');
     // It runs again (and, still poisoned, fails again): a second attempt happened.
     for (let i = 0; i < 100 && (await (await queue.getJob('poisoned-1'))!.attemptsMade) < 2; i++) await new Promise((r) => setTimeout(r, 50));
     expect((await queue.getJob('poisoned-1'))!.attemptsMade).toBe(2);
 
-    const unknown = captureIo();
-    expect(await main(['jobs', 'retry', 'no-such-job'], unknown)).toBe(1);
+    expect((await runCli(['jobs', 'retry', 'no-such-job'], env)).code).toBe(1);
   });
 
   it('prints a shipment history across its replacements from any of its ids', async () => {
@@ -82,18 +75,18 @@ describe('operator tools', () => {
     const tbd = (await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd2}/accept`, { reviewer_id: 100 })).body.shipments[0].id;
     const live = (await call(SELLER, 'PUT', `/v9/shipments/${tbd}`, { mobile_transfer_type: 'XMobile' })).body.id;
     await call(SELLER, 'PUT', `/v9/shipments/${live}/complete`);
-    const io = captureIo();
-    expect(await main(['shipments', 'history', String(tbd), '--json'], io)).toBe(0);
-    const events = io.lines.map((l) => JSON.parse(l));
+    const history = await runCli(['shipments', 'history', String(tbd), '--json'], env);
+    expect(history.code).toBe(0);
+    const events = history.lines.map((l) => JSON.parse(l));
     expect(events.map((e) => [e.seq, e.kind, e.toType, e.toState])).toEqual([
       [1, 'created', 'TBD', 'pending'],
       [2, 'updated', 'XMobile', 'pending'],
       [3, 'completed', 'XMobile', 'delivered'],
     ]);
-    const table = captureIo();
-    expect(await main(['shipments', 'history', String(live)], table)).toBe(0);
+    const table = await runCli(['shipments', 'history', String(live)], env);
+    expect(table.code).toBe(0);
     expect(table.lines).toHaveLength(4);
     expect(table.lines[2]).toContain(`${tbd}→${live}`);
-    expect(await main(['shipments', 'history', '999999'], captureIo())).toBe(1);
+    expect((await runCli(['shipments', 'history', '999999'], env)).code).toBe(1);
   });
 });

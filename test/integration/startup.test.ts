@@ -5,16 +5,8 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_REDIS_MESSAGE, NoRedisError, resolveRedis } from '../../src/redis/resolve.ts';
-import { main } from '../../src/cli/main.ts';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { isProcessAlive } from '../../src/process-alive.ts';
+import { runCli } from '../support/cli.ts';
 
 /** Runs `fulfil start` as a real child process and resolves with its URL once it listens. */
 function startCli(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; output: () => string }> {
@@ -62,16 +54,10 @@ describe('start-up with embedded defaults', () => {
     const ready = await fetch(`${first.url}/readyz`);
     expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
     // A second process must not open the embedded database under the running service.
-    const busy = { lines: [] as string[], out(l: string) { this.lines.push(l); }, err(l: string) { this.lines.push(l); } };
-    const saved = { ...process.env };
-    Object.assign(process.env, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    delete process.env.DATABASE_URL;
-    try {
-      expect(await main(['seed', 'fixtures/demo.json'], busy)).toBe(1);
-    } finally {
-      process.env = saved;
-    }
-    expect(busy.lines.join('\n')).toMatch(/in use by process \d+.*--seed/);
+    const embedded = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: undefined };
+    const busy = await runCli(['seed', 'fixtures/demo.json'], embedded);
+    expect(busy.code).toBe(1);
+    expect(busy.text).toMatch(/in use by process \d+.*--seed/);
     expect(await stopCli(first.child)).toBe(0);
     expect(first.output()).toContain('"database":"pglite"');
     const stopped = first.output().split('\n').filter((l) => l.includes('"msg":"stopped step"')).map((l) => JSON.parse(l).step);
@@ -79,32 +65,19 @@ describe('start-up with embedded defaults', () => {
     expect(first.output()).toContain('"msg":"stopped"');
 
     // A credential created between runs must still be there after the restart.
-    const io = { lines: [] as string[], out(l: string) { this.lines.push(l); }, err(l: string) { this.lines.push(l); } };
-    const prevEnv = { ...process.env };
-    Object.assign(process.env, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    delete process.env.DATABASE_URL;
-    try {
-      expect(await main(['seed', 'fixtures/demo.json'], io)).toBe(0);
-      expect(await main(['credentials', 'create', '--brokerage', '1'], io)).toBe(0);
-    } finally {
-      process.env = prevEnv;
-    }
-    const token = io.lines.join('\n').match(/token:\s+(\w{32})/)![1]!;
+    expect((await runCli(['seed', 'fixtures/demo.json'], embedded)).code).toBe(0);
+    const created = await runCli(['credentials', 'create', '--brokerage', '1'], embedded);
+    expect(created.code).toBe(0);
+    const token = created.text.match(/token:\s+(\w{32})/)![1]!;
 
     const second = await startCli(env);
     expect((await fetch(`${second.url}/livez`)).status).toBe(200);
     expect(second.output()).not.toContain('seeded');
     expect(await stopCli(second.child)).toBe(0);
-    const listed = { lines: [] as string[], out(l: string) { this.lines.push(l); }, err(l: string) { this.lines.push(l); } };
-    Object.assign(process.env, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    delete process.env.DATABASE_URL;
-    try {
-      expect(await main(['credentials', 'list'], listed)).toBe(0);
-    } finally {
-      process.env = prevEnv;
-    }
-    expect(listed.lines.join('\n')).toContain(token);
-    expect(listed.lines.join('\n')).not.toMatch(/secret/i);
+    const listed = await runCli(['credentials', 'list'], embedded);
+    expect(listed.code).toBe(0);
+    expect(listed.text).toContain(token);
+    expect(listed.text).not.toMatch(/secret/i);
   }, 120_000);
 
   it('starts a private redis-server with AOF when nothing answers, and stops it', async () => {
@@ -119,7 +92,7 @@ describe('start-up with embedded defaults', () => {
     client.disconnect();
     expect(existsSync(path.join(dataDir, 'redis'))).toBe(true);
     await resolved.private!.stop();
-    expect(isAlive(pid)).toBe(false);
+    expect(isProcessAlive(pid)).toBe(false);
   });
 
   it('prefers REDIS_URL, then a Redis on 127.0.0.1:6379', async () => {
@@ -137,15 +110,8 @@ describe('start-up with embedded defaults', () => {
   });
 
   it('refuses a bad variable at start with a message naming it', async () => {
-    const io = { lines: [] as string[], out(l: string) { this.lines.push(l); }, err(l: string) { this.lines.push(l); } };
-    const prev = process.env.PORT;
-    process.env.PORT = 'not-a-port';
-    try {
-      expect(await main(['start'], io)).toBe(1);
-    } finally {
-      if (prev === undefined) delete process.env.PORT;
-      else process.env.PORT = prev;
-    }
-    expect(io.lines.join('\n')).toMatch(/PORT: .*"not-a-port"/);
+    const refused = await runCli(['start'], { PORT: 'not-a-port' });
+    expect(refused.code).toBe(1);
+    expect(refused.text).toMatch(/PORT: .*"not-a-port"/);
   });
 });

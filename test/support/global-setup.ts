@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/client.ts';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../../src/db/migrate.ts';
+import { isProcessAlive } from '../../src/process-alive.ts';
 import { ADMIN_DATABASE_URL, databaseUrl } from './env.ts';
 
 declare module 'vitest' {
@@ -45,15 +46,6 @@ export default async function setup(project: TestProject) {
   project.provide('templateDatabase', name);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * A run that was killed leaves its databases behind; they carry the pid of the process that made
  * them, so the ones whose process is gone (and templates of older migrations) are dropped here.
@@ -62,7 +54,7 @@ async function dropLeftovers(admin: postgres.Sql, currentTemplate: string): Prom
   const rows = await admin`select datname from pg_database where datname like 'fulfil\_t\_%' or datname like 'fulfil\_tpl\_%'`;
   for (const { datname } of rows) {
     const pid = /^fulfil_t_(\d+)_/.exec(datname)?.[1];
-    const stale = pid ? !alive(Number(pid)) : datname !== currentTemplate && !datname.endsWith('_building');
+    const stale = pid ? !isProcessAlive(Number(pid)) : datname !== currentTemplate && !datname.endsWith('_building');
     if (stale) await admin.unsafe(`drop database if exists ${datname} with (force)`).catch(() => {});
   }
 }

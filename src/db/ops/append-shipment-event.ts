@@ -46,27 +46,8 @@ export async function appendShipmentEvent(tx: Tx, t: ShipmentTransition): Promis
     .select({ next: sql<number>`coalesce(max(${shipmentEvents.seq}), 0)::int + 1` })
     .from(shipmentEvents)
     .where(eq(shipmentEvents.orderId, t.orderId))) as [{ next: number }];
-  const eventId = randomUUID();
-  const at = new Date();
-  await tx.insert(shipmentEvents).values({
-    eventId,
-    orderId: t.orderId,
-    seq: next,
-    kind: t.kind,
-    shipmentId: t.shipmentId,
-    newShipmentId: t.newShipmentId,
-    fromType: t.from?.type ?? null,
-    fromState: t.from?.state ?? null,
-    toType: t.to.type,
-    toState: t.to.state,
-    actorBrokerageId: t.actor.brokerageId,
-    actorUserId: t.actor.userId,
-    actorRole: t.actor.role,
-    commandId: t.commandId,
-    at,
-  });
   const message: ShipmentEventMessage = {
-    event_id: eventId,
+    event_id: randomUUID(),
     topic: SHIPMENT_EVENT_TOPIC,
     order_id: t.orderId,
     seq: next,
@@ -79,8 +60,26 @@ export async function appendShipmentEvent(tx: Tx, t: ShipmentTransition): Promis
     to_state: t.to.state,
     actor: { brokerage_id: t.actor.brokerageId, user_id: t.actor.userId, role: t.actor.role },
     command_id: t.commandId,
-    at: at.toISOString(),
+    at: new Date().toISOString(),
   };
-  await tx.insert(outbox).values({ eventId, topic: SHIPMENT_EVENT_TOPIC, orderId: t.orderId, payload: message });
+  // The history row is the message, column for column.
+  await tx.insert(shipmentEvents).values({
+    eventId: message.event_id,
+    orderId: message.order_id,
+    seq: message.seq,
+    kind: message.kind,
+    shipmentId: message.shipment_id,
+    newShipmentId: message.new_shipment_id,
+    fromType: message.from_type,
+    fromState: message.from_state,
+    toType: message.to_type,
+    toState: message.to_state,
+    actorBrokerageId: t.actor.brokerageId,
+    actorUserId: t.actor.userId,
+    actorRole: t.actor.role,
+    commandId: message.command_id,
+    at: new Date(message.at),
+  });
+  await tx.insert(outbox).values({ eventId: message.event_id, topic: SHIPMENT_EVENT_TOPIC, orderId: t.orderId, payload: message });
   return message;
 }
