@@ -32,19 +32,28 @@ export function isStorableText(s: string): boolean {
   return !UNSTORABLE.test(s);
 }
 
+/** Deeper than any command needs; a limit keeps a hostile body from exhausting the stack. */
+export const MAX_JSON_DEPTH = 32;
+
 /**
- * Refuses a payload with text Postgres cannot store, naming where it is; without this such a
- * command would fail at the database instead of being refused as bad input.
+ * Refuses a payload with text Postgres cannot store, or nested deeper than MAX_JSON_DEPTH,
+ * naming where; without this such a command would fail at the database instead of being
+ * refused as bad input. Iterative, so no input can overflow the stack.
  */
-export function assertStorableJson(value: unknown, path = ''): void {
-  if (typeof value === 'string') {
-    if (!isStorableText(value)) throw new InvalidParams(`${path || 'body'}: must not contain NUL or unpaired surrogate characters`, path || 'body');
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => assertStorableJson(v, path ? `${path}.${i}` : String(i)));
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (!isStorableText(k)) throw new InvalidParams(`${path || 'body'}: a key contains NUL or unpaired surrogate characters`, path || 'body');
-      assertStorableJson(v, path ? `${path}.${k}` : k);
+export function assertStorableJson(value: unknown, root = ''): void {
+  const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: root, depth: 0 }];
+  while (pending.length > 0) {
+    const { value: v, path, depth } = pending.pop()!;
+    const where = path || 'body';
+    if (typeof v === 'string') {
+      if (!isStorableText(v)) throw new InvalidParams(`${where}: must not contain NUL or unpaired surrogate characters`, where);
+      continue;
+    }
+    if (!v || typeof v !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) throw new InvalidParams(`${where}: nested more than ${MAX_JSON_DEPTH} levels deep`, where);
+    for (const [k, child] of Object.entries(v)) {
+      if (!isStorableText(k)) throw new InvalidParams(`${where}: a key contains NUL or unpaired surrogate characters`, where);
+      pending.push({ value: child, path: path ? `${path}.${k}` : k, depth: depth + 1 });
     }
   }
 }

@@ -25,7 +25,8 @@ export function installBodyParsing(v9: FastifyInstance): void {
       assertStorableJson(parsed);
       done(null, parsed);
     } catch (err) {
-      unparsable.set(request, err as InvalidParams);
+      // Whatever went wrong, it was the body: never let it become a 500.
+      unparsable.set(request, err instanceof InvalidParams ? err : new InvalidParams('request body is not valid JSON', 'body'));
       done(null, undefined);
     }
   });
@@ -47,6 +48,7 @@ function parseJson(raw: Buffer): unknown {
     });
   } catch (err) {
     if (err instanceof InvalidParams) throw err;
+    if (err instanceof RangeError) throw new InvalidParams(`body: nested too deeply`, 'body');
     throw new InvalidParams('request body is not valid JSON', 'body');
   }
 }

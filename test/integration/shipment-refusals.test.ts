@@ -77,11 +77,10 @@ describe('refused commands', () => {
     { name: 'bad transfer_source', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile', transfer_source: 'has space' }), status: 400, code: 'invalid_params', message: /transfer_source/ },
     { name: 'NUL in a string (Postgres cannot store it)', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, JSON.stringify({ ...SELLER_PICKUP_BODY, ship_from_name: 'a\u0000b' })), status: 400, code: 'invalid_params', message: /ship_from_name: must not contain NUL/ },
     { name: 'unpaired surrogate in a string', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, '{"ship_to_name":"\\ud800","phone_number_attributes":{"country_code":"+1","number":"5550100"}}'), status: 400, code: 'invalid_params', message: /ship_to_name/ },
+    { name: 'a body nested thousands deep', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, `{"mobile_transfer_type":${'['.repeat(3000)}${']'.repeat(3000)}}`), status: 400, code: 'invalid_params', message: /nested/ },
     { name: 'malformed JSON', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, '{"mobile_transfer_type":'), status: 400, code: 'invalid_params' },
     { name: 'non-numeric id', run: () => call(SELLER, 'PUT', '/v9/shipments/abc', { mobile_transfer_type: 'XMobile' }), status: 400, code: 'invalid_params', message: /id/ },
   ];
-
-  it('has cases', () => expect(cases.length).toBeGreaterThan(30));
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const before = await snapshot();
