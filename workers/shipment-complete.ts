@@ -33,8 +33,10 @@ export default defineHandler({
     if (shipment.type === 'XMobileLink' && !hasLink) {
       throw new InvalidParams('x_mobile_link: required to complete an XMobileLink shipment', 'x_mobile_link');
     }
-    if ((shipment.type === 'XSeats' || shipment.type === 'Eticket') && hasLink) {
-      throw new InvalidParams(`x_mobile_link: a ${shipment.type} shipment is completed with no link`, 'x_mobile_link');
+    if (shipment.type === 'XSeats' || shipment.type === 'Eticket') {
+      // SPEC §5: these are completed with no body (`{}` at most).
+      const given = (['x_mobile_link', 'transfer_source'] as const).find((k) => payload[k] !== undefined);
+      if (given) throw new InvalidParams(`${given}: a ${shipment.type} shipment is completed with no body`, given);
     }
     const result = applyShipmentEvent(snapshot, { type: 'COMPLETE', hasLink });
     if (!result.ok) throw new InvalidTransition(result.reason);

@@ -41,6 +41,8 @@ export const updateCommand = z.discriminatedUnion('operation', [
 export type UpdateCommand = z.output<typeof updateCommand>;
 export type UpdateOperation = UpdateCommand['operation'];
 
+const BODY_SCHEMAS = { mobile_transfer: mobileTransferBody, seller_pickup: sellerPickupBody, buyer_pickup: buyerPickupBody } as const;
+
 const OPERATION_KEYS: Record<UpdateOperation, readonly string[]> = {
   mobile_transfer: Object.keys(mobileTransferBody.shape),
   seller_pickup: Object.keys(sellerPickupBody.shape),
@@ -73,5 +75,8 @@ export function updateCommandFromBody(shipmentId: number, body: unknown): Update
     throw new InvalidParams(`body: mixes operations (${matched.join(' and ')}); send one per request`, 'body');
   }
   const operation = matched[0]!;
-  return parseOrThrow(updateCommand, { ...body, operation, shipment_id: shipmentId });
+  // The body alone first, so a body that itself names `operation` or `shipment_id` is refused as
+  // an unknown field rather than silently overridden.
+  const parsed = parseOrThrow(BODY_SCHEMAS[operation], body);
+  return parseOrThrow(updateCommand, { ...parsed, operation, shipment_id: shipmentId });
 }
