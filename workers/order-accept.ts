@@ -3,7 +3,7 @@ import { initialShipmentSnapshot, shipmentView } from '../machines/index.ts';
 import { orderRole } from '../src/auth/roles.ts';
 import { appendShipmentEvent } from '../src/db/ops/append-shipment-event.ts';
 import { insertEmailAddress } from '../src/db/ops/contacts.ts';
-import { lockOrder } from '../src/db/ops/lock-order.ts';
+import { findOrder, lockOrder } from '../src/db/ops/lock-order.ts';
 import { insertShipment } from '../src/db/ops/shipment-rows.ts';
 import { users } from '../src/db/schema.ts';
 import { acceptCommand } from '../src/domain/order-accept-input.ts';
@@ -20,10 +20,11 @@ export default defineHandler({
   name: 'order.accept',
   parse: (payload) => parseOrThrow(acceptCommand, payload, 'payload'),
   async handle(tx, { payload, actor, commandId }) {
-    const order = await lockOrder(tx, payload.order_id);
-    const role = order ? orderRole(actor, order) : 'stranger';
-    if (!order || role === 'stranger') throw new NotFound(`order ${payload.order_id} not found`);
+    const party = await findOrder(tx, payload.order_id);
+    const role = party ? orderRole(actor, party) : 'stranger';
+    if (role === 'stranger') throw new NotFound(`order ${payload.order_id} not found`);
     if (role !== 'seller') throw new Forbidden('only the seller may accept an order');
+    const order = (await lockOrder(tx, payload.order_id))!;
 
     const [reviewer] = await tx
       .select({ id: users.id })

@@ -1,7 +1,7 @@
 import { inArray } from 'drizzle-orm';
 import { orderRole, type OrderRole } from '../auth/roles.ts';
 import type { Tx } from '../db/client.ts';
-import { lockOrder, type LockedOrder } from '../db/ops/lock-order.ts';
+import { findOrder, lockOrder, type LockedOrder } from '../db/ops/lock-order.ts';
 import { findShipment, followReplacements, type ShipmentRow } from '../db/ops/shipment-rows.ts';
 import { shipmentEvents } from '../db/schema.ts';
 import { Forbidden, NotFound, ShipmentReplaced } from '../errors.ts';
@@ -29,11 +29,12 @@ export async function openShipment(
   const notFound = () => new NotFound(`shipment ${shipmentId} not found`);
   const first = await findShipment(tx, shipmentId);
   if (!first) throw notFound();
-  const order = await lockOrder(tx, first.orderId);
-  if (!order) throw notFound();
-  const role = orderRole(actor, order);
+  const party = await findOrder(tx, first.orderId);
+  const role = party ? orderRole(actor, party) : 'stranger';
   if (role === 'stranger') throw notFound();
   if (role !== opts.role) throw new Forbidden(`only the ${opts.role} may ${opts.operation}`);
+  const order = await lockOrder(tx, first.orderId);
+  if (!order) throw notFound();
   // Re-read under the lock: another command may have replaced it while we waited.
   const followed = await followReplacements(tx, shipmentId);
   if (!followed) throw notFound();
