@@ -31,6 +31,9 @@ const envSchema = z.object({
     .refine((v) => !v.includes(':'), 'must not contain ":"'),
   /** How long a synchronous HTTP call waits for its command before answering 202. */
   COMMAND_WAIT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+  /** Attempts of a command's job before it is given up (infrastructure errors only), and the first backoff. */
+  JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(12),
+  JOB_BACKOFF_MS: z.coerce.number().int().min(1).max(600_000).default(250),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   /** Outbox relay: events per batch and idle poll interval. */
@@ -38,7 +41,10 @@ const envSchema = z.object({
   RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   /** Finished commands (idempotency keys, results) are kept this long; SPEC §7 asks for at least 24 h. */
   COMMAND_RETENTION_HOURS: z.coerce.number().int().min(24).max(24 * 3650).default(168),
-  /** When set, /metrics and /ops/queues require it as a bearer token. */
+  /**
+   * /metrics and /ops/queues want it (Authorization: Bearer, or HTTP Basic with it as the
+   * password). The API refuses to start in production without it; elsewhere, unset, the pages are open.
+   */
   OPS_TOKEN: optionalString,
   /** Requests per credential per minute across all API processes; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),

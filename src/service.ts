@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { SecretBox, loadSecretKey } from './auth/secret-box.ts';
 import { CommandDispatcher } from './commands/dispatcher.ts';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { OutboxRelay } from './events/outbox-relay.ts';
@@ -67,6 +67,11 @@ export function secretBoxFor(config: Config): SecretBox {
  * then queues and listeners, then the database, then Redis connections and a private Redis.
  */
 export async function startService(config: Config, roles: Roles, log = createLogger(config.LOG_LEVEL)): Promise<Service> {
+  // Open operator pages in production would show job payloads and failure reasons to anyone who
+  // can reach the port. Only the API serves them, so only it needs the token (CLI and workers don't).
+  if (roles.api && config.NODE_ENV === 'production' && config.OPS_TOKEN === undefined) {
+    throw new ConfigError(['OPS_TOKEN: required when NODE_ENV=production to run the API (it guards /metrics and /ops/queues)']);
+  }
   if (!config.DATABASE_URL && !(roles.api && roles.worker)) {
     throw new Error('DATABASE_URL: required to run --role api or --role worker alone (embedded PGlite serves one process)');
   }
@@ -76,12 +81,17 @@ export async function startService(config: Config, roles: Roles, log = createLog
   const PHASES = ['http', 'workers', 'queues', 'database', 'redis', 'private redis'] as const;
   const steps: Array<{ phase: (typeof PHASES)[number]; name: string; close: () => Promise<unknown> }> = [];
   const onStop = (step: (typeof steps)[number]) => steps.push(step);
+  // HTTP waits for requests still waiting on their commands; workers for their running jobs.
+  const STEP_DEADLINE_MS: Record<string, number> = {
+    http: config.COMMAND_WAIT_MS + 5_000,
+    workers: config.SHUTDOWN_DEADLINE_MS + 5_000,
+  };
   const stop = async () => {
     const ordered = steps.splice(0).sort((a, b) => PHASES.indexOf(a.phase) - PHASES.indexOf(b.phase));
     for (const step of ordered) {
       try {
         // A step waiting on an unreachable Redis or Postgres must not hold the process hostage.
-        await withDeadline(step.close(), step.name === 'workers' ? config.SHUTDOWN_DEADLINE_MS + 5_000 : 5_000);
+        await withDeadline(step.close(), STEP_DEADLINE_MS[step.name] ?? 5_000);
         log.info({ step: step.name }, 'stopped step');
       } catch (err) {
         log.warn({ err, step: step.name }, 'shutdown step failed');
@@ -131,7 +141,7 @@ export async function startService(config: Config, roles: Roles, log = createLog
     if (roles.api) {
       const producer = track(producerConnection(redis.url));
       await waitReady(producer);
-      const queues = new CommandQueues({ prefix, connection: producer });
+      const queues = new CommandQueues({ prefix, connection: producer, attempts: config.JOB_ATTEMPTS, backoffMs: config.JOB_BACKOFF_MS });
       const waiters = new CommandWaiters(COMMAND_QUEUES, { prefix, connection: blocking, onError: (err) => log.warn({ err: err.message }, 'queue events error') });
       const eventsQueue = new Queue(EVENTS_QUEUE, { prefix, connection: producer });
       onStop({ phase: 'queues', name: 'queues', close: async () => { await waiters.close(); await queues.close(); await eventsQueue.close(); } });

@@ -1,15 +1,11 @@
-import { createHash } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { isSameCommand } from '../src/commands/fingerprint.ts';
 import type { Database } from '../src/db/client.ts';
-import { commands } from '../src/db/schema.ts';
-import { AppError, IdempotencyConflict, toErrorBody } from '../src/errors.ts';
+import { brokerages, commands } from '../src/db/schema.ts';
+import { AppError, IdempotencyConflict, InvalidParams, toErrorBody } from '../src/errors.ts';
 import type { CommandResult, Envelope, JobName } from '../src/queues/job-map.ts';
 import { storedPayload } from '../src/commands/stored-payload.ts';
 import type { Handler, HandlerContext } from './handler.ts';
-
-export function hashRequest(parts: unknown): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-}
 
 function errorResult(err: AppError): CommandResult {
   return { status: err.status, body: toErrorBody(err) };
@@ -28,11 +24,18 @@ export async function runCommand<N extends JobName>(
   ctx: HandlerContext,
 ): Promise<CommandResult> {
   const { db } = database;
+  if (typeof raw?.commandId !== 'string' || typeof raw.actor?.brokerageId !== 'number' || typeof raw.requestHash !== 'string') {
+    throw new Error('malformed job: the envelope needs commandId, actor.brokerageId and requestHash');
+  }
   const parsed = safeParse(handler, raw);
+  // An upstream job may name a brokerage that does not exist; that is bad input, not a reason
+  // to retry. Not stored: the commands row would have no brokerage to belong to.
+  const [acting] = await db.select({ id: brokerages.id }).from(brokerages).where(eq(brokerages.id, raw.actor.brokerageId));
+  if (!acting) return errorResult(new InvalidParams(`brokerageId: no brokerage ${raw.actor.brokerageId}`, 'brokerageId'));
   await db
     .update(commands)
     .set({ status: 'running', attempts: sql`${commands.attempts} + 1` })
-    .where(and(eq(commands.id, raw.commandId), eq(commands.status, 'queued')));
+    .where(and(eq(commands.id, raw.commandId), inArray(commands.status, ['queued', 'failed']), isNull(commands.resultStatus)));
 
   return db.transaction(async (tx) => {
     await tx
@@ -52,12 +55,10 @@ export async function runCommand<N extends JobName>(
     if (!row) throw new Error(`command ${raw.commandId} vanished`);
     // Another command under a used id is a conflict, before and after the first one finished;
     // nothing is stored: the row belongs to the first command.
-    if (row.name !== handler.name || row.brokerageId !== raw.actor.brokerageId || row.requestHash !== raw.requestHash) {
+    if (!isSameCommand(row, { name: handler.name, brokerageId: raw.actor.brokerageId, requestHash: raw.requestHash })) {
       return errorResult(new IdempotencyConflict(`command id ${raw.commandId} was already used for another command`));
     }
-    if (row.status === 'succeeded' || row.status === 'failed') {
-      return { status: row.resultStatus!, body: row.resultBody };
-    }
+    if (row.resultStatus !== null) return { status: row.resultStatus, body: row.resultBody };
     let result: CommandResult;
     if (parsed instanceof AppError) {
       result = errorResult(parsed);

@@ -1,6 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { hashRequest } from '../../workers/run-command.ts';
+import { isSameCommand, requestFingerprint } from '../commands/fingerprint.ts';
 import { completeBody } from '../domain/shipment-complete-input.ts';
 import { updateCommandFromBody } from '../domain/shipment-update-input.ts';
 import { assertStorableJson, parseOrThrow } from '../domain/validation.ts';
@@ -186,7 +186,7 @@ export class FulfilmentClient {
       commandId,
       actor,
       // The same hash the HTTP side computes, so a reused id is judged the same way (run-command.ts).
-      requestHash: hashRequest({ name, payload }),
+      requestHash: requestFingerprint(name, payload),
       payload,
     };
     await this.connected();
@@ -299,7 +299,10 @@ export class FulfilmentClient {
 /** A job under this id that carries another command (run-command.ts judges the same way). */
 function isConflict(job: Job, name: JobName, envelope: Envelope<unknown>): boolean {
   const data = job.data as Partial<Envelope<unknown>> | undefined;
-  return job.name !== name || data?.requestHash !== envelope.requestHash || data?.actor?.brokerageId !== envelope.actor.brokerageId;
+  return !isSameCommand(
+    { name: job.name, brokerageId: data?.actor?.brokerageId ?? NaN, requestHash: data?.requestHash ?? '' },
+    { name, brokerageId: envelope.actor.brokerageId, requestHash: envelope.requestHash },
+  );
 }
 
 function conflictError(commandId: string): IdempotencyConflict {

@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { commands } from '../db/schema.ts';
 import { IdempotencyConflict, Unavailable } from '../errors.ts';
 import type { CommandQueues } from '../queues/command-queues.ts';
 import type { Actor, CommandResult, JobMap, JobName } from '../queues/job-map.ts';
 import type { CommandWaiters } from '../queues/waiters.ts';
+import { isSameCommand } from './fingerprint.ts';
 import { storedPayload } from './stored-payload.ts';
 
 export interface DispatchRequest<N extends JobName> {
@@ -64,23 +65,31 @@ export class CommandDispatcher {
       .returning({ id: commands.id });
     if (inserted.length === 0) {
       const [existing] = await db.select().from(commands).where(eq(commands.id, commandId));
-      if (!existing || existing.requestHash !== req.requestHash || existing.name !== req.name) {
+      if (!existing || !isSameCommand(existing, { name: req.name, brokerageId: req.actor.brokerageId, requestHash: req.requestHash })) {
         throw new IdempotencyConflict();
       }
       if (existing.resultStatus !== null) {
         return { kind: 'done', commandId, result: { status: existing.resultStatus, body: existing.resultBody } };
       }
       // Still unfinished: enqueue again. A job with this id that Redis still holds makes it a
-      // no-op; one that Redis lost (flushed, failed over) is given back.
+      // no-op; one that Redis lost (flushed, failed over) is given back; one whose attempts ran
+      // out (status failed, no result) gets new ones.
+      if (existing.status === 'failed') {
+        await db.update(commands).set({ status: 'queued', finishedAt: null }).where(and(eq(commands.id, commandId), isNull(commands.resultStatus)));
+      }
     }
     const { queues, waiters } = this.deps;
     if (!queues) throw new Unavailable();
     const waiter = req.async || !waiters ? undefined : waiters.wait(commandId, this.deps.waitMs, req.signal);
     try {
-      await queues.enqueue(req.name, {
-        commandId, actor: req.actor, requestHash: req.requestHash, payload: req.payload,
-        ...(req.requestId ? { requestId: req.requestId } : {}),
-      });
+      await queues.enqueue(
+        req.name,
+        {
+          commandId, actor: req.actor, requestHash: req.requestHash, payload: req.payload,
+          ...(req.requestId ? { requestId: req.requestId } : {}),
+        },
+        { revive: inserted.length === 0 },
+      );
     } catch (err) {
       waiter?.cancel();
       if (inserted.length > 0) {
@@ -99,6 +108,8 @@ export class CommandDispatcher {
       }
       const woke = await current.done;
       const left = deadline - Date.now();
+      // Shutting down: the job is in Redis and will run; the caller polls its Location.
+      if (waiters!.closed) return { kind: 'accepted', commandId };
       if (!woke || left <= 0) {
         const last = await this.result(commandId);
         return last ? { kind: 'done', commandId, result: last } : { kind: 'accepted', commandId };
@@ -106,6 +117,15 @@ export class CommandDispatcher {
       // Woken by a failed attempt that will be retried, or by a stale event: keep waiting.
       current = waiters!.wait(commandId, left, req.signal);
     }
+  }
+
+  /** Whether the command's job used up its attempts without a result (see mark-exhausted.ts). */
+  async exhausted(commandId: string): Promise<boolean> {
+    const [row] = await this.deps.database.db
+      .select({ status: commands.status, result: commands.resultStatus })
+      .from(commands)
+      .where(eq(commands.id, commandId));
+    return row?.status === 'failed' && row.result === null;
   }
 
   async result(commandId: string): Promise<CommandResult | undefined> {

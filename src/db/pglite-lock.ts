@@ -11,26 +11,36 @@ export class EmbeddedDatabaseBusy extends Error {
   }
 }
 
+function holderOf(file: string): number | undefined {
+  try {
+    return Number(readFileSync(file, 'utf8').trim()) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Claims a PGlite directory for this process: two processes writing one PGlite directory
- * corrupt it, and the second would not see the first one's data anyway. A lock left by a
- * process that died is taken over.
+ * corrupt it, and the second would not see the first one's data anyway. The lock file is
+ * created exclusively, so of two processes starting together one wins; a lock left by a process
+ * that died is removed and claimed again the same way.
  */
 export function lockEmbeddedDatabase(dir: string): () => void {
   const file = `${dir}.lock`;
-  let holder: number | undefined;
-  try {
-    holder = Number(readFileSync(file, 'utf8').trim());
-  } catch {
-    holder = undefined;
-  }
-  if (holder && holder !== process.pid && isProcessAlive(holder)) throw new EmbeddedDatabaseBusy(dir, holder);
-  writeFileSync(file, `${process.pid}\n`);
-  return () => {
-    try {
-      if (Number(readFileSync(file, 'utf8').trim()) === process.pid) rmSync(file, { force: true });
-    } catch {
-      // already gone
-    }
+  const release = () => {
+    if (holderOf(file) === process.pid) rmSync(file, { force: true });
   };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      return release;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = holderOf(file);
+    if (holder === process.pid) return release;
+    if (holder && isProcessAlive(holder)) throw new EmbeddedDatabaseBusy(dir, holder);
+    rmSync(file, { force: true }); // stale (its process is gone) or half-written: claim again
+  }
+  throw new EmbeddedDatabaseBusy(dir, holderOf(file) ?? 0);
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { positiveId } from './validation.ts';
 import { ticketGroupInput } from '../inventory/ticket-group-input.ts';
 
 /** Most records one inventory command may carry: one Redis job, one transaction. */
 export const MAX_INVENTORY_BATCH = 10_000;
 
-const positiveId = z.number().int().positive();
 const officeId = positiveId;
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { positiveId } from './validation.ts';
 
-const positiveId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /** Body of POST /v9/orders/:id/accept (SPEC §4). */
 export const acceptBody = z.strictObject({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { positiveId } from './validation.ts';
 import { transferSource } from './shipment-update-input.ts';
 
 const url = z.string().refine((s) => {
@@ -31,7 +32,6 @@ export const completeBody = z
   })
   .transform(({ tm_mobile_link, ...rest }) => ({ ...rest, x_mobile_link: rest.x_mobile_link ?? tm_mobile_link }));
 
-const positiveId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 export const completeCommand = z.strictObject({
   shipment_id: positiveId,

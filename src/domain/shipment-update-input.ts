@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InvalidParams } from '../errors.ts';
 import { addressAttributes, boundedText, phoneNumberAttributes } from './contact-input.ts';
-import { parseOrThrow } from './validation.ts';
+import { parseOrThrow, positiveId } from './validation.ts';
 
 /** Legacy type names of existing clients, answered with the new names (SPEC §5). */
 const TRANSFER_TYPE_ALIASES: Record<string, string> = { TMMobile: 'XMobile', TMMobileLink: 'XMobileLink', FlashSeats: 'XSeats' };
@@ -31,7 +31,6 @@ export const buyerPickupBody = z.strictObject({
   notes: z.string().max(2000).nullable().optional(),
 });
 
-const positiveId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 export const updateCommand = z.discriminatedUnion('operation', [
   mobileTransferBody.extend({ operation: z.literal('mobile_transfer'), shipment_id: positiveId }),

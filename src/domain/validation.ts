@@ -1,5 +1,8 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { InvalidParams } from '../errors.ts';
+
+/** Ids in payloads: positive integers that survive JSON as numbers. */
+export const positiveId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /**
  * Parses with a zod schema; the first problem becomes a 400 invalid_params whose message names
@@ -51,7 +54,8 @@ export function assertStorableJson(value: unknown, root = ''): void {
     }
     if (!v || typeof v !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) throw new InvalidParams(`${where}: nested more than ${MAX_JSON_DEPTH} levels deep`, where);
-    for (const [k, child] of Object.entries(v)) {
+    // Pushed in reverse so the first offending field in document order is the one named.
+    for (const [k, child] of Object.entries(v).reverse()) {
       if (!isStorableText(k)) throw new InvalidParams(`${where}: a key contains NUL or unpaired surrogate characters`, where);
       pending.push({ value: child, path: path ? `${path}.${k}` : k, depth: depth + 1 });
     }

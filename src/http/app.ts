@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
 import type { CommandDispatcher } from '../commands/dispatcher.ts';
-import { installErrorHandling } from './error-handler.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installShutdownGate } from './error-handler.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { opsRoutes, type OpsDeps } from './routes/ops.ts';
 import { v9Routes } from './v9.ts';
@@ -33,9 +33,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
-    return503OnClosing: true,
+    // Fastify's own answers (closing, bad URL, client errors) are not in the contract's shape:
+    // each is replaced by one that is (error-handler.ts).
+    return503OnClosing: false,
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: clientErrorHandler(deps.log as FastifyBaseLogger),
     forceCloseConnections: 'idle',
   });
+  installShutdownGate(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -1,5 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, InvalidParams, NotFound, PayloadTooLarge, Unavailable, errorBody, toErrorBody } from '../errors.ts';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, InvalidParams, NotFound, PayloadTooLarge, Unavailable, errorBody, toErrorBody, type ErrorBody } from '../errors.ts';
 import { isInfrastructureError } from '../infrastructure-errors.ts';
 
 /** The one place where any error becomes the contract's `{"errors":[{code,message}]}` body. */
@@ -17,6 +19,81 @@ export function installErrorHandling(app: FastifyInstance): void {
     const e = new NotFound(`no route for ${request.method} ${request.url.split('?')[0]}`);
     return reply.status(404).send(toErrorBody(e));
   });
+}
+
+/**
+ * Requests that arrive while the server closes (a keep-alive connection, a pipelined request)
+ * answer the contract's 503 `unavailable`: nothing was taken, another instance can be asked.
+ * Fastify's own `return503OnClosing` would answer in its own body shape, so it is off and this
+ * gate, opened by the preClose hook, does the same job first in every request's lifecycle.
+ */
+export function installShutdownGate(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new Unavailable('the server is shutting down; the request was not taken, nothing changed');
+  });
+}
+
+/**
+ * Errors find-my-way raises before any route runs (Fastify's `frameworkErrors` option): a path
+ * with malformed percent-encoding (`/v9/shipments/%zz`), a path parameter over the length limit.
+ * No hook or error handler runs for these, so the body and the request id are set here.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const appError =
+    error.code === 'FST_ERR_BAD_URL'
+      ? new InvalidParams('path: not a valid URL (malformed percent-encoding)', 'path')
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new InvalidParams('path: a path parameter is too long', 'path')
+        : (toAppError(error) ?? new Unavailable());
+  request.log.info({ code: error.code, url: request.url }, 'request refused before routing');
+  void reply.status(appError.status).headers(appError.headers).header('x-request-id', request.id).send(toErrorBody(appError));
+}
+
+/**
+ * Errors of the connection itself, before Fastify sees a request (Fastify's `clientErrorHandler`):
+ * an unparsable request line or header, headers over Node's limit, a request not received in
+ * time. Answered with a minimal HTTP/1.1 response carrying a contract body, then the connection
+ * is closed; nothing is written when a response is already under way or the socket is gone.
+ * Statuses keep their HTTP meaning (431, 408) so proxies and clients handle them as usual; the
+ * codes are the contract's nearest.
+ */
+export function clientErrorHandler(log: FastifyBaseLogger): (error: Error & { code?: string }, socket: Socket) => void {
+  const answered = new WeakSet<Socket>();
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
+    answered.add(socket);
+    log.debug({ err: error }, 'client connection error');
+    const [status, body] = clientErrorResponse(error.code);
+    // Node's own rule: a response whose headers were already sent cannot be followed by another.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const json = JSON.stringify(body);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n${json}`,
+    );
+    // The client may still be sending (say the rest of an oversized header): keep reading and
+    // dropping it, so that closing does not reset the connection and lose the answer in flight;
+    // a client that never closes its side is cut off after a few seconds.
+    socket.on('data', () => {});
+    socket.resume();
+    socket.setTimeout(5_000, () => socket.destroy());
+  };
+}
+
+function clientErrorResponse(code: string | undefined): [number, ErrorBody] {
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, errorBody('payload_too_large', 'request line and headers are larger than the server accepts')];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, errorBody('invalid_params', 'the request was not received in time')];
+  return [400, errorBody('invalid_params', 'malformed HTTP request')];
 }
 
 function toAppError(error: FastifyError): AppError | undefined {

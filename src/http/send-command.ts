@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actorOf, callerOf } from '../auth/caller.ts';
 import { InvalidParams } from '../errors.ts';
 import type { JobMap, JobName } from '../queues/job-map.ts';
-import { hashRequest } from '../../workers/run-command.ts';
+import { requestFingerprint } from '../commands/fingerprint.ts';
 import type { AppDeps } from './app.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -29,7 +29,7 @@ export async function sendCommand<N extends JobName>(
     name,
     actor: actorOf(caller),
     payload,
-    requestHash: hashRequest({ name, payload }),
+    requestHash: requestFingerprint(name, payload),
     idempotencyKey: key,
     async: /(^|[\s,;])respond-async\b/i.test(prefer),
     requestId: request.id,

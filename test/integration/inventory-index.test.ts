@@ -282,8 +282,11 @@ describe('GET /v9/inventory', () => {
     });
 
     it('refuses an unsigned request before looking at the query', async () => {
-      const res = await fetch(`${t.url}/v9/inventory?office_id=10`);
+      // Signed, this query is a 400 (response=foo); unsigned it must be a 401, so auth ran first.
+      expect((await refused('office_id=10&response=foo', 400)).errors[0]!.field).toBe('response');
+      const res = await fetch(`${t.url}/v9/inventory?office_id=10&response=foo`);
       expect(res.status).toBe(401);
+      expect(((await res.json()) as { errors: Array<{ code: string }> }).errors[0]!.code).toBe('unauthorized');
     });
 
     it('accepts a request signed ticketevolution-style: pairs stable-sorted by top-level name, percent-encoded', async () => {

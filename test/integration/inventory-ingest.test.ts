@@ -10,7 +10,7 @@ import { CommandQueues } from '../../src/queues/command-queues.ts';
 import { INVENTORY_QUEUE, type Envelope, type JobMap, type JobName } from '../../src/queues/job-map.ts';
 import { CommandWaiters } from '../../src/queues/waiters.ts';
 import { blockingConnection, producerConnection } from '../../src/redis/connections.ts';
-import { hashRequest } from '../../workers/run-command.ts';
+import { requestFingerprint } from '../../src/commands/fingerprint.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { SELLER, baseFixture } from '../support/fixtures.ts';
 import { signedFetch } from '../support/http.ts';
@@ -37,7 +37,7 @@ describe('inventory ingest through the queue and the workers', () => {
       name,
       actor: { brokerageId, userId: null, via: 'upstream' },
       payload: payload as JobMap[N],
-      requestHash: hashRequest([name, payload]),
+      requestHash: requestFingerprint(name, payload),
       idempotencyKey,
     });
     expect(outcome.kind).toBe('done');

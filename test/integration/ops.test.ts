@@ -1,6 +1,8 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { startService } from '../../src/service.ts';
 import { runCli } from '../support/cli.ts';
 import { apiClient } from '../support/api.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
@@ -34,9 +36,19 @@ describe('operator tools', () => {
     expect(await (await queue.getJob(id))!.getState()).toBe('failed');
   }
 
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  const UNAUTHORIZED = { errors: [{ code: 'unauthorized', message: expect.stringMatching(/OPS_TOKEN/) }] };
+
   it('metrics and the queue page want the ops token when one is set', async () => {
-    expect((await fetch(`${t.url}/metrics`)).status).toBe(401);
-    expect((await fetch(`${t.url}/ops/queues?token=wrong`)).status).toBe(401);
+    const bare = await fetch(`${t.url}/metrics`);
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toBe('Bearer realm="fulfil ops"');
+    expect(await bare.json()).toEqual(UNAUTHORIZED);
+    expect((await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    // The token is the whole secret: a prefix of it, or it with something appended, is refused.
+    expect((await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer ops-secre' } })).status).toBe(401);
+    expect((await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer ops-secret2' } })).status).toBe(401);
+
     await apiClient(t.url)(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, { reviewer_id: 100 });
     const res = await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer ops-secret' } });
     expect(res.status).toBe(200);
@@ -44,11 +56,45 @@ describe('operator tools', () => {
     expect(text).toMatch(/^fulfil_queue_jobs\{queue="commands",state="completed"\} 1$/m);
     expect(text).toMatch(/^fulfil_outbox_backlog \d+$/m);
     expect(text).toMatch(/^fulfil_http_requests_total\{method="POST",route="\/v9\/orders\/:id\/accept",status="200"\} 1$/m);
+    // Prometheus may also use basic_auth.
+    expect((await fetch(`${t.url}/metrics`, { headers: { authorization: basic('prometheus', 'ops-secret') } })).status).toBe(200);
+  });
+
+  it('the queue page asks a browser for the token (Basic, any user name) and ignores ?token=', async () => {
+    const bare = await fetch(`${t.url}/ops/queues`);
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toBe('Basic realm="fulfil ops"');
+    expect(await bare.json()).toEqual(UNAUTHORIZED);
+    // A token in the query string would land in request logs and browser history: not accepted.
+    const query = await fetch(`${t.url}/ops/queues?token=ops-secret`);
+    expect(query.status).toBe(401);
+    expect(await query.json()).toEqual(UNAUTHORIZED);
+    expect((await fetch(`${t.url}/ops/queues`, { headers: { authorization: basic('ops', 'wrong') } })).status).toBe(401);
+    expect((await fetch(`${t.url}/ops/queues`, { headers: { authorization: basic('ops-secret', '') } })).status).toBe(401);
+
+    for (const authorization of [basic('anyone', 'ops-secret'), basic('', 'ops-secret'), 'Bearer ops-secret', 'bearer ops-secret']) {
+      const page = await fetch(`${t.url}/ops/queues`, { headers: { authorization } });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await page.text()).toContain('<h1>fulfil queues</h1>');
+    }
+  });
+
+  it('refuses to start the API in production without OPS_TOKEN; workers and the CLI need none', async () => {
+    for (const OPS_TOKEN of [undefined, '', '   ']) {
+      const config = loadConfig({ ...t.config, NODE_ENV: 'production', OPS_TOKEN } as unknown as NodeJS.ProcessEnv);
+      expect(config.OPS_TOKEN).toBeUndefined();
+      const started = startService(config, { api: true, worker: false });
+      await expect(started).rejects.toBeInstanceOf(ConfigError);
+      await expect(started).rejects.toThrow(/OPS_TOKEN: required when NODE_ENV=production/);
+    }
+    // Outside production the pages may stay open (local development, tests).
+    expect(loadConfig({ NODE_ENV: 'development' }).OPS_TOKEN).toBeUndefined();
   });
 
   it('lists a failed job on the queue page and in the CLI, and retries it', async () => {
     await failedJob('poisoned-1');
-    const page = await (await fetch(`${t.url}/ops/queues?token=ops-secret`)).text();
+    const page = await (await fetch(`${t.url}/ops/queues`, { headers: { authorization: basic('ops', 'ops-secret') } })).text();
     expect(page).toContain('poisoned-1');
 
     const list = await runCli(['jobs', 'list', '--queue', 'commands'], env);
@@ -88,5 +134,13 @@ describe('operator tools', () => {
     expect(table.lines).toHaveLength(4);
     expect(table.lines[2]).toContain(`${tbd}→${live}`);
     expect((await runCli(['shipments', 'history', '999999'], env)).code).toBe(1);
+  });
+
+  it('escapes what a job carries on the queue page', async () => {
+    const id = `<img src=x onerror="alert(1)">&'`;
+    await failedJob(id);
+    const page = await (await fetch(`${t.url}/ops/queues`, { headers: { authorization: 'Bearer ops-secret' } })).text();
+    expect(page).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;');
+    expect(page).not.toContain('<img');
   });
 });

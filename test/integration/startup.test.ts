@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { NO_REDIS_MESSAGE, NoRedisError, resolveRedis } from '../../src/redis/resolve.ts';
 import { isProcessAlive } from '../../src/process-alive.ts';
 import { runCli } from '../support/cli.ts';
+import { dropPrefix, testPrefix } from '../support/redis.ts';
 
 /** Runs `fulfil start` as a real child process and resolves with its URL once it listens. */
 function startCli(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; output: () => string }> {
@@ -48,36 +49,42 @@ describe('start-up with embedded defaults', () => {
 
   it('runs on PGlite with no DATABASE_URL and no REDIS_URL, keeps data across a restart, stops cleanly', async () => {
     const dataDir = tmp();
-    const env = { DATA_DIR: dataDir };
-    const first = await startCli(env);
-    expect((await fetch(`${first.url}/livez`)).status).toBe(200);
-    const ready = await fetch(`${first.url}/readyz`);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
-    // A second process must not open the embedded database under the running service.
-    const embedded = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: undefined };
-    const busy = await runCli(['seed', 'fixtures/demo.json'], embedded);
-    expect(busy.code).toBe(1);
-    expect(busy.text).toMatch(/in use by process \d+.*--seed/);
-    expect(await stopCli(first.child)).toBe(0);
-    expect(first.output()).toContain('"database":"pglite"');
-    const stopped = first.output().split('\n').filter((l) => l.includes('"msg":"stopped step"')).map((l) => JSON.parse(l).step);
-    expect(stopped).toEqual(['http', 'workers', 'outbox relay', 'command retention', 'queues', 'database', 'redis connections']);
-    expect(first.output()).toContain('"msg":"stopped"');
+    // The local Redis is shared: its own prefix keeps this service off everyone else's jobs.
+    const prefix = testPrefix();
+    const env = { DATA_DIR: dataDir, QUEUE_PREFIX: prefix };
+    try {
+      const first = await startCli(env);
+      expect((await fetch(`${first.url}/livez`)).status).toBe(200);
+      const ready = await fetch(`${first.url}/readyz`);
+      expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+      // A second process must not open the embedded database under the running service.
+      const embedded = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: undefined };
+      const busy = await runCli(['seed', 'fixtures/demo.json'], embedded);
+      expect(busy.code).toBe(1);
+      expect(busy.text).toMatch(/in use by process \d+.*--seed/);
+      expect(await stopCli(first.child)).toBe(0);
+      expect(first.output()).toContain('"database":"pglite"');
+      const stopped = first.output().split('\n').filter((l) => l.includes('"msg":"stopped step"')).map((l) => JSON.parse(l).step);
+      expect(stopped).toEqual(['http', 'workers', 'outbox relay', 'command retention', 'queues', 'database', 'redis connections']);
+      expect(first.output()).toContain('"msg":"stopped"');
 
-    // A credential created between runs must still be there after the restart.
-    expect((await runCli(['seed', 'fixtures/demo.json'], embedded)).code).toBe(0);
-    const created = await runCli(['credentials', 'create', '--brokerage', '1'], embedded);
-    expect(created.code).toBe(0);
-    const token = created.text.match(/token:\s+(\w{32})/)![1]!;
+      // A credential created between runs must still be there after the restart.
+      expect((await runCli(['seed', 'fixtures/demo.json'], embedded)).code).toBe(0);
+      const created = await runCli(['credentials', 'create', '--brokerage', '1'], embedded);
+      expect(created.code).toBe(0);
+      const token = created.text.match(/token:\s+(\w{32})/)![1]!;
 
-    const second = await startCli(env);
-    expect((await fetch(`${second.url}/livez`)).status).toBe(200);
-    expect(second.output()).not.toContain('seeded');
-    expect(await stopCli(second.child)).toBe(0);
-    const listed = await runCli(['credentials', 'list'], embedded);
-    expect(listed.code).toBe(0);
-    expect(listed.text).toContain(token);
-    expect(listed.text).not.toMatch(/secret/i);
+      const second = await startCli(env);
+      expect((await fetch(`${second.url}/livez`)).status).toBe(200);
+      expect(second.output()).not.toContain('seeded');
+      expect(await stopCli(second.child)).toBe(0);
+      const listed = await runCli(['credentials', 'list'], embedded);
+      expect(listed.code).toBe(0);
+      expect(listed.text).toContain(token);
+      expect(listed.text).not.toMatch(/secret/i);
+    } finally {
+      await dropPrefix(prefix);
+    }
   }, 120_000);
 
   it('starts a private redis-server with AOF when nothing answers, and stops it', async () => {

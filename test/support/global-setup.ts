@@ -38,7 +38,7 @@ export default async function setup(project: TestProject) {
       await database.close();
       await admin.unsafe(`alter database ${name}_building rename to ${name}`);
     }
-    await dropLeftovers(admin, name);
+    await dropLeftovers(admin);
     await admin`select pg_advisory_unlock(4242)`;
   } finally {
     await admin.end();
@@ -48,13 +48,14 @@ export default async function setup(project: TestProject) {
 
 /**
  * A run that was killed leaves its databases behind; they carry the pid of the process that made
- * them, so the ones whose process is gone (and templates of older migrations) are dropped here.
+ * them, so the ones whose process is gone are dropped here. Templates are left alone: another
+ * run on another set of migrations (a colleague's branch) may be cloning its own at this moment.
  */
-async function dropLeftovers(admin: postgres.Sql, currentTemplate: string): Promise<void> {
-  const rows = await admin`select datname from pg_database where datname like 'fulfil\_t\_%' or datname like 'fulfil\_tpl\_%'`;
+async function dropLeftovers(admin: postgres.Sql): Promise<void> {
+  // A parameter, not literal text: a template literal would cook `\_` to a bare `_` (any character).
+  const rows = await admin`select datname from pg_database where datname like ${'fulfil\\_t\\_%'}`;
   for (const { datname } of rows) {
     const pid = /^fulfil_t_(\d+)_/.exec(datname)?.[1];
-    const stale = pid ? !isProcessAlive(Number(pid)) : datname !== currentTemplate && !datname.endsWith('_building');
-    if (stale) await admin.unsafe(`drop database if exists ${datname} with (force)`).catch(() => {});
+    if (pid && !isProcessAlive(Number(pid))) await admin.unsafe(`drop database if exists ${datname} with (force)`).catch(() => {});
   }
 }

@@ -13,7 +13,7 @@ import { CommandWaiters } from '../../queues/waiters.ts';
 import { blockingConnection, producerConnection } from '../../redis/connections.ts';
 import { resolveRedis } from '../../redis/resolve.ts';
 import { openMigratedDatabase } from '../../service.ts';
-import { hashRequest } from '../../../workers/run-command.ts';
+import { requestFingerprint } from '../../commands/fingerprint.ts';
 import { intArg, UsageError, type CliCommand, type CliIo } from '../command.ts';
 import { Progress } from '../progress.ts';
 
@@ -176,7 +176,7 @@ async function send(plan: SendPlan, n: number, records: TicketGroupInput[], prog
     name: 'inventory.upsert',
     actor: plan.actor,
     payload,
-    requestHash: hashRequest(['inventory.upsert', payload]),
+    requestHash: requestFingerprint('inventory.upsert', payload),
   });
   if (outcome.kind === 'done') return outcome.result;
   // Not finished in PATIENCE_MS: keep waiting (the job is safe in Redis), and say why it may be slow.
@@ -187,6 +187,13 @@ async function send(plan: SendPlan, n: number, records: TicketGroupInput[], prog
     if (result) {
       wake.cancel();
       return result;
+    }
+    if (await plan.dispatcher.exhausted(outcome.commandId)) {
+      wake.cancel();
+      throw new Error(
+        `batch ${n} failed on every attempt (infrastructure errors); nothing of it was written. ` +
+          `See \`fulfil jobs show ${outcome.commandId}\`; importing again is safe.`,
+      );
     }
     await wake.done;
   }

@@ -33,6 +33,8 @@ export const commands = pgTable(
   (t) => [
     uniqueIndex('commands_idempotency_key').on(t.brokerageId, t.idempotencyKey),
     index('commands_created_idx').on(t.createdAt),
+    // retention deletes by when a command finished, not when it was sent
+    index('commands_finished_idx').on(t.finishedAt),
   ],
 );
 

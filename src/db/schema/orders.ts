@@ -11,13 +11,14 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { addresses, emailAddresses, phoneNumbers } from './contact.ts';
+import { ORDER_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
 import { brokerages, offices, users } from './tenancy.ts';
 
 const ref = (name: string) => bigint(name, { mode: 'number' });
 
 export const DELIVERY_METHODS = ['tbd', 'flash', 'local_pickup'] as const;
-export const ORDER_STATES = ['pending', 'accepted', 'completed'] as const;
-export const SHIPMENT_TYPES = ['TBD', 'XMobile', 'XMobileLink', 'XSeats', 'Eticket', 'LocalPickup'] as const;
+// The machines own these names; the columns only store them.
+export { ORDER_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
 export const SHIPMENT_STATES = ['pending', 'delivered'] as const;
 
 export const orders = pgTable(

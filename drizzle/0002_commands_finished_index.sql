@@ -1,0 +1,1 @@
+CREATE INDEX "commands_finished_idx" ON "commands" USING btree ("finished_at");
