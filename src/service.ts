@@ -6,6 +6,7 @@ import { RateLimiter } from './auth/rate-limit.ts';
 import { SecretBox, loadSecretKey } from './auth/secret-box.ts';
 import { CommandDispatcher } from './commands/dispatcher.ts';
 import { ConfigError, type Config } from './config.ts';
+import { withDeadline } from './deadline.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { OutboxRelay } from './events/outbox-relay.ts';
@@ -167,13 +168,6 @@ export async function startService(config: Config, roles: Roles, log = createLog
   }
 }
 
-function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<undefined>((_, reject) => (timer = setTimeout(() => reject(new Error(`did not finish in ${ms} ms`)), ms))),
-  ]);
-}
 
 /** Logs a Redis connection's trouble once per outage instead of once per reconnect attempt. */
 function watchConnection(conn: Redis, log: Logger): void {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { withDeadline } from '../../deadline.ts';
 import type { AppDeps } from '../app.ts';
 
 export interface ReadinessCheck {
@@ -17,7 +18,7 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
     const results = await Promise.all(
       deps.readiness.map(async (c) => {
         try {
-          await withTimeout(c.check(), 2_000);
+          await withDeadline(c.check(), 2_000, 'no answer');
           return [c.name, 'ok'] as const;
         } catch (err) {
           request.log.warn({ check: c.name, err }, `readiness check ${c.name} failed`);
@@ -28,12 +29,4 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
     const ready = results.every(([, s]) => s === 'ok');
     return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(results) });
   });
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms))),
-  ]);
 }
