@@ -48,6 +48,13 @@ const envSchema = z.object({
   OPS_TOKEN: optionalString,
   /** Requests per credential per minute across all API processes; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  /**
+   * Behind a reverse proxy: `true` (trust X-Forwarded-For from any hop), or the proxies'
+   * addresses/CIDRs, comma-separated; the client address then comes from the header.
+   */
+  TRUST_PROXY: optionalString.transform((v) => (v === undefined ? false : v === 'true' ? true : v.split(',').map((a) => a.trim()))),
+  /** Failed authentications per client address per minute before 429; 0 turns it off. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   NODE_ENV: optionalString.default('development'),
 });
 

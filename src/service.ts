@@ -151,7 +151,9 @@ export async function startService(config: Config, roles: Roles, log = createLog
       const app = await buildApp({
         config, database, log, dispatcher, secretBox,
         ops: { queues: [...queues.queues.values(), eventsQueue], metrics: new HttpMetrics() },
-        rateLimiter: new RateLimiter(producer, prefix, config.RATE_LIMIT_PER_MINUTE),
+        rateLimiter: new RateLimiter(producer, prefix, {
+          perCredential: config.RATE_LIMIT_PER_MINUTE, authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE,
+        }),
         readiness: [
           { name: 'postgres', check: async () => void (await database.db.execute(sql`select 1`)) },
           { name: 'redis', check: async () => void (await producer.ping()) },

@@ -18,7 +18,13 @@ const TOKEN_SHAPE = /^[A-Za-z0-9]{32}$/;
  */
 export function installAuth(v9: FastifyInstance, deps: AppDeps): void {
   v9.addHook('preValidation', async (request) => {
-    request.caller = await authenticate(request, deps);
+    await deps.rateLimiter?.checkAuthFailures(request.ip);
+    try {
+      request.caller = await authenticate(request, deps);
+    } catch (err) {
+      if (err instanceof Unauthorized) await deps.rateLimiter?.recordAuthFailure(request.ip);
+      throw err;
+    }
     await deps.rateLimiter?.check(request.caller.token);
   });
 }

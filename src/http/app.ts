@@ -29,6 +29,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
+    trustProxy: deps.config.TRUST_PROXY,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();

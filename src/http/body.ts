@@ -1,39 +1,36 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { assertStorableJson } from '../domain/validation.ts';
 import { InvalidParams } from '../errors.ts';
 import { BODY_LIMIT } from './app.ts';
 
-/** Malformed bodies, reported only after authentication so an unsigned caller learns nothing but 401. */
-const unparsable = new WeakMap<FastifyRequest, InvalidParams>();
-
 /**
  * Bodies under /v9 are JSON whatever the Content-Type says: existing clients send none, or
- * text/plain (SPEC §1). The raw bytes are kept on request.rawBody because the signature covers
- * them exactly as received. Over 64 KiB the parser fails with FST_ERR_CTP_BODY_TOO_LARGE (413).
+ * text/plain (SPEC §1). Reading keeps only the raw bytes (request.rawBody), because the
+ * signature covers them exactly as received; over 64 KiB reading fails with
+ * FST_ERR_CTP_BODY_TOO_LARGE (413). Parsing waits for authentication (installJsonBody), so an
+ * unsigned caller costs no JSON work and learns nothing about its body but 401.
  */
-export function installBodyParsing(v9: FastifyInstance): void {
+export function installRawBody(v9: FastifyInstance): void {
   v9.removeAllContentTypeParsers();
   v9.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (request, body, done) => {
     const raw = body as Buffer;
-    if (raw.length === 0) {
-      done(null, undefined);
-      return;
-    }
-    request.rawBody = raw;
+    if (raw.length > 0) request.rawBody = raw;
+    done(null, undefined);
+  });
+}
+
+/** Parses the raw body into request.body; install after the auth hook, it runs in that order. */
+export function installJsonBody(v9: FastifyInstance): void {
+  v9.addHook('preValidation', async (request) => {
+    if (!request.rawBody) return;
     try {
-      const parsed = parseJson(raw);
+      const parsed = parseJson(request.rawBody);
       assertStorableJson(parsed);
-      done(null, parsed);
+      request.body = parsed;
     } catch (err) {
       // Whatever went wrong, it was the body: never let it become a 500.
-      unparsable.set(request, err instanceof InvalidParams ? err : new InvalidParams('request body is not valid JSON', 'body'));
-      done(null, undefined);
+      throw err instanceof InvalidParams ? err : new InvalidParams('request body is not valid JSON', 'body');
     }
-  });
-  // preHandler runs after the preValidation auth hook (src/auth/plugin.ts).
-  v9.addHook('preHandler', async (request) => {
-    const err = unparsable.get(request);
-    if (err) throw err;
   });
 }
 

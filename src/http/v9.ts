@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { installAuth } from '../auth/plugin.ts';
 import type { AppDeps } from './app.ts';
-import { installBodyParsing } from './body.ts';
+import { installJsonBody, installRawBody } from './body.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { credentialRoutes } from './routes/credential.ts';
 import { inventoryRoutes } from './routes/inventory.ts';
@@ -14,9 +14,10 @@ import { shipmentRoutes } from './routes/shipments.ts';
  */
 export function v9Routes(deps: AppDeps): FastifyPluginAsync {
   return async (v9) => {
-    // Body first (auth signs the raw bytes), then auth: both must precede every route.
-    installBodyParsing(v9);
+    // Raw bytes first (auth verifies them), then auth, then JSON: all before every route.
+    installRawBody(v9);
     installAuth(v9, deps);
+    installJsonBody(v9);
 
     // Routes
     credentialRoutes(v9);

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../support/api.ts';
-import { baseFixture, BUYER, SELLER } from '../support/fixtures.ts';
+import { baseFixture, BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 describe('per-credential rate limit', () => {
   let t: TestService;
   beforeAll(async () => {
-    t = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+    t = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '3', AUTH_FAILURES_PER_MINUTE: '5' } });
     await t.seed(baseFixture());
   });
   afterAll(async () => {
@@ -26,5 +26,19 @@ describe('per-credential rate limit', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect((await call(BUYER, 'GET', '/v9/credentials/current')).status).toBe(200);
+  }, 90_000);
+
+  it('stops an address that keeps failing authentication before looking up any credential', async () => {
+    const call = apiClient(t.url);
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 55_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+    const forged = { token: STRANGER.token, secret: 'not-the-secret-000000000000000000000000' };
+    for (let i = 0; i < 5; i++) expect((await call(forged, 'GET', '/v9/credentials/current')).status).toBe(401);
+    const blocked = await call(forged, 'GET', '/v9/credentials/current');
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.errors[0].code).toBe('rate_limited');
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // The address is blocked as a whole, valid credentials included, until the window turns.
+    expect((await call(STRANGER, 'GET', '/v9/credentials/current')).status).toBe(429);
   }, 90_000);
 });
