@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import postgres from 'postgres';
 import { signedFetch } from '../src/auth/signed-fetch.ts';
 import { signRequest } from '../src/auth/signer.ts';
 import { SecretBox } from '../src/auth/secret-box.ts';
@@ -17,6 +16,7 @@ import type { IndexQuery } from '../src/inventory/index-query.ts';
 import { inventoryPageSql } from '../src/inventory/index-sql.ts';
 import { runInventorySql } from '../src/inventory/read-inventory.ts';
 import { startService } from '../src/service.ts';
+import { recreateBenchDatabase } from './bench-database.ts';
 
 /**
  * Inventory index: 1,000,000 ticket groups over 10 offices (2 seats each), loaded in SQL into a
@@ -33,15 +33,12 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { reuse: { type: 'boolean' }, iterations: { type: 'string', default: '300' } } });
   const iterations = Number(values.iterations);
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/fulfil_bench';
-  const name = new URL(url).pathname.slice(1);
-  // The database is dropped and made again: refuse any whose name does not say it is for this.
-  if (!name.includes('bench')) throw new Error(`refusing to recreate database "${name}": its name must contain "bench"`);
   const key = randomBytes(32).toString('hex');
   const log = (s: string) => process.stderr.write(`${s}\n`);
 
   if (!values.reuse) {
     const t0 = performance.now();
-    await recreate(url, name);
+    await recreateBenchDatabase(url);
     const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
     await migrateDatabase(database, url);
     await load(database, key);
@@ -88,17 +85,6 @@ function fixture() {
   };
 }
 
-async function recreate(url: string, name: string): Promise<void> {
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const sql = postgres(admin.toString(), { max: 1, onnotice: () => {} });
-  try {
-    await sql.unsafe(`drop database if exists ${name} with (force)`);
-    await sql.unsafe(`create database ${name}`);
-  } finally {
-    await sql.end();
-  }
-}
 
 /**
  * Office by office, in remote_id order, as imports arrive. Every fourth group is unmapped; the

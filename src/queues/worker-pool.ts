@@ -30,8 +30,11 @@ export function startWorkers(opts: {
       job: job.name, commandId: job.data.commandId, attempt: job.attemptsMade + 1,
       ...(job.data.requestId ? { reqId: job.data.requestId } : {}),
     });
+    const started = performance.now();
     const result = await runCommand(database, handler, job.data, { log: jobLog });
-    jobLog.info({ status: result.status }, 'command finished');
+    // How long it waited in the queue and how long it ran: the two halves of a slow command.
+    const queuedMs = job.processedOn ? job.processedOn - job.timestamp : undefined;
+    jobLog.info({ status: result.status, queuedMs, runMs: Math.round(performance.now() - started) }, 'command finished');
     // Postgres stays the record (HTTP reads it there); the job carries the same result for
     // producers without Postgres (FulfilmentClient awaits job.returnvalue).
     return result;
