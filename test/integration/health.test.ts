@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { startTcpProxy } from '../support/tcp-proxy.ts';
+import { proxiedDatabaseUrl } from '../support/tcp-proxy.ts';
 
 describe('health endpoints', () => {
   let t: TestService;
@@ -30,12 +30,9 @@ describe('health endpoints', () => {
   it('readyz says only "down" for a failed check: the reason (hosts, ports) stays in the log', async () => {
     const db = await createTestDatabase();
     cleanups.push(() => db.drop());
-    const target = new URL(db.url);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const { proxy, url } = await proxiedDatabaseUrl(db.url);
     cleanups.push(() => proxy.close());
-    const viaProxy = new URL(db.url);
-    viaProxy.port = String(proxy.port);
-    const down = await startTestService({ db, roles: { api: true, worker: false }, env: { DATABASE_URL: viaProxy.toString() } });
+    const down = await startTestService({ db, roles: { api: true, worker: false }, env: { DATABASE_URL: url } });
     // Stopped with Postgres reachable again, so closing the pool does not wait on a dead link.
     cleanups.push(() => down.stop(), () => proxy.restore());
 

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { baseFixture, BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { startTcpProxy } from '../support/tcp-proxy.ts';
+import { proxiedDatabaseUrl } from '../support/tcp-proxy.ts';
 import { markExhausted } from '../../src/commands/mark-exhausted.ts';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -144,12 +144,9 @@ describe('Idempotency-Key and async mode', () => {
 
   it('a command whose job used up its attempts runs again when its key is replayed', async () => {
     const p = `${prefix}z`;
-    const target = new URL(db.url);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(db.url);
-    viaProxy.port = String(proxy.port);
+    const { proxy, url: viaProxy } = await proxiedDatabaseUrl(db.url);
     const api = await startTestService({ db, prefix: p, roles: { api: true, worker: false }, env: { JOB_ATTEMPTS: '2', JOB_BACKOFF_MS: '10' } });
-    const worker = await startTestService({ db, prefix: p, roles: { api: false, worker: true }, env: { DATABASE_URL: viaProxy.toString(), SHUTDOWN_DEADLINE_MS: '500' } });
+    const worker = await startTestService({ db, prefix: p, roles: { api: false, worker: true }, env: { DATABASE_URL: viaProxy, SHUTDOWN_DEADLINE_MS: '500' } });
     const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
     const queue = new Queue('commands', { prefix: p, connection: redis });
     try {

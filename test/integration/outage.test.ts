@@ -7,7 +7,7 @@ import { apiClient } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { startTcpProxy } from '../support/tcp-proxy.ts';
+import { proxiedDatabaseUrl } from '../support/tcp-proxy.ts';
 
 const UNAVAILABLE = { errors: [{ code: 'unavailable', message: expect.stringMatching(/nothing changed/) }] };
 
@@ -48,12 +48,9 @@ describe('when a backing service is down', () => {
   it('Postgres down: the API answers 503 and nothing is half-written', async () => {
     const db = await createTestDatabase();
     cleanups.push(() => db.drop());
-    const target = new URL(db.url);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const { proxy, url } = await proxiedDatabaseUrl(db.url);
     cleanups.push(() => proxy.close());
-    const viaProxy = new URL(db.url);
-    viaProxy.port = String(proxy.port);
-    const t = await startTestService({ db, env: { DATABASE_URL: viaProxy.toString() } });
+    const t = await startTestService({ db, env: { DATABASE_URL: url } });
     cleanups.push(() => t.stop());
     await t.seed(baseFixture());
     const call = apiClient(t.url);

@@ -35,3 +35,12 @@ export async function startTcpProxy(target: { host: string; port: number }) {
       }),
   };
 }
+
+/** A proxy in front of the Postgres of a database URL, and the same URL going through it. */
+export async function proxiedDatabaseUrl(databaseUrl: string) {
+  const target = new URL(databaseUrl);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const via = new URL(databaseUrl);
+  via.port = String(proxy.port);
+  return { proxy, url: via.toString() };
+}
