@@ -14,7 +14,9 @@ import { buildApp } from './http/app.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { CommandQueues } from './queues/command-queues.ts';
 import { Queue } from 'bullmq';
+import { logRecovery, recoverLostCommands } from './commands/recover-lost.ts';
 import { startCommandRetention } from './ops/command-retention.ts';
+import { startPeriodic } from './periodic.ts';
 import { HttpMetrics } from './ops/http-metrics.ts';
 import { COMMAND_QUEUES, EVENTS_QUEUE } from './queues/job-map.ts';
 import { CommandWaiters } from './queues/waiters.ts';
@@ -129,14 +131,23 @@ export async function startService(config: Config, roles: Roles, log = createLog
         database, registry: registry(), prefix, connection: blocking, concurrency: config.WORKER_CONCURRENCY, log,
       });
       onStop({ phase: 'workers', name: 'workers', close: () => pool.close(config.SHUTDOWN_DEADLINE_MS) });
+      const workerProducer = track(producerConnection(redis.url));
       const relay = new OutboxRelay({
-        database, connection: track(producerConnection(redis.url)), prefix, log,
+        database, connection: workerProducer, prefix, log,
         batchSize: config.RELAY_BATCH_SIZE, intervalMs: config.RELAY_INTERVAL_MS,
       });
       relay.start();
       onStop({ phase: 'workers', name: 'outbox relay', close: () => relay.stop() });
       const retention = startCommandRetention({ database, retentionHours: config.COMMAND_RETENTION_HOURS, log });
       onStop({ phase: 'workers', name: 'command retention', close: () => retention.stop() });
+      const requeue = new CommandQueues({ prefix, connection: workerProducer, attempts: config.JOB_ATTEMPTS, backoffMs: config.JOB_BACKOFF_MS });
+      const recovery = startPeriodic({
+        name: 'recovering lost commands',
+        everyMs: config.RECOVERY_EVERY_MS,
+        log,
+        run: async () => logRecovery(log, await recoverLostCommands({ database, queues: requeue, olderThanMs: config.RECOVERY_AFTER_MS })),
+      });
+      onStop({ phase: 'workers', name: 'lost-command recovery', close: async () => { await recovery.stop(); await requeue.close(); } });
     }
 
     if (roles.api) {

@@ -46,6 +46,7 @@ export async function runCommand<N extends JobName>(
         brokerageId: raw.actor.brokerageId,
         requestHash: raw.requestHash,
         payload: storedPayload(handler.name, raw.payload),
+        actor: raw.actor,
         status: 'running',
         attempts: 1,
       })

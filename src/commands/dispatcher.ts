@@ -60,6 +60,7 @@ export class CommandDispatcher {
         idempotencyKey: req.idempotencyKey ?? null,
         requestHash: req.requestHash,
         payload: storedPayload(req.name, req.payload),
+        actor: req.actor,
       })
       .onConflictDoNothing()
       .returning({ id: commands.id });

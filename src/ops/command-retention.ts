@@ -2,6 +2,7 @@ import { and, inArray, lt } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
 import { commands } from '../db/schema.ts';
+import { startPeriodic } from '../periodic.ts';
 
 /**
  * Deletes commands that finished longer ago than the retention (SPEC §7 promises replays for at least
@@ -24,20 +25,14 @@ export async function pruneCommands(database: Database, retentionHours: number, 
 }
 
 export function startCommandRetention(opts: { database: Database; retentionHours: number; log: Logger; everyMs?: number }) {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  const run = () => {
-    running = pruneCommands(opts.database, opts.retentionHours)
-      .then((n) => n > 0 && opts.log.info({ pruned: n, retentionHours: opts.retentionHours }, 'pruned finished commands'))
-      .catch((err) => opts.log.warn({ err }, 'pruning commands failed; will try again'))
-      .finally(() => (timer = setTimeout(run, opts.everyMs ?? 15 * 60_000)));
-  };
-  timer = setTimeout(run, 60_000);
-  return {
-    async stop() {
-      clearTimeout(timer);
-      await running;
-      clearTimeout(timer);
+  return startPeriodic({
+    name: 'pruning commands',
+    everyMs: opts.everyMs ?? 15 * 60_000,
+    firstAfterMs: 60_000,
+    log: opts.log,
+    run: async () => {
+      const n = await pruneCommands(opts.database, opts.retentionHours);
+      if (n > 0) opts.log.info({ pruned: n, retentionHours: opts.retentionHours }, 'pruned finished commands');
     },
-  };
+  });
 }

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, index, integer, json, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { Actor } from '../../queues/job-map.ts';
 import { brokerages } from './tenancy.ts';
 import { orders } from './orders.ts';
 
@@ -21,6 +22,8 @@ export const commands = pgTable(
     /** sha256 of the request (method, path, body) that the key was first used with. */
     requestHash: text('request_hash').notNull(),
     payload: jsonb('payload').notNull(),
+    /** Who it acts for, so a job Redis lost can be rebuilt from this row (recover-lost.ts). */
+    actor: jsonb('actor').$type<Actor>(),
     status: text('status', { enum: COMMAND_STATUSES }).notNull().default('queued'),
     /** The HTTP status and body a synchronous call answers with, once finished. */
     resultStatus: integer('result_status'),
