@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Tx } from '../src/db/client.ts';
+import type { SqlTx } from '../src/db/client.ts';
 import type { CommandResult, Envelope, JobMap, JobName } from '../src/queues/job-map.ts';
 
 export interface HandlerContext {
@@ -7,16 +7,16 @@ export interface HandlerContext {
 }
 
 /**
- * One command's handler. `handle` runs inside the transaction that also records the command,
- * so its writes and the stored result commit together. A domain rejection is thrown as an
- * AppError (the runner turns it into the stored result and rolls back the handler's writes);
- * anything else is an infrastructure error and the job is retried.
+ * One command's handler. `handle` runs inside the transaction that claimed the command, so its
+ * writes and the stored result commit together. A domain rejection is thrown as an AppError: the
+ * runner rolls the transaction back and stores the rejection as the command's answer; anything
+ * else is an infrastructure error and the job is retried.
  */
 export interface Handler<N extends JobName = JobName> {
   readonly name: N;
   /** Jobs arrive from Redis and may come from any producer: payloads are checked again here. */
   parse(payload: unknown): JobMap[N];
-  handle(tx: Tx, command: Envelope<JobMap[N]>, ctx: HandlerContext): Promise<CommandResult>;
+  handle(tx: SqlTx, command: Envelope<JobMap[N]>, ctx: HandlerContext): Promise<CommandResult>;
 }
 
 export function defineHandler<N extends JobName>(handler: Handler<N>): Handler<N> {

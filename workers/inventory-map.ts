@@ -17,10 +17,10 @@ export default defineHandler({
   parse: (payload) => parseOrThrow(inventoryMapCommand, payload, 'payload'),
   async handle(tx, command) {
     const { officeId, mappings } = command.payload;
-    await assertOfficeAccess(tx, officeId, command.actor);
+    await assertOfficeAccess(tx.db, officeId, command.actor);
     const json = JSON.stringify(mappings.map((m, i) => ({ i, ...m })));
     const [missing] = await query<{ i: number; remote_id: number }>(
-      tx,
+      tx.db,
       sql`select m.i, m.remote_id from json_to_recordset(${json}::json) as m(i integer, remote_id bigint)
           where not exists (select 1 from ticket_groups tg where tg.office_id = ${officeId}::bigint and tg.remote_id = m.remote_id)
           order by m.i limit 1`,
@@ -29,9 +29,9 @@ export default defineHandler({
       const field = `mappings.${missing.i}.remote_id`;
       throw new InvalidParams(`${field}: office ${officeId} has no ticket group with remote_id ${missing.remote_id}`, field);
     }
-    await refuseServiceIdConflicts(tx, officeId, mappings, 'mappings');
+    await refuseServiceIdConflicts(tx.db, officeId, mappings, 'mappings');
     await query(
-      tx,
+      tx.db,
       sql`update ticket_groups tg set id = m.id, event_id = m.event_id, updated_at = now()
           from json_to_recordset(${json}::json) as m(remote_id bigint, id bigint, event_id bigint)
           where tg.office_id = ${officeId}::bigint and tg.remote_id = m.remote_id`,

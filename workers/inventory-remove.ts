@@ -15,9 +15,9 @@ export default defineHandler({
   parse: (payload) => parseOrThrow(inventoryRemoveCommand, payload, 'payload'),
   async handle(tx, command) {
     const { officeId, remoteIds } = command.payload;
-    await assertOfficeAccess(tx, officeId, command.actor);
+    await assertOfficeAccess(tx.db, officeId, command.actor);
     const [row] = await query<{ n: number }>(
-      tx,
+      tx.db,
       sql`with d as (delete from ticket_groups where office_id = ${officeId}::bigint
                      and remote_id = any(${`{${remoteIds.join(',')}}`}::bigint[]) returning 1)
           select count(*)::int as n from d`,

@@ -14,9 +14,9 @@ export default defineHandler({
   parse: (payload) => parseOrThrow(inventoryUpsertCommand, payload, 'payload'),
   async handle(tx, command) {
     const { officeId, records } = command.payload;
-    await assertOfficeAccess(tx, officeId, command.actor);
-    await refuseServiceIdConflicts(tx, officeId, records, 'records');
-    const upserted = await upsertTicketGroups(tx, officeId, records);
+    await assertOfficeAccess(tx.db, officeId, command.actor);
+    await refuseServiceIdConflicts(tx.db, officeId, records, 'records');
+    const upserted = await upsertTicketGroups(tx.db, officeId, records);
     return { status: 200, body: { upserted } };
   },
 });

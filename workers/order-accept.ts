@@ -1,70 +1,55 @@
-import { and, eq } from 'drizzle-orm';
 import { initialShipmentSnapshot, shipmentView } from '../machines/index.ts';
 import { orderRole } from '../src/auth/roles.ts';
-import { appendShipmentEvent } from '../src/db/ops/append-shipment-event.ts';
-import { insertEmailAddress } from '../src/db/ops/contacts.ts';
-import { findOrder, lockOrder } from '../src/db/ops/lock-order.ts';
-import { insertShipment } from '../src/db/ops/shipment-rows.ts';
-import { users } from '../src/db/schema.ts';
+import { findOrder } from '../src/db/ops/lock-order.ts';
+import { acceptOrder } from '../src/db/sql/accept-order.ts';
+import { insertEmailAddress } from '../src/db/sql/insert-contacts.ts';
+import { lockOrderForAccept } from '../src/db/sql/lock-order.ts';
 import { acceptCommand } from '../src/domain/order-accept-input.ts';
-import { transitionOrder } from '../src/domain/order-transition.ts';
+import { nextOrderState } from '../src/domain/order-transition.ts';
 import { acceptedShipmentJson } from '../src/domain/shipment-response.ts';
 import { parseOrThrow } from '../src/domain/validation.ts';
 import { Forbidden, InvalidParams, NotFound } from '../src/errors.ts';
 import { defineHandler } from './handler.ts';
 
-/** The shipment an accepted order starts with, by its delivery method (SPEC §4). */
+/** The shipment an accepted order starts with, by its delivery method (docs/LIFECYCLE.md). */
 const FIRST_SHIPMENT_TYPE = { flash: 'XSeats', local_pickup: 'LocalPickup', tbd: 'TBD' } as const;
 
+/** POST /v9/orders/:id/accept: the seller accepts; the order gets its first shipment. */
 export default defineHandler({
   name: 'order.accept',
   parse: (payload) => parseOrThrow(acceptCommand, payload, 'payload'),
   async handle(tx, { payload, actor, commandId }) {
-    const party = await findOrder(tx, payload.order_id);
-    const role = party ? orderRole(actor, party) : 'stranger';
-    if (role === 'stranger') throw new NotFound(`order ${payload.order_id} not found`);
-    if (role !== 'seller') throw new Forbidden('only the seller may accept an order');
-    const order = (await lockOrder(tx, payload.order_id))!;
-
-    const [reviewer] = await tx
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.id, payload.reviewer_id), eq(users.brokerageId, actor.brokerageId)));
-    if (!reviewer) throw new InvalidParams('reviewer_id: must be a user of your brokerage', 'reviewer_id');
+    const order = await lockOrderForAccept(tx, payload.order_id, actor.brokerageId, payload.reviewer_id);
+    if (!order) {
+      // Not the seller's: tell a buyer (403) from a stranger or a missing order (404).
+      const party = await findOrder(tx.db, payload.order_id);
+      if (!party || orderRole(actor, party) === 'stranger') throw new NotFound(`order ${payload.order_id} not found`);
+      throw new Forbidden('only the seller may accept an order');
+    }
+    if (!order.reviewerOk) throw new InvalidParams('reviewer_id: must be a user of your brokerage', 'reviewer_id');
     if (payload.seats && payload.seats.length !== order.quantity) {
       throw new InvalidParams(`seats: must list ${order.quantity} seat ids, the order's quantity`, 'seats');
     }
-
-    const state = await transitionOrder(tx, order, { type: 'ACCEPT' }, {
-      reviewerId: payload.reviewer_id,
-      seats: payload.seats ?? null,
-      acceptedAt: new Date(),
-    });
+    const next = nextOrderState(order, { type: 'ACCEPT' });
 
     const type = FIRST_SHIPMENT_TYPE[order.delivery];
     const snapshot = initialShipmentSnapshot({ type });
     const email = type === 'XSeats' ? await insertEmailAddress(tx, order.recipientEmail) : undefined;
-    const shipment = await insertShipment(tx, {
+    const shipment = await acceptOrder(tx, {
       orderId: order.id,
-      type,
-      state: shipmentView(snapshot).state,
-      snapshot,
-      shipToName: type === 'XSeats' ? order.recipientName : null,
-      emailAddressId: email?.id ?? null,
-    });
-    await appendShipmentEvent(tx, {
-      orderId: order.id,
-      kind: 'created',
-      shipmentId: null,
-      newShipmentId: shipment.id,
-      from: null,
-      to: { type: shipment.type, state: shipment.state },
-      actor: { brokerageId: actor.brokerageId, userId: actor.userId, role },
-      commandId,
+      order: { ...next, reviewerId: payload.reviewer_id, seats: payload.seats ?? null },
+      shipment: {
+        type,
+        state: shipmentView(snapshot).state,
+        snapshot,
+        shipToName: type === 'XSeats' ? order.recipientName : null,
+        emailAddressId: email?.id ?? null,
+      },
+      event: { to: { type, state: shipmentView(snapshot).state }, actor: { brokerageId: actor.brokerageId, userId: actor.userId, role: 'seller' }, commandId },
     });
     return {
       status: 200,
-      body: { id: order.id, oid: order.oid, state, shipments: [acceptedShipmentJson(shipment, { email })] },
+      body: { id: order.id, oid: order.oid, state: next.state, shipments: [acceptedShipmentJson(shipment, { email })] },
     };
   },
 });

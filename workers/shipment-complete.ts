@@ -1,8 +1,7 @@
 import { applyShipmentEvent, shipmentView, type PersistedShipment } from '../machines/index.ts';
-import { appendShipmentEvent } from '../src/db/ops/append-shipment-event.ts';
-import { setShipment } from '../src/db/ops/shipment-rows.ts';
+import { completeShipment } from '../src/db/sql/complete-shipment.ts';
 import { completeCommand } from '../src/domain/shipment-complete-input.ts';
-import { transitionOrder } from '../src/domain/order-transition.ts';
+import { nextOrderState } from '../src/domain/order-transition.ts';
 import { openShipment } from '../src/domain/shipment-access.ts';
 import { completedShipmentJson } from '../src/domain/shipment-response.ts';
 import { parseOrThrow } from '../src/domain/validation.ts';
@@ -34,30 +33,24 @@ export default defineHandler({
       throw new InvalidParams('x_mobile_link: required to complete an XMobileLink shipment', 'x_mobile_link');
     }
     if (shipment.type === 'XSeats' || shipment.type === 'Eticket') {
-      // SPEC §5: these are completed with no body (`{}` at most).
+      // These are completed with no body (`{}` at most): docs/LIFECYCLE.md.
       const given = (['x_mobile_link', 'transfer_source'] as const).find((k) => payload[k] !== undefined);
       if (given) throw new InvalidParams(`${given}: a ${shipment.type} shipment is completed with no body`, given);
     }
     const result = applyShipmentEvent(snapshot, { type: 'COMPLETE', hasLink });
     if (!result.ok) throw new InvalidTransition(result.reason);
+    const orderNext = nextOrderState(order, { type: 'COMPLETE' });
 
-    const completed = await setShipment(tx, shipment.id, {
-      state: result.view.state,
-      snapshot: result.snapshot,
-      xMobileLink: payload.x_mobile_link ?? null,
-      transferSource: payload.transfer_source ?? shipment.transferSource,
-      deliveredAt: new Date(),
-    });
-    await transitionOrder(tx, order, { type: 'COMPLETE' }, { completedAt: new Date() });
-    await appendShipmentEvent(tx, {
-      orderId: order.id,
-      kind: 'completed',
-      shipmentId: shipment.id,
-      newShipmentId: shipment.id,
-      from: { type: shipment.type, state: shipment.state },
-      to: { type: completed.type, state: completed.state },
-      actor: { brokerageId: actor.brokerageId, userId: actor.userId, role },
-      commandId,
+    const completed = await completeShipment(tx, {
+      old: shipment,
+      shipment: {
+        state: result.view.state,
+        snapshot: result.snapshot,
+        xMobileLink: payload.x_mobile_link ?? null,
+        transferSource: payload.transfer_source ?? shipment.transferSource,
+      },
+      order: { id: order.id, ...orderNext },
+      event: { actor: { brokerageId: actor.brokerageId, userId: actor.userId, role }, commandId },
     });
     return { status: 200, body: completedShipmentJson(completed) };
   },

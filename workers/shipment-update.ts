@@ -1,10 +1,11 @@
 import { applyShipmentEvent, type PersistedShipment, type ShipmentEvent } from '../machines/index.ts';
-import { appendShipmentEvent } from '../src/db/ops/append-shipment-event.ts';
-import { insertAddress, insertEmailAddress, insertPhoneNumber, loadContacts } from '../src/db/ops/contacts.ts';
-import { replaceShipment, type NewShipment, type ShipmentRow } from '../src/db/ops/shipment-rows.ts';
-import type { Tx } from '../src/db/client.ts';
-import type { LockedOrder } from '../src/db/ops/lock-order.ts';
-import { transitionOrder } from '../src/domain/order-transition.ts';
+import type { SqlTx } from '../src/db/client.ts';
+import type { ShipmentContacts } from '../src/db/ops/contacts.ts';
+import type { NewShipment, ShipmentRow } from '../src/db/ops/shipment-rows.ts';
+import { insertAddressAndPhone, insertEmailAddress, insertPhoneNumber } from '../src/db/sql/insert-contacts.ts';
+import type { LockedOrder } from '../src/db/sql/lock-order.ts';
+import { replaceShipment } from '../src/db/sql/replace-shipment.ts';
+import { nextOrderState } from '../src/domain/order-transition.ts';
 import { openShipment } from '../src/domain/shipment-access.ts';
 import { buyerPickupJson, mobileTransferJson, sellerPickupJson } from '../src/domain/shipment-response.ts';
 import { updateCommand, type UpdateCommand } from '../src/domain/shipment-update-input.ts';
@@ -24,33 +25,51 @@ function machineEvent(p: UpdateCommand): ShipmentEvent {
     : { type: OPERATION[p.operation].event };
 }
 
-/** Everything already known carries over to the replacement; the operation overlays its part. */
-async function replacementValues(tx: Tx, old: ShipmentRow, order: LockedOrder, p: UpdateCommand): Promise<Partial<NewShipment>> {
+/**
+ * Everything already known carries over to the replacement; the operation overlays its part and
+ * brings the contact rows its response shows (new rows for new details: contacts are immutable).
+ */
+async function overlay(
+  tx: SqlTx,
+  old: ShipmentRow,
+  current: ShipmentContacts,
+  order: LockedOrder,
+  p: UpdateCommand,
+): Promise<{ values: Partial<NewShipment>; contacts: ShipmentContacts }> {
   switch (p.operation) {
     case 'mobile_transfer': {
       const needsRecipient = p.mobile_transfer_type === 'XMobile' || p.mobile_transfer_type === 'XSeats';
-      const emailAddressId = old.emailAddressId ?? (needsRecipient ? (await insertEmailAddress(tx, order.recipientEmail)).id : null);
+      const email = current.email ?? (needsRecipient ? await insertEmailAddress(tx, order.recipientEmail) : undefined);
       return {
-        type: p.mobile_transfer_type,
-        transferSource: p.transfer_source ?? old.transferSource,
-        shipToName: old.shipToName ?? (needsRecipient ? order.recipientName : null),
-        emailAddressId,
+        values: {
+          type: p.mobile_transfer_type,
+          transferSource: p.transfer_source ?? old.transferSource,
+          shipToName: old.shipToName ?? (needsRecipient ? order.recipientName : null),
+          emailAddressId: email?.id ?? null,
+        },
+        contacts: { email },
       };
     }
-    case 'seller_pickup':
+    case 'seller_pickup': {
+      const { address, phone } = await insertAddressAndPhone(tx, p.ship_from_address_attributes, p.ship_from_phone_number_attributes);
       return {
-        shipFromName: p.ship_from_name,
-        shipFromAddressId: (await insertAddress(tx, p.ship_from_address_attributes)).id,
-        shipFromPhoneNumberId: (await insertPhoneNumber(tx, p.ship_from_phone_number_attributes)).id,
-        pickupTimeRange: p.pickup_time_range,
-        pickupInstructions: p.pickup_instructions ?? null,
+        values: {
+          shipFromName: p.ship_from_name,
+          shipFromAddressId: address.id,
+          shipFromPhoneNumberId: phone.id,
+          pickupTimeRange: p.pickup_time_range,
+          pickupInstructions: p.pickup_instructions ?? null,
+        },
+        contacts: { shipFromAddress: address, shipFromPhone: phone },
       };
-    case 'buyer_pickup':
+    }
+    case 'buyer_pickup': {
+      const phone = await insertPhoneNumber(tx, p.phone_number_attributes);
       return {
-        shipToName: p.ship_to_name,
-        phoneNumberId: (await insertPhoneNumber(tx, p.phone_number_attributes)).id,
-        notes: p.notes ?? null,
+        values: { shipToName: p.ship_to_name, phoneNumberId: phone.id, notes: p.notes ?? null },
+        contacts: { phone },
       };
+    }
   }
 }
 
@@ -63,36 +82,29 @@ export default defineHandler({
   parse: (payload) => parseOrThrow(updateCommand, payload, 'payload'),
   async handle(tx, { payload, actor, commandId }) {
     const op = OPERATION[payload.operation];
-    const { order, shipment, role } = await openShipment(tx, payload.shipment_id, actor, {
+    const { order, shipment, email, role } = await openShipment(tx, payload.shipment_id, actor, {
       role: op.role,
       operation: op.verb,
       followOtherPartysPickup: payload.operation !== 'mobile_transfer',
     });
     const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, machineEvent(payload));
     if (!result.ok) throw new InvalidTransition(result.reason);
-
     const delivered = result.view.state === 'delivered';
-    const { id: _id, replacedBy: _r, replacedAt: _ra, createdAt: _c, ...carried } = shipment;
-    const replacement = await replaceShipment(tx, shipment, {
-      ...carried,
-      ...(await replacementValues(tx, shipment, order, payload)),
-      type: result.view.type,
-      state: result.view.state,
-      snapshot: result.snapshot,
-      deliveredAt: delivered ? new Date() : null,
+    // Validated before the first write, so a refusal leaves nothing to undo.
+    const orderCompletion = delivered ? nextOrderState(order, { type: 'COMPLETE' }) : null;
+
+    const { values, contacts } = await overlay(tx, shipment, { email }, order, payload);
+    const { id: _id, replacedBy: _r, replacedAt: _ra, createdAt: _c, deliveredAt: _d, ...carried } = shipment;
+    const replacement = await replaceShipment(tx, {
+      old: shipment,
+      next: { ...carried, ...values, type: result.view.type, state: result.view.state, snapshot: result.snapshot, delivered },
+      orderCompletion,
+      event: {
+        kind: payload.operation === 'mobile_transfer' ? 'updated' : delivered ? 'delivered' : 'pickup_details',
+        actor: { brokerageId: actor.brokerageId, userId: actor.userId, role },
+        commandId,
+      },
     });
-    if (delivered) await transitionOrder(tx, order, { type: 'COMPLETE' }, { completedAt: new Date() });
-    await appendShipmentEvent(tx, {
-      orderId: order.id,
-      kind: payload.operation === 'mobile_transfer' ? 'updated' : delivered ? 'delivered' : 'pickup_details',
-      shipmentId: shipment.id,
-      newShipmentId: replacement.id,
-      from: { type: shipment.type, state: shipment.state },
-      to: { type: replacement.type, state: replacement.state },
-      actor: { brokerageId: actor.brokerageId, userId: actor.userId, role },
-      commandId,
-    });
-    const contacts = await loadContacts(tx, replacement);
     const body =
       payload.operation === 'mobile_transfer'
         ? mobileTransferJson(replacement, contacts)

@@ -1,16 +1,20 @@
 import { inArray } from 'drizzle-orm';
-import { orderRole, type OrderRole } from '../auth/roles.ts';
-import type { Tx } from '../db/client.ts';
-import { findOrder, lockOrder, type LockedOrder } from '../db/ops/lock-order.ts';
+import { orderRole } from '../auth/roles.ts';
+import type { SqlTx } from '../db/client.ts';
+import type { EmailAddressRow } from '../db/ops/contacts.ts';
+import { findOrder } from '../db/ops/lock-order.ts';
 import { findShipment, followReplacements, type ShipmentRow } from '../db/ops/shipment-rows.ts';
 import { shipmentEvents } from '../db/schema.ts';
+import { liveShipment } from '../db/sql/live-shipment.ts';
+import { lockOrderOfShipment, type LockedOrder } from '../db/sql/lock-order.ts';
 import { Forbidden, NotFound, ShipmentReplaced } from '../errors.ts';
 import type { Actor } from '../queues/job-map.ts';
 
 export interface OpenedShipment {
   order: LockedOrder;
   shipment: ShipmentRow;
-  role: Exclude<OrderRole, 'stranger'>;
+  email: EmailAddressRow | undefined;
+  role: 'seller' | 'buyer';
 }
 
 /**
@@ -19,35 +23,42 @@ export interface OpenedShipment {
  * with the live id. One exception to 410: a local-pickup update on an id that only the OTHER
  * party's pickup details replaced goes to the live shipment, since seller and buyer cannot
  * know each other's ids and both sending at once is the normal case, not a stale client.
+ *
+ * The common case costs two statements (lock, live read); refusals and replaced ids take a
+ * slower path that explains them.
  */
 export async function openShipment(
-  tx: Tx,
+  tx: SqlTx,
   shipmentId: number,
   actor: Actor,
   opts: { role: 'seller' | 'buyer'; operation: string; followOtherPartysPickup: boolean },
 ): Promise<OpenedShipment> {
-  const notFound = () => new NotFound(`shipment ${shipmentId} not found`);
-  const first = await findShipment(tx, shipmentId);
-  if (!first) throw notFound();
-  const party = await findOrder(tx, first.orderId);
-  const role = party ? orderRole(actor, party) : 'stranger';
-  if (role === 'stranger') throw notFound();
-  if (role !== opts.role) throw new Forbidden(`only the ${opts.role} may ${opts.operation}`);
-  const order = await lockOrder(tx, first.orderId);
-  if (!order) throw notFound();
-  // Re-read under the lock: another command may have replaced it while we waited.
-  const followed = await followReplacements(tx, shipmentId);
-  if (!followed) throw notFound();
-  const { live, chain } = followed;
-  if (chain.length > 0) {
-    const other = role === 'seller' ? 'buyer' : 'seller';
-    if (!opts.followOtherPartysPickup || !(await onlyPickupsBy(tx, chain, other))) throw new ShipmentReplaced(live.id);
+  const order = await lockOrderOfShipment(tx, shipmentId, actor.brokerageId, opts.role);
+  if (!order) throw await refusal(tx, shipmentId, actor, opts);
+  // Read under the lock: another command may have replaced it while we waited.
+  const live = await liveShipment(tx, order.id);
+  if (!live) throw new NotFound(`shipment ${shipmentId} not found`);
+  if (live.shipment.id !== shipmentId) {
+    const other = opts.role === 'seller' ? 'buyer' : 'seller';
+    const followed = await followReplacements(tx.db, shipmentId);
+    const chain = followed?.chain ?? [];
+    if (!opts.followOtherPartysPickup || !(await onlyPickupsBy(tx, chain, other))) throw new ShipmentReplaced(live.shipment.id);
   }
-  return { order, shipment: live, role };
+  return { order, shipment: live.shipment, email: live.email, role: opts.role };
 }
 
-async function onlyPickupsBy(tx: Tx, replacedIds: number[], role: string): Promise<boolean> {
-  const hops = await tx
+/** Why the lock found nothing: no such shipment or a stranger's (404), or the other party (403). */
+async function refusal(tx: SqlTx, shipmentId: number, actor: Actor, opts: { role: string; operation: string }): Promise<Error> {
+  const notFound = new NotFound(`shipment ${shipmentId} not found`);
+  const shipment = await findShipment(tx.db, shipmentId);
+  const party = shipment && (await findOrder(tx.db, shipment.orderId));
+  if (!party || orderRole(actor, party) === 'stranger') return notFound;
+  return new Forbidden(`only the ${opts.role} may ${opts.operation}`);
+}
+
+async function onlyPickupsBy(tx: SqlTx, replacedIds: number[], role: string): Promise<boolean> {
+  if (replacedIds.length === 0) return false;
+  const hops = await tx.db
     .select({ kind: shipmentEvents.kind, actorRole: shipmentEvents.actorRole })
     .from(shipmentEvents)
     .where(inArray(shipmentEvents.shipmentId, replacedIds));

@@ -5,7 +5,7 @@ import type { SecretBox } from '../auth/secret-box.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
-import type { CommandDispatcher } from '../commands/dispatcher.ts';
+import type { CommandDispatcher } from '../queues/dispatcher.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installShutdownGate } from './error-handler.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { opsRoutes, type OpsDeps } from './routes/ops.ts';

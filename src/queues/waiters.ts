@@ -1,15 +1,18 @@
 import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { CommandResult } from './job-map.ts';
 
-type Wake = () => void;
+/** What woke a waiter: the job completed (with the result it returned) or an attempt failed. */
+export type Wake = { event: 'completed'; result: CommandResult | undefined } | { event: 'failed' };
 
 /**
- * One QueueEvents listener per queue per process, feeding a map of waiters by job id. A waiter
- * is only woken; the caller then reads the command's result from Postgres, which stays the one
- * source of truth (an event can be missed, a row cannot).
+ * One QueueEvents listener per queue per process, feeding a map of waiters by job id. A
+ * `completed` event carries the job's return value, which is the command's result (the worker
+ * stored the same in Postgres before returning it), so a waiter needs no read to answer; an event
+ * can be missed, so callers read Postgres when their wait times out.
  */
 export class CommandWaiters {
-  private readonly waiting = new Map<string, Set<Wake>>();
+  private readonly waiting = new Map<string, Set<(w: Wake) => void>>();
   /** Once closing, no wait can be woken by an event any more. */
   closed = false;
   private readonly events: QueueEvents[];
@@ -19,9 +22,8 @@ export class CommandWaiters {
       (name) => new QueueEvents(name, { prefix: opts.prefix, connection: opts.connection(), autorun: true }),
     );
     for (const qe of this.events) {
-      const wake = ({ jobId }: { jobId: string }) => this.wake(jobId);
-      qe.on('completed', wake);
-      qe.on('failed', wake);
+      qe.on('completed', ({ jobId, returnvalue }) => this.wake(jobId, { event: 'completed', result: resultIn(returnvalue) }));
+      qe.on('failed', ({ jobId }) => this.wake(jobId, { event: 'failed' }));
       // Without a listener an event-loop failure would surface as an unhandled rejection;
       // waiters time out and callers read Postgres anyway.
       qe.on('error', (err) => opts.onError?.(err));
@@ -33,16 +35,15 @@ export class CommandWaiters {
   }
 
   /**
-   * Resolves true when the job reports finished, false after timeoutMs. Register before adding
+   * Resolves with what woke it, or false after timeoutMs (or on cancel). Register before adding
    * the job, or check Postgres after registering, so a fast job is not missed.
    */
-  wait(jobId: string, timeoutMs: number, signal?: AbortSignal): { done: Promise<boolean>; cancel: () => void } {
+  wait(jobId: string, timeoutMs: number, signal?: AbortSignal): { done: Promise<Wake | false>; cancel: () => void } {
     let set = this.waiting.get(jobId);
     if (!set) this.waiting.set(jobId, (set = new Set()));
-    let finish!: (v: boolean) => void;
-    const done = new Promise<boolean>((resolve) => (finish = resolve));
-    const wake: Wake = () => finish(true);
-    set.add(wake);
+    let finish!: (v: Wake | false) => void;
+    const done = new Promise<Wake | false>((resolve) => (finish = resolve));
+    set.add(finish);
     const timer = setTimeout(() => finish(false), timeoutMs);
     const cancel = () => finish(false);
     signal?.addEventListener('abort', cancel, { once: true });
@@ -50,7 +51,7 @@ export class CommandWaiters {
       clearTimeout(timer);
       signal?.removeEventListener('abort', cancel);
       const s = this.waiting.get(jobId);
-      s?.delete(wake);
+      s?.delete(finish);
       if (s && s.size === 0) this.waiting.delete(jobId);
     });
     return { done, cancel };
@@ -60,14 +61,28 @@ export class CommandWaiters {
     return this.waiting.size;
   }
 
-  private wake(jobId: string): void {
+  private wake(jobId: string, w: Wake): void {
     const set = this.waiting.get(jobId);
-    if (set) for (const w of [...set]) w();
+    if (set) for (const finish of [...set]) finish(w);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const set of this.waiting.values()) for (const w of [...set]) w();
+    for (const set of this.waiting.values()) for (const finish of [...set]) finish({ event: 'failed' });
     await Promise.all(this.events.map((e) => e.close()));
   }
+}
+
+/** A job's return value as a command result; BullMQ may hand it over as JSON text. */
+export function resultIn(value: unknown): CommandResult | undefined {
+  let v = value;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof v !== 'object' || v === null || typeof (v as CommandResult).status !== 'number') return undefined;
+  return { status: (v as CommandResult).status, body: (v as CommandResult).body };
 }

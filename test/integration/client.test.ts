@@ -156,7 +156,7 @@ describe('FulfilmentClient', () => {
     expect(order!.state).toBe('pending');
   });
 
-  // Once Redis no longer holds the job, only workers/run-command.ts can judge a reused id.
+  // Once Redis no longer holds the job, only workers/runner.ts can judge a reused id.
   it('the same command id with another payload answers 409 after Redis dropped the first job', async () => {
     const first = await client.acceptOrder({ order_id: 746, reviewer_id: 100 }, { ...SELLER, await: true, commandId: 'up-accept-746' });
     expect(first.status).toBe(200);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedPayload } from '../../src/commands/stored-payload.ts';
-import { pruneCommands } from '../../src/ops/command-retention.ts';
+import { pruneCommands } from '../../workers/command-retention.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 describe('command retention', () => {

@@ -5,7 +5,7 @@ import { baseFixture, BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { proxiedDatabaseUrl } from '../support/tcp-proxy.ts';
-import { markExhausted } from '../../src/commands/mark-exhausted.ts';
+import { markExhausted } from '../../workers/mark-exhausted.ts';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { TEST_REDIS_URL } from '../support/env.ts';

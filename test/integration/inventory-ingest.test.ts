@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandDispatcher } from '../../src/commands/dispatcher.ts';
+import { CommandDispatcher } from '../../src/queues/dispatcher.ts';
 import { CommandQueues } from '../../src/queues/command-queues.ts';
 import { INVENTORY_QUEUE, type Envelope, type JobMap, type JobName } from '../../src/queues/job-map.ts';
 import { CommandWaiters } from '../../src/queues/waiters.ts';

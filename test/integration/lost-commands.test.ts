@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recoverLostCommands } from '../../src/commands/recover-lost.ts';
+import { recoverLostCommands } from '../../workers/recover-lost.ts';
 import { CommandQueues } from '../../src/queues/command-queues.ts';
 import { apiClient } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
-import { CommandDispatcher } from '../../commands/dispatcher.ts';
+import { CommandDispatcher } from '../../queues/dispatcher.ts';
 import { loadConfig } from '../../config.ts';
 import { offices } from '../../db/schema.ts';
 import { MAX_INVENTORY_BATCH } from '../../domain/inventory-commands.ts';

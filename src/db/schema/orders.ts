@@ -40,6 +40,8 @@ export const orders = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     acceptedAt: timestamp('accepted_at', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /** The seq of the order's latest shipment event: the next event takes event_seq + 1 under the order lock. */
+    eventSeq: integer('event_seq').notNull().default(0),
   },
   (t) => [
     index('orders_seller_office_idx').on(t.sellerOfficeId),

@@ -2,11 +2,11 @@ import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import type { Database } from '../db/client.ts';
-import { markExhausted } from '../commands/mark-exhausted.ts';
-import { runCommand } from '../../workers/run-command.ts';
-import type { Registry } from '../../workers/registry.ts';
-import { COMMAND_QUEUES, isJobName, type Envelope } from './job-map.ts';
+import type { Database } from '../src/db/client.ts';
+import { markExhausted } from './mark-exhausted.ts';
+import { runCommand } from './runner.ts';
+import type { Registry } from './registry.ts';
+import { COMMAND_QUEUES, isJobName, type Envelope } from '../src/queues/job-map.ts';
 
 export interface WorkerPool {
   workers: Worker[];

@@ -1,13 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
-import { commands } from '../db/schema.ts';
+import type { SqlRunner } from '../db/client.ts';
+import { findCommand, forgetCommand, insertCommand, requeueCommand } from '../db/sql/insert-command.ts';
+import { isSameCommand } from '../commands/fingerprint.ts';
+import { storedPayload } from '../commands/stored-payload.ts';
 import { IdempotencyConflict, Unavailable } from '../errors.ts';
-import type { CommandQueues } from '../queues/command-queues.ts';
-import type { Actor, CommandResult, JobMap, JobName } from '../queues/job-map.ts';
-import type { CommandWaiters } from '../queues/waiters.ts';
-import { isSameCommand } from './fingerprint.ts';
-import { storedPayload } from './stored-payload.ts';
+import type { CommandQueues } from './command-queues.ts';
+import type { Actor, CommandResult, JobMap, JobName } from './job-map.ts';
+import type { CommandWaiters } from './waiters.ts';
 
 export interface DispatchRequest<N extends JobName> {
   name: N;
@@ -26,6 +25,11 @@ export type DispatchOutcome =
   | { kind: 'done'; commandId: string; result: CommandResult }
   | { kind: 'accepted'; commandId: string };
 
+/** What the HTTP side needs of the producer: routes depend on this, not on the class. */
+export interface Dispatch {
+  dispatch<N extends JobName>(req: DispatchRequest<N>): Promise<DispatchOutcome>;
+}
+
 /** A command id derived from the caller's key, so a retry maps to the same job and row. */
 export function commandIdFor(brokerageId: number, idempotencyKey?: string): string {
   if (!idempotencyKey) return `c-${randomUUID()}`;
@@ -34,14 +38,16 @@ export function commandIdFor(brokerageId: number, idempotencyKey?: string): stri
 }
 
 /**
- * Takes a command from the HTTP side: records it in Postgres (which is where idempotency and
- * command status live), enqueues it, and waits for its result up to `waitMs`, after which the
- * caller answers 202. If Redis refuses the job the row is removed again: nothing was taken.
+ * Takes a command from the HTTP side: records it in Postgres (where idempotency and command
+ * status live, and from where a job Redis lost is queued again), enqueues it, and waits for the
+ * `completed` event, whose return value is the answer. Postgres is read again only for a replay
+ * or when the wait runs out; after `waitMs` the caller answers 202. If Redis refuses the job the
+ * row is removed again: nothing was taken.
  */
-export class CommandDispatcher {
+export class CommandDispatcher implements Dispatch {
   constructor(
     private readonly deps: {
-      database: Database;
+      database: SqlRunner;
       queues: CommandQueues | undefined;
       waiters: CommandWaiters | undefined;
       waitMs: number;
@@ -49,23 +55,19 @@ export class CommandDispatcher {
   ) {}
 
   async dispatch<N extends JobName>(req: DispatchRequest<N>): Promise<DispatchOutcome> {
-    const { db } = this.deps.database;
+    const { database } = this.deps;
     const commandId = commandIdFor(req.actor.brokerageId, req.idempotencyKey);
-    const inserted = await db
-      .insert(commands)
-      .values({
-        id: commandId,
-        name: req.name,
-        brokerageId: req.actor.brokerageId,
-        idempotencyKey: req.idempotencyKey ?? null,
-        requestHash: req.requestHash,
-        payload: storedPayload(req.name, req.payload),
-        actor: req.actor,
-      })
-      .onConflictDoNothing()
-      .returning({ id: commands.id });
-    if (inserted.length === 0) {
-      const [existing] = await db.select().from(commands).where(eq(commands.id, commandId));
+    const inserted = await insertCommand(database, {
+      id: commandId,
+      name: req.name,
+      brokerageId: req.actor.brokerageId,
+      idempotencyKey: req.idempotencyKey ?? null,
+      requestHash: req.requestHash,
+      payload: JSON.stringify(storedPayload(req.name, req.payload)),
+      actor: JSON.stringify(req.actor),
+    });
+    if (!inserted) {
+      const existing = await findCommand(database, commandId);
       if (!existing || !isSameCommand(existing, { name: req.name, brokerageId: req.actor.brokerageId, requestHash: req.requestHash })) {
         throw new IdempotencyConflict();
       }
@@ -75,9 +77,7 @@ export class CommandDispatcher {
       // Still unfinished: enqueue again. A job with this id that Redis still holds makes it a
       // no-op; one that Redis lost (flushed, failed over) is given back; one whose attempts ran
       // out (status failed, no result) gets new ones.
-      if (existing.status === 'failed') {
-        await db.update(commands).set({ status: 'queued', finishedAt: null }).where(and(eq(commands.id, commandId), isNull(commands.resultStatus)));
-      }
+      if (existing.status === 'failed') await requeueCommand(database, commandId);
     }
     const { queues, waiters } = this.deps;
     if (!queues) throw new Unavailable();
@@ -89,51 +89,47 @@ export class CommandDispatcher {
           commandId, actor: req.actor, requestHash: req.requestHash, payload: req.payload,
           ...(req.requestId ? { requestId: req.requestId } : {}),
         },
-        { revive: inserted.length === 0 },
+        { revive: !inserted },
       );
     } catch (err) {
       waiter?.cancel();
-      if (inserted.length > 0) {
-        await db.delete(commands).where(and(eq(commands.id, commandId), eq(commands.status, 'queued'))).catch(() => {});
-      }
+      if (inserted) await forgetCommand(database, commandId).catch(() => {});
       throw err;
     }
     if (!waiter) return { kind: 'accepted', commandId };
     const deadline = Date.now() + this.deps.waitMs;
     let current = waiter;
-    for (;;) {
+    // A replay may have finished between the read above and the listener: look once more.
+    if (!inserted) {
       const finished = await this.result(commandId);
       if (finished) {
         current.cancel();
         return { kind: 'done', commandId, result: finished };
       }
+    }
+    for (;;) {
       const woke = await current.done;
-      const left = deadline - Date.now();
+      if (woke && woke.event === 'completed' && woke.result) return { kind: 'done', commandId, result: woke.result };
       // Shutting down: the job is in Redis and will run; the caller polls its Location.
       if (waiters!.closed) return { kind: 'accepted', commandId };
+      const left = deadline - Date.now();
       if (!woke || left <= 0) {
         const last = await this.result(commandId);
         return last ? { kind: 'done', commandId, result: last } : { kind: 'accepted', commandId };
       }
-      // Woken by a failed attempt that will be retried, or by a stale event: keep waiting.
+      // A failed attempt that will be retried: keep waiting for the next.
       current = waiters!.wait(commandId, left, req.signal);
     }
   }
 
-  /** Whether the command's job used up its attempts without a result (see mark-exhausted.ts). */
+  /** Whether the command's job used up its attempts without a result (workers/mark-exhausted.ts). */
   async exhausted(commandId: string): Promise<boolean> {
-    const [row] = await this.deps.database.db
-      .select({ status: commands.status, result: commands.resultStatus })
-      .from(commands)
-      .where(eq(commands.id, commandId));
-    return row?.status === 'failed' && row.result === null;
+    const row = await findCommand(this.deps.database, commandId);
+    return row?.status === 'failed' && row.resultStatus === null;
   }
 
   async result(commandId: string): Promise<CommandResult | undefined> {
-    const [row] = await this.deps.database.db
-      .select({ status: commands.resultStatus, body: commands.resultBody })
-      .from(commands)
-      .where(eq(commands.id, commandId));
-    return row && row.status !== null ? { status: row.status, body: row.body } : undefined;
+    const row = await findCommand(this.deps.database, commandId);
+    return row && row.resultStatus !== null ? { status: row.resultStatus, body: row.resultBody } : undefined;
   }
 }

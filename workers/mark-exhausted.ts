@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
-import { commands } from '../db/schema.ts';
+import type { Database } from '../src/db/client.ts';
+import { commands } from '../src/db/schema.ts';
 
 /**
  * A command whose job used up every attempt (infrastructure errors, or a bug) did nothing: its

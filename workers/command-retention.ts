@@ -1,8 +1,8 @@
 import { and, inArray, lt } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import type { Database } from '../db/client.ts';
-import { commands } from '../db/schema.ts';
-import { startPeriodic } from '../periodic.ts';
+import type { Database } from '../src/db/client.ts';
+import { commands } from '../src/db/schema.ts';
+import { startPeriodic } from '../src/periodic.ts';
 
 /**
  * Deletes commands that finished longer ago than the retention (SPEC §7 promises replays for at least

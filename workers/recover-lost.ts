@@ -1,9 +1,9 @@
 import { and, asc, inArray, isNull, lt } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import type { Database } from '../db/client.ts';
-import { commands } from '../db/schema.ts';
-import type { CommandQueues } from '../queues/command-queues.ts';
-import { isJobName, QUEUE_OF, type Actor } from '../queues/job-map.ts';
+import type { Database } from '../src/db/client.ts';
+import { commands } from '../src/db/schema.ts';
+import type { CommandQueues } from '../src/queues/command-queues.ts';
+import { isJobName, QUEUE_OF, type Actor } from '../src/queues/job-map.ts';
 import { markExhausted } from './mark-exhausted.ts';
 
 /**

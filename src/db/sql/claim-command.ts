@@ -1,0 +1,40 @@
+import type { SqlRunner } from '../client.ts';
+
+export interface CommandClaim {
+  commandId: string;
+  name: string;
+  brokerageId: number;
+  requestHash: string;
+  /** JSON of what commands.payload keeps (stored-payload.ts) and of the actor. */
+  payload: string;
+  actor: string;
+}
+
+export type ClaimOutcome =
+  | { kind: 'claimed' }
+  | { kind: 'finished'; status: number; body: unknown }
+  /** The id belongs to another command (another name, brokerage or request). */
+  | { kind: 'conflict' };
+
+/**
+ * Takes a command inside the worker's transaction, in one statement: the row is inserted when no
+ * producer wrote it (upstream jobs), and in every case locked, so a concurrent redelivery of the
+ * same command waits here and then finds it finished. The identity check sits in the conflict
+ * clause: a row of another command is neither updated nor returned. An unknown brokerage fails
+ * the foreign key (23503), which the runner answers as bad input.
+ */
+const CLAIM = `
+insert into commands (id, name, brokerage_id, request_hash, payload, actor, attempts)
+values ($1, $2, $3::bigint, $4, $5::text::jsonb, $6::text::jsonb, 1)
+on conflict (id) do update set attempts = commands.attempts + (commands.result_status is null)::int
+  where commands.name = excluded.name and commands.brokerage_id = excluded.brokerage_id
+    and commands.request_hash = excluded.request_hash
+returning result_status as "status", result_body as "body"`;
+
+export async function claimCommand(tx: SqlRunner, c: CommandClaim): Promise<ClaimOutcome> {
+  const [row] = await tx.rows<{ status: number | null; body: unknown }>(CLAIM, [
+    c.commandId, c.name, c.brokerageId, c.requestHash, c.payload, c.actor,
+  ]);
+  if (!row) return { kind: 'conflict' };
+  return row.status === null ? { kind: 'claimed' } : { kind: 'finished', status: row.status, body: row.body };
+}

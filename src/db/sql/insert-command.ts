@@ -1,0 +1,58 @@
+import type { SqlRunner } from '../client.ts';
+
+export interface NewCommand {
+  id: string;
+  name: string;
+  brokerageId: number;
+  idempotencyKey: string | null;
+  requestHash: string;
+  /** JSON of what commands.payload keeps, and of the actor. */
+  payload: string;
+  actor: string;
+}
+
+// The producer's one statement per command: a replay under a used id inserts nothing.
+const INSERT = `
+insert into commands (id, name, brokerage_id, idempotency_key, request_hash, payload, actor)
+values ($1, $2, $3::bigint, $4, $5, $6::text::jsonb, $7::text::jsonb)
+on conflict do nothing
+returning id`;
+
+/** Records a command before its job is queued; false when its id (or key) is taken already. */
+export async function insertCommand(ex: SqlRunner, c: NewCommand): Promise<boolean> {
+  const rows = await ex.rows(INSERT, [c.id, c.name, c.brokerageId, c.idempotencyKey, c.requestHash, c.payload, c.actor]);
+  return rows.length > 0;
+}
+
+export interface StoredCommand {
+  name: string;
+  brokerageId: number;
+  requestHash: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  resultStatus: number | null;
+  resultBody: unknown;
+}
+
+const FIND = `
+select name, brokerage_id as "brokerageId", request_hash as "requestHash", status,
+  result_status as "resultStatus", result_body as "resultBody"
+from commands where id = $1`;
+
+export async function findCommand(ex: SqlRunner, id: string): Promise<StoredCommand | undefined> {
+  const [row] = await ex.rows<StoredCommand>(FIND, [id]);
+  return row;
+}
+
+// A replayed command whose attempts ran out (failed, no result) gets new ones.
+const REQUEUE = `update commands set status = 'queued', finished_at = null where id = $1 and result_status is null`;
+
+export async function requeueCommand(ex: SqlRunner, id: string): Promise<void> {
+  await ex.rows(REQUEUE, [id]);
+}
+
+// Redis refused the job: the row goes again, so the caller's 503 means nothing was taken.
+const FORGET = `delete from commands where id = $1 and status = 'queued'`;
+
+export async function forgetCommand(ex: SqlRunner, id: string): Promise<void> {
+  await ex.rows(FORGET, [id]);
+}

@@ -1,0 +1,90 @@
+import type { Database } from '../src/db/client.ts';
+import { claimCommand, type CommandClaim } from '../src/db/sql/claim-command.ts';
+import { storeRejection, storeResult } from '../src/db/sql/store-result.ts';
+import { storedPayload } from '../src/commands/stored-payload.ts';
+import { AppError, IdempotencyConflict, InvalidParams, toErrorBody } from '../src/errors.ts';
+import type { CommandResult, Envelope, JobName } from '../src/queues/job-map.ts';
+import type { Handler, HandlerContext } from './handler.ts';
+
+function errorResult(err: AppError): CommandResult {
+  return { status: err.status, body: toErrorBody(err) };
+}
+
+const conflict = (commandId: string) =>
+  errorResult(new IdempotencyConflict(`command id ${commandId} was already used for another command`));
+
+/** Thrown inside the transaction to roll it back and answer with the rejection. */
+class Rejected extends Error {
+  constructor(readonly error: AppError) {
+    super(error.message);
+  }
+}
+
+/**
+ * Runs one delivery of a command, exactly once in effect. One transaction claims the command
+ * (or finds it finished and answers its stored result), runs the handler and stores the result:
+ * BEGIN, claim, the handler's statements, store, COMMIT. A domain rejection rolls the handler's
+ * writes back with the transaction and is then stored on its own, so every later delivery
+ * answers it the same way.
+ */
+export async function runCommand<N extends JobName>(
+  database: Database,
+  handler: Handler<N>,
+  raw: Envelope<unknown>,
+  ctx: HandlerContext,
+): Promise<CommandResult> {
+  if (typeof raw?.commandId !== 'string' || typeof raw.actor?.brokerageId !== 'number' || typeof raw.requestHash !== 'string') {
+    throw new Error('malformed job: the envelope needs commandId, actor.brokerageId and requestHash');
+  }
+  const parsed = safeParse(handler, raw);
+  const claim: CommandClaim = {
+    commandId: raw.commandId,
+    name: handler.name,
+    brokerageId: raw.actor.brokerageId,
+    requestHash: raw.requestHash,
+    payload: JSON.stringify(storedPayload(handler.name, raw.payload)),
+    actor: JSON.stringify(raw.actor),
+  };
+  try {
+    return await database.transaction(async (tx) => {
+      const claimed = await claimCommand(tx, claim);
+      // Another command under a used id is a conflict, before and after the first one finished;
+      // nothing is stored: the row belongs to the first command.
+      if (claimed.kind === 'conflict') return conflict(raw.commandId);
+      if (claimed.kind === 'finished') return { status: claimed.status, body: claimed.body };
+      if (parsed instanceof AppError) throw new Rejected(parsed);
+      let result: CommandResult;
+      try {
+        result = await handler.handle(tx, { ...raw, payload: parsed }, ctx);
+      } catch (err) {
+        throw err instanceof AppError ? new Rejected(err) : err;
+      }
+      await storeResult(tx, raw.commandId, result.status, result.body);
+      return result;
+    });
+  } catch (err) {
+    // An upstream job may name a brokerage that does not exist: bad input, not a reason to
+    // retry. Not stored: the commands row would have no brokerage to belong to.
+    if (isUnknownBrokerage(err)) return errorResult(new InvalidParams(`brokerageId: no brokerage ${raw.actor.brokerageId}`, 'brokerageId'));
+    if (!(err instanceof Rejected)) throw err;
+    const rejection = errorResult(err.error);
+    const stored = await storeRejection(database, claim, rejection.status, rejection.body);
+    return stored ?? conflict(raw.commandId);
+  }
+}
+
+function isUnknownBrokerage(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint_name?: unknown; constraint?: unknown; message?: unknown };
+  if (e?.code !== '23503') return false;
+  const constraint = String(e.constraint_name ?? e.constraint ?? e.message ?? '');
+  return constraint.includes('commands_brokerage_id');
+}
+
+function safeParse<N extends JobName>(handler: Handler<N>, raw: Envelope<unknown>) {
+  try {
+    return handler.parse(raw.payload);
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+}
