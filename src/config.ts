@@ -38,7 +38,7 @@ const envSchema = z.object({
   SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   /** Outbox relay: events per batch and idle poll interval. */
   RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(200),
-  RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
+  RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
   /** Unfinished commands older than this whose job Redis no longer has are queued again (checked every RECOVERY_EVERY_MS). */
   RECOVERY_AFTER_MS: z.coerce.number().int().min(10).max(24 * 3600_000).default(60_000),
   RECOVERY_EVERY_MS: z.coerce.number().int().min(10).max(3600_000).default(30_000),

@@ -136,7 +136,7 @@ export async function startService(config: Config, roles: Roles, log = createLog
         database, connection: workerProducer, prefix, log,
         batchSize: config.RELAY_BATCH_SIZE, intervalMs: config.RELAY_INTERVAL_MS,
       });
-      relay.start();
+      await relay.start();
       onStop({ phase: 'workers', name: 'outbox relay', close: () => relay.stop() });
       const retention = startCommandRetention({ database, retentionHours: config.COMMAND_RETENTION_HOURS, log });
       onStop({ phase: 'workers', name: 'command retention', close: () => retention.stop() });

@@ -15,7 +15,7 @@ import {
   type JobMap,
   type JobName,
 } from '../queues/job-map.ts';
-import { CommandWaiters } from '../queues/waiters.ts';
+import { CommandWaiters, resultIn } from '../queues/waiters.ts';
 import { producerConnection } from '../redis/connections.ts';
 import { CommandFailed, CommandTimeout } from './errors.ts';
 import { checkId, parseSendOptions, type SendOptions } from './options.ts';
@@ -223,7 +223,10 @@ export class FulfilmentClient {
         if (result) return { commandId, ...result };
         if (this.closing) throw new Error(`FulfilmentClient closed while awaiting command ${commandId}`);
         if (Date.now() >= deadline) throw new CommandTimeout(commandId, timeoutMs);
-        await waiter.done;
+        // The job under this id is this command's (resultOf found no other), so its completed
+        // event carries this command's result: no read of the job needed.
+        const woke = await waiter.done;
+        if (woke && woke.event === 'completed' && woke.result) return { commandId, ...woke.result };
         waiter = waiters.wait(commandId, Math.max(1, Math.min(deadline - Date.now(), RECHECK_MS)));
       }
     } finally {
@@ -307,10 +310,5 @@ function isConflict(job: Job, name: JobName, envelope: Envelope<unknown>): boole
 
 function conflictError(commandId: string): IdempotencyConflict {
   return new IdempotencyConflict(`command id ${commandId} was already used for another command`);
-}
-
-function resultIn(value: unknown): CommandResult | undefined {
-  if (typeof value !== 'object' || value === null || typeof (value as CommandResult).status !== 'number') return undefined;
-  return { status: (value as CommandResult).status, body: (value as CommandResult).body };
 }
 

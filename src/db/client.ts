@@ -34,6 +34,11 @@ export interface SqlTx extends SqlRunner {
 export interface Database extends SqlRunner {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Db;
+  /**
+   * Calls onNotify on every NOTIFY of the channel (postgres.js keeps a connection for it and
+   * listens again after a reconnect). Resolves with the function that stops listening.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   /** Runs fn in one transaction (commit when it resolves, rollback when it throws). */
   transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T>;
   /** The postgres.js client, for streaming reads; absent on PGlite. */
@@ -87,6 +92,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       db,
       sql,
       ...runner(sql),
+      listen: async (channel, onNotify) => {
+        const { unlisten } = await sql.listen(channel, () => onNotify());
+        return unlisten;
+      },
       transaction: (fn) =>
         sql.begin((t) => {
           let txDb: Tx | undefined;
@@ -112,6 +121,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       db,
       pglite,
       ...runner(pglite),
+      listen: async (channel, onNotify) => {
+        const unlisten = await pglite.listen(channel, () => onNotify());
+        return () => unlisten();
+      },
       transaction: (fn) =>
         pglite.transaction((t) => {
           let txDb: Tx | undefined;

@@ -1,13 +1,22 @@
 import { Queue } from 'bullmq';
-import { and, asc, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { query, type Database } from '../db/client.ts';
-import { outbox } from '../db/schema.ts';
+import type { Database, SqlRunner } from '../db/client.ts';
 import { EVENTS_QUEUE } from '../queues/job-map.ts';
 
 /** Any constant shared by every relay of a database: only one relays a batch at a time. */
 const RELAY_LOCK_KEY = 7_245_301_978;
+/** The channel the outbox trigger notifies (drizzle/0004_order_event_seq.sql) on every commit that adds rows. */
+export const OUTBOX_CHANNEL = 'fulfil_outbox';
+
+const TRY_LOCK = `select pg_try_advisory_xact_lock($1::bigint) as locked`;
+// Marked relayed in the transaction that hands the batch to Redis: if Redis refuses, the
+// transaction rolls back and the rows stay unrelayed.
+const TAKE_BATCH = `
+update outbox set relayed_at = now()
+where id in (select id from outbox where relayed_at is null order by id limit $1::int)
+returning id, event_id as "eventId", topic, payload`;
+const PRUNE = `delete from outbox where relayed_at is not null and relayed_at < now() - make_interval(secs => $1::int)`;
 
 export interface RelayOptions {
   database: Database;
@@ -15,25 +24,30 @@ export interface RelayOptions {
   prefix: string;
   log: Logger;
   batchSize?: number;
+  /** The safety poll: a relay is woken by NOTIFY, and looks anyway this often. */
   intervalMs?: number;
   /** Relayed rows are kept this long for inspection, then pruned. */
   keepRelayedMs?: number;
 }
 
 /**
- * Moves outbox rows to the fulfil-events queue, oldest first. Each batch is one transaction
- * holding a transaction-level advisory lock, so with several worker processes exactly one
- * relays at a time and batches never overtake each other. A row is marked relayed only after
- * Redis took its job, in the same transaction: a crash in between re-publishes the batch,
- * under the same job ids (event ids), so delivery is at least once and never out of order
- * within an order (the order lock in the handlers makes outbox ids follow commit order per order).
+ * Moves outbox rows to the fulfil-events queue, oldest first. A commit that adds outbox rows
+ * notifies OUTBOX_CHANNEL, which wakes the relay; a slow poll covers a notification lost while
+ * the listening connection was down. Each batch is one transaction holding a transaction-level
+ * advisory lock, so with several worker processes exactly one relays at a time and batches never
+ * overtake each other. A crash between Redis taking the batch and the commit re-publishes it
+ * under the same job ids (event ids): delivery is at least once and never out of order within an
+ * order (the order lock in the handlers makes outbox ids follow commit order per order).
  */
 export class OutboxRelay {
   readonly queue: Queue;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** Woken while a batch ran: run again right after it. */
+  private again = false;
   private stopped = false;
   private lastPrune = 0;
+  private unlisten: (() => Promise<void>) | undefined;
 
   constructor(private readonly opts: RelayOptions) {
     this.queue = new Queue(EVENTS_QUEUE, {
@@ -43,14 +57,21 @@ export class OutboxRelay {
     });
   }
 
-  start(): void {
+  async start(): Promise<void> {
     this.stopped = false;
-    this.schedule(0);
+    try {
+      this.unlisten = await this.opts.database.listen(OUTBOX_CHANNEL, () => this.wake());
+    } catch (err) {
+      // Without notifications the safety poll still relays everything, only later.
+      this.opts.log.warn({ err }, 'outbox relay cannot listen for notifications; polling only');
+    }
+    this.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.unlisten?.().catch(() => {});
     await this.running;
     await this.queue.close();
   }
@@ -58,49 +79,51 @@ export class OutboxRelay {
   /** Relays one batch; returns how many events it published (0 when another relay holds the lock). */
   async relayOnce(): Promise<number> {
     const batchSize = this.opts.batchSize ?? 200;
-    return this.opts.database.db.transaction(async (tx) => {
-      const [lock] = await query<{ locked: boolean }>(tx, sql`select pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) as locked`);
+    return this.opts.database.transaction(async (tx: SqlRunner) => {
+      const [lock] = await tx.rows<{ locked: boolean }>(TRY_LOCK, [RELAY_LOCK_KEY]);
       if (!lock?.locked) return 0;
-      const rows = await tx
-        .select({ id: outbox.id, eventId: outbox.eventId, topic: outbox.topic, payload: outbox.payload })
-        .from(outbox)
-        .where(isNull(outbox.relayedAt))
-        .orderBy(asc(outbox.id))
-        .limit(batchSize);
+      const rows = await tx.rows<{ id: number; eventId: string; topic: string; payload: unknown }>(TAKE_BATCH, [batchSize]);
       if (rows.length === 0) return 0;
+      rows.sort((a, b) => a.id - b.id);
       // addBulk is one MULTI: the batch lands in Redis whole and in this order, or not at all.
       await this.queue.addBulk(rows.map((r) => ({ name: r.topic, data: r.payload, opts: { jobId: r.eventId } })));
-      await tx.update(outbox).set({ relayedAt: new Date() }).where(inArray(outbox.id, rows.map((r) => r.id)));
       return rows.length;
     });
   }
 
-  private schedule(delay: number): void {
+  private wake(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => (this.running = undefined));
-    }, delay);
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = this.tick().finally(() => (this.running = undefined));
   }
 
   private async tick(): Promise<void> {
-    let next = this.opts.intervalMs ?? 200;
+    let next = this.opts.intervalMs ?? 5_000;
     try {
-      const n = await this.relayOnce();
-      if (n >= (this.opts.batchSize ?? 200)) next = 0; // a full batch: there is probably more
+      do {
+        this.again = false;
+        const n = await this.relayOnce();
+        // A full batch: there is probably more.
+        if (n >= (this.opts.batchSize ?? 200)) this.again = true;
+      } while (this.again && !this.stopped);
       await this.prune();
     } catch (err) {
       this.opts.log.warn({ err }, 'outbox relay failed; retrying');
-      next = 2_000;
+      next = Math.min(next, 2_000);
     }
-    this.schedule(next);
+    if (this.stopped) return;
+    // Woken while pruning: go again at once.
+    this.timer = setTimeout(() => this.wake(), this.again ? 0 : next);
   }
 
   private async prune(): Promise<void> {
     const keep = this.opts.keepRelayedMs ?? 7 * 24 * 3600 * 1000;
     if (Date.now() - this.lastPrune < 60_000) return;
     this.lastPrune = Date.now();
-    await this.opts.database.db
-      .delete(outbox)
-      .where(and(isNotNull(outbox.relayedAt), lt(outbox.relayedAt, new Date(Date.now() - keep))));
+    await this.opts.database.rows(PRUNE, [Math.round(keep / 1000)]);
   }
 }

@@ -182,7 +182,7 @@ describe('inventory ingest through the queue and the workers', () => {
     const deliver = async () => {
       const wake = waiters.wait(envelope.commandId, 20_000);
       await queues.enqueue('inventory.upsert', envelope);
-      expect(await wake.done).toBe(true);
+      expect(await wake.done).toMatchObject({ event: 'completed' });
     };
     await deliver();
     expect(await send('inventory.upsert', { officeId: 10, records: [record(5, { price: '20' })] })).toEqual({ status: 200, body: { upserted: 1 } });
