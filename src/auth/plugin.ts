@@ -1,8 +1,10 @@
-import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { credentials } from '../db/schema.ts';
+import type { Config } from '../config.ts';
+import type { SqlRunner } from '../db/client.ts';
+import { findCredential } from '../db/sql/find-credential.ts';
 import { Unauthorized } from '../errors.ts';
-import type { AppDeps } from '../http/app.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import type { SecretBox } from './secret-box.ts';
 import type { Caller } from './caller.ts';
 import { verifySignature } from './signer.ts';
 
@@ -16,7 +18,15 @@ const TOKEN_SHAPE = /^[A-Za-z0-9]{32}$/;
  * signature covers the raw body, which is only read by then. The credential is read from Postgres
  * on each request (a primary-key lookup) so a revocation holds at once on every process.
  */
-export function installAuth(v9: FastifyInstance, deps: AppDeps): void {
+/** What authentication needs: the credential store, the key that opens secrets, the limits. */
+export interface AuthDeps {
+  database: SqlRunner;
+  secretBox: SecretBox;
+  config: Pick<Config, 'PUBLIC_HOST'>;
+  rateLimiter?: RateLimiter | undefined;
+}
+
+export function installAuth(v9: FastifyInstance, deps: AuthDeps): void {
   v9.addHook('preValidation', async (request) => {
     await deps.rateLimiter?.checkAuthFailures(request.ip);
     try {
@@ -29,7 +39,7 @@ export function installAuth(v9: FastifyInstance, deps: AppDeps): void {
   });
 }
 
-async function authenticate(request: FastifyRequest, deps: AppDeps): Promise<Caller> {
+async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Caller> {
   const token = singleHeader(request, 'x-token');
   const signature = singleHeader(request, 'x-signature');
   if (!token || !signature) throw new Unauthorized(MISSING_CREDENTIALS);
@@ -42,16 +52,7 @@ async function authenticate(request: FastifyRequest, deps: AppDeps): Promise<Cal
   };
   if (!TOKEN_SHAPE.test(token)) throw refuse('malformed token');
 
-  const [row] = await deps.database.db
-    .select({
-      kind: credentials.kind,
-      brokerageId: credentials.brokerageId,
-      userId: credentials.userId,
-      secretCiphertext: credentials.secretCiphertext,
-      revokedAt: credentials.revokedAt,
-    })
-    .from(credentials)
-    .where(eq(credentials.token, token));
+  const row = await findCredential(deps.database, token);
   if (!row) throw refuse('unknown token');
   if (row.revokedAt) throw refuse('revoked credential');
 

@@ -5,7 +5,8 @@ import type { SecretBox } from '../auth/secret-box.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
-import type { CommandDispatcher } from '../queues/dispatcher.ts';
+import type { Dispatch } from '../queues/dispatcher.ts';
+import { BODY_LIMIT } from './body.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installShutdownGate } from './error-handler.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { opsRoutes, type OpsDeps } from './routes/ops.ts';
@@ -17,13 +18,11 @@ export interface AppDeps {
   log: Logger;
   readiness: ReadinessCheck[];
   secretBox: SecretBox;
-  dispatcher: CommandDispatcher;
+  dispatcher: Dispatch;
   ops: OpsDeps;
   /** Per-credential request limit (SPEC §3, 429); absent when disabled. */
   rateLimiter?: RateLimiter;
 }
-
-export const BODY_LIMIT = 64 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({

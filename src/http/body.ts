@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { assertStorableJson } from '../domain/validation.ts';
 import { InvalidParams } from '../errors.ts';
-import { BODY_LIMIT } from './app.ts';
+
+/** The largest body a v9 request may carry (413 beyond). */
+export const BODY_LIMIT = 64 * 1024;
 
 /**
  * Bodies under /v9 are JSON whatever the Content-Type says: existing clients send none, or

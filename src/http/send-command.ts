@@ -3,7 +3,7 @@ import { actorOf, callerOf } from '../auth/caller.ts';
 import { InvalidParams } from '../errors.ts';
 import type { JobMap, JobName } from '../queues/job-map.ts';
 import { requestFingerprint } from '../commands/fingerprint.ts';
-import type { AppDeps } from './app.ts';
+import type { Dispatch } from '../queues/dispatcher.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -13,7 +13,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
  * the command's Location when it is still running.
  */
 export async function sendCommand<N extends JobName>(
-  deps: AppDeps,
+  deps: { dispatcher: Dispatch },
   request: FastifyRequest,
   reply: FastifyReply,
   name: N,

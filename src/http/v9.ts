@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { installAuth } from '../auth/plugin.ts';
-import type { AppDeps } from './app.ts';
+import type { Database } from '../db/client.ts';
+import type { Dispatch } from '../queues/dispatcher.ts';
+import type { AuthDeps } from '../auth/plugin.ts';
 import { installJsonBody, installRawBody } from './body.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { credentialRoutes } from './routes/credential.ts';
@@ -12,7 +14,7 @@ import { shipmentRoutes } from './routes/shipments.ts';
  * Everything under /v9: authenticated, JSON whatever the Content-Type. Each route file only
  * translates HTTP to a command or a query; rules live in workers/ and src/domain/.
  */
-export function v9Routes(deps: AppDeps): FastifyPluginAsync {
+export function v9Routes(deps: AuthDeps & { database: Database; dispatcher: Dispatch }): FastifyPluginAsync {
   return async (v9) => {
     // Raw bytes first (auth verifies them), then auth, then JSON: all before every route.
     installRawBody(v9);

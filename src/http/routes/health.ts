@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { withDeadline } from '../../deadline.ts';
-import type { AppDeps } from '../app.ts';
 
 export interface ReadinessCheck {
   name: string;
@@ -12,7 +11,7 @@ export interface ReadinessCheck {
  * only "ok" or "down" per check: it is open to anyone, and the reason (hosts, ports, driver
  * messages) goes to the log instead.
  */
-export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function healthRoutes(app: FastifyInstance, deps: { readiness: readonly ReadinessCheck[] }): void {
   app.get('/livez', async () => ({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {
     const results = await Promise.all(

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { acceptBody } from '../../domain/order-accept-input.ts';
 import { parseId, parseOrThrow } from '../../domain/validation.ts';
-import type { AppDeps } from '../app.ts';
+import type { Dispatch } from '../../queues/dispatcher.ts';
 import { sendCommand } from '../send-command.ts';
 
-export function orderRoutes(v9: FastifyInstance, deps: AppDeps): void {
+export function orderRoutes(v9: FastifyInstance, deps: { dispatcher: Dispatch }): void {
   v9.post<{ Params: { id: string } }>('/orders/:id/accept', async (request, reply) => {
     const orderId = parseId(request.params.id, 'id');
     const body = parseOrThrow(acceptBody, request.body ?? {});

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { completeBody } from '../../domain/shipment-complete-input.ts';
 import { updateCommandFromBody } from '../../domain/shipment-update-input.ts';
 import { parseId, parseOrThrow } from '../../domain/validation.ts';
-import type { AppDeps } from '../app.ts';
+import type { Dispatch } from '../../queues/dispatcher.ts';
 import { sendCommand } from '../send-command.ts';
 
-export function shipmentRoutes(v9: FastifyInstance, deps: AppDeps): void {
+export function shipmentRoutes(v9: FastifyInstance, deps: { dispatcher: Dispatch }): void {
   v9.put<{ Params: { id: string } }>('/shipments/:id', async (request, reply) => {
     const shipmentId = parseId(request.params.id, 'id');
     return sendCommand(deps, request, reply, 'shipment.update', updateCommandFromBody(shipmentId, request.body));

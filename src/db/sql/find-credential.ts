@@ -1,0 +1,20 @@
+import type { SqlRunner } from '../client.ts';
+
+export interface CredentialRow {
+  kind: 'api' | 'user';
+  brokerageId: number;
+  userId: number | null;
+  secretCiphertext: string;
+  revokedAt: unknown;
+}
+
+// Read on every request, not cached, so a revocation holds at once on every process.
+const FIND = `
+select kind, brokerage_id as "brokerageId", user_id as "userId", secret_ciphertext as "secretCiphertext",
+  revoked_at as "revokedAt"
+from credentials where token = $1`;
+
+export async function findCredential(ex: SqlRunner, token: string): Promise<CredentialRow | undefined> {
+  const [row] = await ex.rows<CredentialRow>(FIND, [token]);
+  return row;
+}
