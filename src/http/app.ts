@@ -7,6 +7,8 @@ import type { Database } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
 import type { CommandDispatcher } from '../commands/dispatcher.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installShutdownGate } from './error-handler.ts';
+import { installApiDocs } from './openapi/plugin.ts';
+import { frontDoorRoutes } from './routes/front-door.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { opsRoutes, type OpsDeps } from './routes/ops.ts';
 import { v9Routes } from './v9.ts';
@@ -49,6 +51,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.ops.metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
   installErrorHandling(app);
+  await installApiDocs(app);
+  frontDoorRoutes(app);
   healthRoutes(app, deps);
   opsRoutes(app, deps, deps.ops);
   await app.register(v9Routes(deps), { prefix: '/v9' });
