@@ -1,6 +1,7 @@
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
 import { buildApp, type AppDeps } from '../app.ts';
+import { undocumentedRoutes } from './plugin.ts';
 
 /**
  * The OpenAPI document exactly as a running service serves it, built without one: the document
@@ -8,6 +9,11 @@ import { buildApp, type AppDeps } from '../app.ts';
  * none is given (nothing is connected, no request is served).
  */
 export async function buildOpenApiDocument(): Promise<unknown> {
+  return (await describeRoutes()).doc;
+}
+
+/** The document, and the routes it leaves out by mistake (registered without documentation). */
+export async function describeRoutes(): Promise<{ doc: unknown; undocumented: readonly string[] }> {
   const unused = new Proxy({}, { get: () => { throw new Error('buildOpenApiDocument: the app was asked to serve'); } });
   const deps = {
     config: loadConfig({ NODE_ENV: 'development' }),
@@ -21,8 +27,9 @@ export async function buildOpenApiDocument(): Promise<unknown> {
   const app = await buildApp(deps);
   await app.ready();
   const doc = app.swagger();
+  const undocumented = undocumentedRoutes(app);
   await app.close();
-  return doc;
+  return { doc, undocumented };
 }
 
 /** The committed file's text: stable key order as built, two-space indent, final newline. */
