@@ -21,7 +21,7 @@ export interface AppDeps {
   secretBox: SecretBox;
   dispatcher: CommandDispatcher;
   ops: OpsDeps;
-  /** Per-credential request limit (SPEC §3, 429); absent when disabled. */
+  /** Per-credential request limit (docs/API.md §Errors, 429); absent when disabled. */
   rateLimiter?: RateLimiter;
 }
 
