@@ -1,4 +1,4 @@
-// Order lifecycle (SPEC §4–§5): pending → accepted → completed. Pure; same rehydrate → apply →
+// Order lifecycle (docs/API.md §Orders, §Shipments): pending → accepted → completed. Pure; same rehydrate → apply →
 // persist helpers as the shipment machine, so workers never touch xstate directly.
 import { getInitialSnapshot, setup, transition, type StateValue } from 'xstate';
 

@@ -8,7 +8,7 @@ export type ShipmentType = (typeof SHIPMENT_TYPES)[number];
 export const MOBILE_TRANSFER_TYPES = ['XMobile', 'XMobileLink', 'XSeats', 'Eticket'] as const;
 export type MobileTransferType = (typeof MOBILE_TRANSFER_TYPES)[number];
 
-/** What accepting an order can create (SPEC §4). */
+/** What accepting an order can create (docs/API.md §Orders). */
 export type ShipmentInput = { type: 'TBD' | 'XSeats' | 'LocalPickup' };
 export type ShipmentContext = {
   type: ShipmentType;
@@ -29,7 +29,7 @@ export const shipmentMachine = setup({
     // "A seller may change any order to XMobile or XSeats" — the only way out of LocalPickup.
     leavesPickup: ({ event }) =>
       event.type === 'MOBILE_TRANSFER' && (event.transferType === 'XMobile' || event.transferType === 'XSeats'),
-    // SPEC §5 complete: XMobileLink needs a link, XSeats/Eticket take no body, XMobile either.
+    // docs/API.md §Shipments, complete: XMobileLink needs a link, XSeats/Eticket take no body, XMobile either.
     linkFitsType: ({ context, event }) => {
       if (event.type !== 'COMPLETE') return false;
       if (context.type === 'XMobileLink') return event.hasLink;

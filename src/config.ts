@@ -42,7 +42,7 @@ const envSchema = z.object({
   /** Unfinished commands older than this whose job Redis no longer has are queued again (checked every RECOVERY_EVERY_MS). */
   RECOVERY_AFTER_MS: z.coerce.number().int().min(10).max(24 * 3600_000).default(60_000),
   RECOVERY_EVERY_MS: z.coerce.number().int().min(10).max(3600_000).default(30_000),
-  /** Finished commands (idempotency keys, results) are kept this long; SPEC §7 asks for at least 24 h. */
+  /** Finished commands (idempotency keys, results) are kept this long; docs/API.md §Commands promises at least 24 h. */
   COMMAND_RETENTION_HOURS: z.coerce.number().int().min(24).max(24 * 3650).default(168),
   /**
    * /metrics and /ops/queues want it (Authorization: Bearer, or HTTP Basic with it as the

@@ -6,7 +6,7 @@
 export abstract class AppError extends Error {
   abstract readonly code: string;
   abstract readonly status: number;
-  /** Extra fields of the error object (SPEC §3: e.g. replaced_by). */
+  /** Extra fields of the error object (docs/API.md §Errors: e.g. replaced_by). */
   readonly extra: Record<string, unknown> = {};
   headers: Record<string, string> = {};
 }

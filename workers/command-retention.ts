@@ -5,7 +5,7 @@ import { commands } from '../src/db/schema.ts';
 import { startPeriodic } from '../src/periodic.ts';
 
 /**
- * Deletes commands that finished longer ago than the retention (SPEC §7 promises replays for at least
+ * Deletes commands that finished longer ago than the retention (docs/API.md §Commands promises replays for at least
  * 24 hours; the default keeps a week). Unfinished commands are never deleted: they are what a
  * replay re-enqueues. Small batches keep each delete short next to live traffic.
  */

@@ -11,7 +11,7 @@ import { parseOrThrow } from '../src/domain/validation.ts';
 import { Forbidden, InvalidParams, NotFound } from '../src/errors.ts';
 import { defineHandler } from './handler.ts';
 
-/** The shipment an accepted order starts with, by its delivery method (docs/LIFECYCLE.md). */
+/** The shipment an accepted order starts with, by its delivery method (docs/API.md §Orders). */
 const FIRST_SHIPMENT_TYPE = { flash: 'XSeats', local_pickup: 'LocalPickup', tbd: 'TBD' } as const;
 
 /** POST /v9/orders/:id/accept: the seller accepts; the order gets its first shipment. */

@@ -33,7 +33,7 @@ export default defineHandler({
       throw new InvalidParams('x_mobile_link: required to complete an XMobileLink shipment', 'x_mobile_link');
     }
     if (shipment.type === 'XSeats' || shipment.type === 'Eticket') {
-      // These are completed with no body (`{}` at most): docs/LIFECYCLE.md.
+      // docs/API.md §Shipments: these are completed with no body (`{}` at most).
       const given = (['x_mobile_link', 'transfer_source'] as const).find((k) => payload[k] !== undefined);
       if (given) throw new InvalidParams(`${given}: a ${shipment.type} shipment is completed with no body`, given);
     }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Unauthorized } from '../errors.ts';
 import type { Actor } from '../queues/job-map.ts';
 
-/** Who made an authenticated /v9 request. Both kinds act for their brokerage (SPEC §1). */
+/** Who made an authenticated /v9 request. Both kinds act for their brokerage (docs/API.md §Roles and tenancy). */
 export interface Caller {
   token: string;
   kind: 'api' | 'user';

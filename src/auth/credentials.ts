@@ -12,7 +12,7 @@ export function generateToken(): string {
   return token;
 }
 
-/** 40 characters of base64 (30 random bytes): no spaces, as SPEC §1 asks. */
+/** 40 characters of base64 (30 random bytes): no spaces, as docs/API.md §Signature says. */
 export function generateSecret(): string {
   return randomBytes(30).toString('base64');
 }

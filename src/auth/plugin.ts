@@ -14,7 +14,7 @@ export const INVALID_CREDENTIALS = 'invalid credentials';
 const TOKEN_SHAPE = /^[A-Za-z0-9]{32}$/;
 
 /**
- * Authenticates every request of the scope (SPEC §1). It runs at preValidation because the
+ * Authenticates every request of the scope (docs/API.md §Signature). It runs at preValidation because the
  * signature covers the raw body, which is only read by then. The credential is read from Postgres
  * on each request (a primary-key lookup) so a revocation holds at once on every process.
  */

@@ -4,7 +4,7 @@ import { offices } from '../db/schema.ts';
 import { Unauthorized } from '../errors.ts';
 import type { Caller } from './caller.ts';
 
-/** The one place that answers tenancy questions (SPEC §2). */
+/** The one place that answers tenancy questions (docs/API.md §Roles and tenancy). */
 
 export type OrderRole = 'seller' | 'buyer' | 'stranger';
 
@@ -30,7 +30,7 @@ export async function officeBelongsTo(ex: Executor, officeId: number, brokerageI
   return rows.length > 0;
 }
 
-/** One message for a foreign office and a missing one, so office ids cannot be probed (SPEC §2, A3). */
+/** One message for a foreign office and a missing one, so office ids cannot be probed (docs/API.md §Roles and tenancy). */
 export const OFFICE_ACCESS_DENIED = 'office_id is not an office of your brokerage';
 
 export async function assertOfficeAccess(ex: Executor, officeId: number, caller: Pick<Caller, 'brokerageId'>): Promise<void> {

@@ -6,7 +6,7 @@ export interface SigningCredential {
 }
 
 /**
- * fetch with X-Token and X-Signature (SPEC §1). An object body is serialised once, and those very
+ * fetch with X-Token and X-Signature (docs/API.md §Signature). An object body is serialised once, and those very
  * bytes are both signed and sent. The query of pathAndQuery is sent in canonical form, which is
  * what was signed. extraHeaders come last, so a caller may override any header (tests do).
  */

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Request signatures (SPEC §1). Pure: no I/O, so the server, the CLI and tests share one
+ * Request signatures (docs/API.md §Signature). Pure: no I/O, so the server, the CLI and tests share one
  * definition of what is signed.
  *
  *   S = METHOD + " " + host + path + "?" + rest,   signature = base64(HMAC-SHA256(secret, S))

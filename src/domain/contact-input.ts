@@ -3,7 +3,7 @@ import { COUNTRY_CODES } from './country-codes.ts';
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
 
-/** Keys: label, country_code (+ and 1–3 digits), number (4–15 digits), extension (SPEC §5). */
+/** Keys: label, country_code (+ and 1–3 digits), number (4–15 digits), extension (docs/API.md §Shipments). */
 export const phoneNumberAttributes = z.strictObject({
   label: z.string().max(64).nullable().optional(),
   country_code: z.string().regex(/^\+\d{1,3}$/, 'must be + followed by 1 to 3 digits'),

@@ -5,7 +5,7 @@ const id = z.number().int().positive();
 const token = z.string().regex(/^[A-Za-z0-9]{32}$/, 'must be 32 ASCII letters or digits');
 const secret = z.string().regex(/^\S{40}$/, 'must be 40 non-space characters');
 
-/** The seed document of SPEC §8: every id explicit so tests and demos can name them. */
+/** The fixture document (docs/API.md §Fixture format): every id explicit so tests and demos can name them. */
 export const fixtureSchema = z.strictObject({
   brokerages: z
     .array(

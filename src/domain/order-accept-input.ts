@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { positiveId } from './validation.ts';
 
 
-/** Body of POST /v9/orders/:id/accept (SPEC §4). */
+/** Body of POST /v9/orders/:id/accept (docs/API.md §Orders). */
 export const acceptBody = z.strictObject({
   reviewer_id: positiveId,
   seats: z

@@ -3,7 +3,7 @@ import { InvalidParams } from '../errors.ts';
 import { addressAttributes, boundedText, phoneNumberAttributes } from './contact-input.ts';
 import { parseOrThrow, positiveId } from './validation.ts';
 
-/** Legacy type names of existing clients, answered with the new names (SPEC §5). */
+/** Legacy type names of existing clients, answered with the new names (docs/API.md §Shipments). */
 const TRANSFER_TYPE_ALIASES: Record<string, string> = { TMMobile: 'XMobile', TMMobileLink: 'XMobileLink', FlashSeats: 'XSeats' };
 export const TRANSFER_TYPES = ['XMobile', 'XMobileLink', 'XSeats', 'Eticket'] as const;
 
@@ -55,7 +55,7 @@ const MARKERS: Record<UpdateOperation, readonly string[]> = {
 };
 
 /**
- * A PUT /v9/shipments/:id body is exactly one of three operations (SPEC §5); which one is told
+ * A PUT /v9/shipments/:id body is exactly one of three operations (docs/API.md §Shipments); which one is told
  * by its keys, and a body that mixes them is refused rather than guessed at.
  */
 export function updateCommandFromBody(shipmentId: number, body: unknown): UpdateCommand {

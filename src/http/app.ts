@@ -8,6 +8,8 @@ import type { Logger } from '../logger.ts';
 import type { Dispatch } from '../queues/dispatcher.ts';
 import { BODY_LIMIT } from './body.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installShutdownGate } from './error-handler.ts';
+import { installApiDocs } from './openapi/plugin.ts';
+import { frontDoorRoutes } from './routes/front-door.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { opsRoutes, type OpsDeps } from './routes/ops.ts';
 import { v9Routes } from './v9.ts';
@@ -20,7 +22,7 @@ export interface AppDeps {
   secretBox: SecretBox;
   dispatcher: Dispatch;
   ops: OpsDeps;
-  /** Per-credential request limit (SPEC §3, 429); absent when disabled. */
+  /** Per-credential request limit (docs/API.md §Errors, 429); absent when disabled. */
   rateLimiter?: RateLimiter;
 }
 
@@ -48,6 +50,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.ops.metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
   installErrorHandling(app);
+  await installApiDocs(app);
+  frontDoorRoutes(app);
   healthRoutes(app, deps);
   opsRoutes(app, deps, deps.ops);
   await app.register(v9Routes(deps), { prefix: '/v9' });

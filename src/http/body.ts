@@ -7,7 +7,7 @@ export const BODY_LIMIT = 64 * 1024;
 
 /**
  * Bodies under /v9 are JSON whatever the Content-Type says: existing clients send none, or
- * text/plain (SPEC §1). Reading keeps only the raw bytes (request.rawBody), because the
+ * text/plain (docs/API.md §Conventions). Reading keeps only the raw bytes (request.rawBody), because the
  * signature covers them exactly as received; over 64 KiB reading fails with
  * FST_ERR_CTP_BODY_TOO_LARGE (413). Parsing waits for authentication (installJsonBody), so an
  * unsigned caller costs no JSON work and learns nothing about its body but 401.

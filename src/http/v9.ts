@@ -7,7 +7,10 @@ import { installJsonBody, installRawBody } from './body.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { credentialRoutes } from './routes/credential.ts';
 import { inventoryRoutes } from './routes/inventory.ts';
+import { orderEventRoutes } from './routes/order-events.ts';
+import { orderReadRoutes } from './routes/order-read.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { shipmentReadRoutes } from './routes/shipment-read.ts';
 import { shipmentRoutes } from './routes/shipments.ts';
 
 /**
@@ -27,5 +30,8 @@ export function v9Routes(deps: AuthDeps & { database: Database; dispatcher: Disp
     orderRoutes(v9, deps);
     shipmentRoutes(v9, deps);
     inventoryRoutes(v9, deps);
+    orderReadRoutes(v9, deps);
+    shipmentReadRoutes(v9, deps);
+    orderEventRoutes(v9, deps);
   };
 }

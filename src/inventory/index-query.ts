@@ -21,7 +21,7 @@ const STATES: readonly string[] = ['ALL', 'MAPPED', 'UNMAPPED'];
 export type RawQuery = Record<string, string | string[] | undefined>;
 
 /**
- * Validates the query string of the inventory index (seed I1–I4, D1–D6, SPEC §6). Pure: the
+ * Validates the query string of the inventory index (rules I1–I4, D1–D6 of docs/API.md §Inventory). Pure: the
  * office check needs the database and the caller, so the route does it after this.
  */
 export function parseIndexQuery(raw: RawQuery): IndexQuery {

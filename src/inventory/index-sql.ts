@@ -59,7 +59,7 @@ const SEATS = `coalesce((select '[' || string_agg(${object([
   ['verification_id', json.text('x.verification_id')],
 ])}, ',' order by x.position) || ']' from seats x where x.ticket_group_pk = p.pk), '[]')`;
 
-/** The detailed record, in the seed's field order. */
+/** The detailed record, in the field order of docs/API.md §Inventory. */
 const DETAILED = object([
   ['id', json.plain('p.id')],
   ['remote_id', json.plain('p.remote_id')],

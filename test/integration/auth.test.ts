@@ -49,7 +49,7 @@ function rawRequest(base: string, opts: { method: string; target: string; header
   });
 }
 
-describe('signed requests (SPEC §1)', () => {
+describe('signed requests (docs/API.md §Signature)', () => {
   let t: TestService;
   let port: string;
   beforeAll(async () => {

@@ -1,8 +1,18 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/command.ts';
 import { main } from '../../src/cli/main.ts';
 import { baseFixture, BUYER, SELLER_USER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+
+/** A port nothing listens on: bound, then released. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 function capture(): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
@@ -76,6 +86,27 @@ describe('fulfil call', () => {
     expect(await main(['call', 'GET', '/v9/credentials/current', '--base', t.url], io)).toBe(2);
     expect(io.stderr.join('\n')).toContain('FULFIL_TOKEN');
     expect(io.stdout).toEqual([]);
+  });
+
+  it('a service that is not there: one line saying so and what to do, no stack trace; exit 1', async () => {
+    const closed = await freePort();
+    const io = capture();
+    const code = await main(['call', 'GET', '/v9/credentials/current', '--token', BUYER.token, '--secret', BUYER.secret, '--base', `http://127.0.0.1:${closed}`], io);
+    expect(code).toBe(1);
+    expect(io.stdout).toEqual([]);
+    expect(io.stderr).toEqual([`fulfil call: cannot reach http://127.0.0.1:${closed} (connection refused); set --base or PORT`]);
+
+    // Without --base it names the default address, from PORT.
+    const saved = process.env.PORT;
+    process.env.PORT = String(closed);
+    try {
+      const byPort = capture();
+      expect(await main(['call', 'GET', '/v9/credentials/current', '--token', BUYER.token, '--secret', BUYER.secret], byPort)).toBe(1);
+      expect(byPort.stderr.join('\n')).toBe(`fulfil call: cannot reach http://127.0.0.1:${closed} (connection refused); set --base or PORT`);
+    } finally {
+      if (saved === undefined) delete process.env.PORT;
+      else process.env.PORT = saved;
+    }
   });
 
   it('a path without a leading slash is a usage error', async () => {

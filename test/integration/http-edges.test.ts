@@ -5,7 +5,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 /**
  * Requests fetch cannot send (malformed percent-encoding kept as is, a garbage request line,
  * headers over Node's limit) and requests arriving while the server closes: each must still be
- * answered in the contract's body shape (SPEC §3), never in Fastify's or Node's own.
+ * answered in the contract's body shape (docs/API.md §Errors), never in Fastify's or Node's own.
  */
 
 interface RawResponse {

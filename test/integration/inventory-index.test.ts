@@ -110,7 +110,7 @@ describe('GET /v9/inventory', () => {
       expect(await json('office_id=10&state=ALL')).toHaveLength(4);
     });
 
-    it('with state ALL and no page gives the first 10000 records from remote_id 1 (SPEC §6)', async () => {
+    it('with state ALL and no page gives the first 10000 records from remote_id 1 (docs/API.md §Inventory)', async () => {
       const page = (await json('office_id=11')) as Rec[];
       expect(page).toHaveLength(10_000);
       expect(page[0]).toEqual({ id: bigId(1), remote_id: 3, event_id: 5000 });
@@ -162,7 +162,7 @@ describe('GET /v9/inventory', () => {
       expect(body.inventory[0]).toMatchObject({ price: '99.90', cost: null, in_hand_on: null, seats: [], split_override: [] });
     });
 
-    it('keeps the seed\'s field order in the JSON text', async () => {
+    it('keeps the documented field order in the JSON text', async () => {
       const text = await (await get('office_id=10&response=detailed&page[items]=1')).text();
       const keys = [...text.matchAll(/"([a-z_]+)":/g)].map((m) => m[1]).filter((k) => !['barcode', 'primary_ticket_id', 'seat', 'verification_id', 'inventory'].includes(k!));
       expect(keys).toEqual([
@@ -188,7 +188,7 @@ describe('GET /v9/inventory', () => {
       }
     });
 
-    it('takes page[items] up to 1000 and refuses more with the seed\'s text (D4)', async () => {
+    it('takes page[items] up to 1000 and refuses more with the documented text (D4)', async () => {
       expect(((await json('office_id=11&response=detailed&page[items]=1000')) as { inventory: unknown[] }).inventory).toHaveLength(1000);
       expect(((await json('office_id=11&response=detailed&page[items]=1')) as { inventory: unknown[] }).inventory).toHaveLength(1);
       expect(await refused('office_id=11&response=detailed&page[items]=1001', 400)).toEqual({

@@ -3,7 +3,7 @@ import { apiClient, ISO } from '../support/api.ts';
 import { baseFixture, SELLER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
-// SPEC §5: the legacy names of existing clients (TMMobile, TMMobileLink, tm_mobile_link) are
+// docs/API.md §Shipments: the legacy names of existing clients (TMMobile, TMMobileLink, tm_mobile_link) are
 // accepted and answered with the new ones; Eticket; transfer_source kept from update to complete.
 
 // One fresh TBD order per test, so no test depends on another's leftovers.

@@ -13,7 +13,7 @@ function refusal(raw: RawQuery): { message: string; field: string | undefined } 
 }
 
 describe('inventory index query: default mode', () => {
-  it('without page parameters reads the first 10000 of ALL from remote_id 1 (SPEC §6)', () => {
+  it('without page parameters reads the first 10000 of ALL from remote_id 1 (docs/API.md §Inventory)', () => {
     expect(parseIndexQuery({ office_id: '10' })).toEqual({ mode: 'default', officeId: 10, state: 'ALL', cursor: 1, items: 10000 });
   });
 
@@ -64,7 +64,7 @@ describe('inventory index query: detailed mode', () => {
     expect(refusal({ office_id: '10', response: 'detailed', state: 'MAPPED' }).message).toBe('page is missing');
   });
 
-  it('caps page[items] at 1000 with the seed\'s text (D4)', () => {
+  it('caps page[items] at 1000 with the documented text (D4)', () => {
     expect(parseIndexQuery({ office_id: '10', response: 'detailed', 'page[items]': '1000' })).toMatchObject({ items: 1000 });
     for (const items of ['1001', '10000', '10001']) {
       expect(refusal({ office_id: '10', response: 'detailed', 'page[items]': items })).toEqual({

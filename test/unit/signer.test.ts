@@ -13,14 +13,14 @@ import {
   type IncomingRequest,
 } from '../../src/auth/signer.ts';
 
-// SPEC §1 test vectors.
+// The test vectors of docs/API.md §Signature.
 const SECRET = '/3uZ9bXNe/6rxEBmlGLvoRXrcSzRDMfyJSewhlrc';
 const H = 'api.sandbox.ticketevolution.com';
 const BODY = '{"one":1,"two":"two","three":"three"}';
 
 const hmac = (s: string) => createHmac('sha256', SECRET).update(s).digest('base64');
 
-describe('SPEC §1 vectors', () => {
+describe('docs/API.md §Signature vectors', () => {
   it.each([
     ['GET', '/test', '', '1Ra2c8cbuw1G5Pw8BWaowDlMcxwMte8y/sL+vW2H4mY='],
     ['GET', '/test', 'one=1&three=three&two=two', '8eaaqg6d4DJ2SEWkCvkdhc05dITmpNbUrcbN75UBGMA='],

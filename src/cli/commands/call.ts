@@ -24,13 +24,36 @@ export const call: CliCommand = {
     if (!URL.canParse(base)) throw new UsageError(`--base: not a URL: ${base}`);
 
     // The body is sent exactly as typed: a malformed one is a legitimate thing to try.
-    const res = await signedFetch(base, { token, secret }, method, path, body);
+    let res: Response;
+    try {
+      res = await signedFetch(base, { token, secret }, method, path, body);
+    } catch (err) {
+      io.err(`fulfil call: cannot reach ${new URL(base).origin} (${unreachableReason(err)}); set --base or PORT`);
+      return 1;
+    }
     io.out(`${res.status} ${res.statusText}`);
     const text = await res.text();
     if (text !== '') io.out(prettyJson(text));
     return res.ok ? 0 : 1;
   },
 };
+
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  ETIMEDOUT: 'timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'timed out',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+};
+
+/** fetch fails with "fetch failed" and the socket error as its cause; say it in words. */
+function unreachableReason(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } }).cause;
+  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  return (code && REASONS[code]) ?? code ?? cause?.message ?? (err as Error).message;
+}
 
 function prettyJson(text: string): string {
   try {

@@ -11,7 +11,7 @@ export function describeSeed(file: string, counts: SeedCounts): string {
 export const seed: CliCommand = {
   path: ['seed'],
   summary:
-    'Loads a fixture document (SPEC §8 format) into the database; loading it again changes nothing.\n' +
+    'Loads a fixture document (format: docs/API.md §Fixture format) into the database; loading it again changes nothing.\n' +
     'With the embedded database, seed before `fulfil start` or use `fulfil start --seed <file>`.',
   usage: 'seed <file.json>',
   async run({ positionals }, io) {

@@ -32,7 +32,7 @@ export async function replaceShipment(tx: Tx, old: ShipmentRow, values: NewShipm
   return row!;
 }
 
-/** Changes a shipment in place (complete is not an update: the id stays, SPEC §5). */
+/** Changes a shipment in place (complete is not an update: the id stays, docs/API.md §Rule U1). */
 export async function setShipment(tx: Tx, id: number, values: Partial<NewShipment>): Promise<ShipmentRow> {
   const [row] = await tx.update(shipments).set(values).where(eq(shipments.id, id)).returning();
   return row!;

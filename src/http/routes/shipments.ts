@@ -11,7 +11,7 @@ export function shipmentRoutes(v9: FastifyInstance, deps: { dispatcher: Dispatch
     return sendCommand(deps, request, reply, 'shipment.update', updateCommandFromBody(shipmentId, request.body));
   });
 
-  // Complete is PUT in the contract; existing clients also POST it (SPEC §5).
+  // Complete is PUT in the contract; existing clients also POST it (docs/API.md §Shipments).
   v9.route<{ Params: { id: string } }>({
     method: ['PUT', 'POST'],
     url: '/shipments/:id/complete',

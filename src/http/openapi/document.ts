@@ -1,0 +1,38 @@
+import { loadConfig } from '../../config.ts';
+import { createLogger } from '../../logger.ts';
+import { buildApp, type AppDeps } from '../app.ts';
+import { undocumentedRoutes } from './plugin.ts';
+
+/**
+ * The OpenAPI document exactly as a running service serves it, built without one: the document
+ * depends only on the routes, and no route touches its dependencies until a request comes, so
+ * none is given (nothing is connected, no request is served).
+ */
+export async function buildOpenApiDocument(): Promise<unknown> {
+  return (await describeRoutes()).doc;
+}
+
+/** The document, and the routes it leaves out by mistake (registered without documentation). */
+export async function describeRoutes(): Promise<{ doc: unknown; undocumented: readonly string[] }> {
+  const unused = new Proxy({}, { get: () => { throw new Error('buildOpenApiDocument: the app was asked to serve'); } });
+  const deps = {
+    config: loadConfig({ NODE_ENV: 'development' }),
+    log: createLogger('silent'),
+    database: unused,
+    readiness: [],
+    secretBox: unused,
+    dispatcher: unused,
+    ops: { queues: [], metrics: unused },
+  } as unknown as AppDeps;
+  const app = await buildApp(deps);
+  await app.ready();
+  const doc = app.swagger();
+  const undocumented = undocumentedRoutes(app);
+  await app.close();
+  return { doc, undocumented };
+}
+
+/** The committed file's text: stable key order as built, two-space indent, final newline. */
+export function openApiFileText(doc: unknown): string {
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}

@@ -1,0 +1,15 @@
+import type { FastifyInstance } from 'fastify';
+import { SERVICE } from '../openapi/service-info.ts';
+
+const FRONT_DOOR = {
+  service: SERVICE.name,
+  version: SERVICE.version,
+  description: SERVICE.description,
+  links: { docs: '/docs', openapi: '/openapi.json', reference: 'docs/API.md in the repository', livez: '/livez', readyz: '/readyz' },
+};
+
+/** What a newcomer's first request (`curl http://host/`, or /v9) finds: where to go next. No credential needed. */
+export function frontDoorRoutes(app: FastifyInstance): void {
+  app.get('/', async () => FRONT_DOOR);
+  app.get('/v9', { schema: { hide: true } }, async () => FRONT_DOOR);
+}

@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify';
+import { callerOf } from '../../auth/caller.ts';
+import type { Database } from '../../db/client.ts';
+import { parseId } from '../../domain/validation.ts';
+import { readOrder } from '../../read/read-order.ts';
+
+export interface ReadDeps {
+  database: Pick<Database, 'db'>;
+}
+
+/** Reads go straight to Postgres: nothing changes, so there is nothing to queue. */
+export function orderReadRoutes(v9: FastifyInstance, deps: ReadDeps): void {
+  v9.get<{ Params: { id: string } }>('/orders/:id', async (request) => {
+    return readOrder(deps.database.db, parseId(request.params.id, 'id'), callerOf(request));
+  });
+}

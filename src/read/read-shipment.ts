@@ -1,0 +1,28 @@
+import { eq } from 'drizzle-orm';
+import type { Caller } from '../auth/caller.ts';
+import type { Executor } from '../db/client.ts';
+import { shipments } from '../db/schema.ts';
+import { NotFound, ShipmentReplaced } from '../errors.ts';
+import { liveShipmentOf } from './live-shipment.ts';
+import { readableOrder } from './order-parties.ts';
+import { shipmentReadJson } from './shipment-json.ts';
+
+/**
+ * GET /v9/shipments/:id: the live shipment. Unknown, or of an order the caller is no party to:
+ * 404. An id an update replaced: 410 naming the live id, as an update on it would answer; every
+ * replacement stays within its order, so the live id is the order's live shipment.
+ */
+export async function readShipment(ex: Executor, shipmentId: number, caller: Pick<Caller, 'brokerageId'>) {
+  const [row] = await ex.select({ orderId: shipments.orderId }).from(shipments).where(eq(shipments.id, shipmentId));
+  const notFound = new NotFound(`shipment ${shipmentId} not found`);
+  if (!row) throw notFound;
+  try {
+    await readableOrder(ex, row.orderId, caller);
+  } catch (err) {
+    throw err instanceof NotFound ? notFound : err;
+  }
+  const live = await liveShipmentOf(ex, row.orderId);
+  if (!live) throw notFound;
+  if (live.shipment.id !== shipmentId) throw new ShipmentReplaced(live.shipment.id);
+  return shipmentReadJson(live.shipment, live.contacts);
+}

@@ -1,0 +1,221 @@
+import { readFileSync } from 'node:fs';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeRoutes, openApiFileText } from '../../src/http/openapi/document.ts';
+import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api.ts';
+import { baseFixture, BUYER, ORDERS, SELLER, STRANGER } from '../support/fixtures.ts';
+import { signedFetch } from '../support/http.ts';
+import { openApiChecker } from '../support/openapi-check.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { proxiedDatabaseUrl } from '../support/tcp-proxy.ts';
+
+// The OpenAPI document is valid, matches the committed docs/openapi.json, and describes what the
+// service really answers: every operation is called for a success and for errors, and each
+// answer is checked against the document's schema for its status.
+
+const COMMITTED = new URL('../../docs/openapi.json', import.meta.url);
+
+describe('OpenAPI document', () => {
+  let t: TestService;
+  let doc: any;
+  let call: ReturnType<typeof apiClient>;
+  let checker: ReturnType<typeof openApiChecker>;
+  beforeAll(async () => {
+    t = await startTestService();
+    await t.seed(baseFixture());
+    call = apiClient(t.url);
+    const res = await fetch(`${t.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    doc = await res.json();
+    checker = openApiChecker(doc);
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  /** A signed call whose answer is checked against the document; returns it for more checks. */
+  async function checked(cred: { token: string; secret: string }, method: string, path: string, template: string, body?: object | string, headers?: Record<string, string>) {
+    const r = await call(cred, method, path, body, headers);
+    checker.check(method, template, r.status, r.body, r.headers);
+    return r;
+  }
+  async function open(path: string, template: string, init?: RequestInit) {
+    const res = await fetch(`${t.url}${path}`, init);
+    const body: any = await res.json();
+    checker.check(init?.method ?? 'GET', template, res.status, body, res.headers);
+    return { status: res.status, body };
+  }
+
+  it('is valid OpenAPI 3.1, and the validator does catch a broken one', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    await SwaggerParser.validate(structuredClone(doc));
+    const broken = structuredClone(doc);
+    delete broken.paths['/v9/inventory'].get.responses['200'].description;
+    await expect(SwaggerParser.validate(broken)).rejects.toThrow();
+  });
+
+  it('is the committed docs/openapi.json (run `npm run openapi` after changing a route), and leaves no route out', async () => {
+    expect(readFileSync(COMMITTED, 'utf8'), 'docs/openapi.json is stale: run npm run openapi').toBe(openApiFileText(doc));
+    const built = await describeRoutes();
+    expect(built.doc).toEqual(doc);
+    expect(built.undocumented).toEqual([]);
+  });
+
+  it('describes the signing scheme and puts every /v9 operation under it', () => {
+    expect(doc.components.securitySchemes).toMatchObject({
+      token: { type: 'apiKey', in: 'header', name: 'X-Token' },
+      signature: { type: 'apiKey', in: 'header', name: 'X-Signature' },
+    });
+    for (const op of checker.operations().filter((o) => o.includes(' /v9/'))) {
+      const [method, path] = op.split(' ') as [string, string];
+      const operation = doc.paths[path][method.toLowerCase()];
+      expect(operation.security, op).toEqual([{ token: [], signature: [] }]);
+      for (const status of ['401', '429', '503']) expect(operation.responses[status], `${op} ${status}`).toBeDefined();
+    }
+  });
+
+  it('the front door, health checks and the interactive reference answer without a credential', async () => {
+    const front = await open('/', '/');
+    expect(front.body).toMatchObject({ service: 'fulfil', links: { docs: '/docs', openapi: '/openapi.json', livez: '/livez', readyz: '/readyz' } });
+    expect(front.body.version).toBe(doc.info.version);
+    expect((await fetch(`${t.url}/v9`)).status).toBe(200);
+    await open('/livez', '/livez');
+    await open('/readyz', '/readyz');
+    const page = await fetch(`${t.url}/docs/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('swagger-ui');
+    // Every asset the page loads comes from this service.
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThan(0);
+    for (const a of assets) expect(a, a).not.toMatch(/^(https?:)?\/\//);
+    const init = await fetch(`${t.url}/docs/static/swagger-initializer.js`);
+    expect(init.status).toBe(200);
+    expect(await init.text()).toContain('window.fulfilSign');
+    const script = await fetch(`${t.url}/docs/static/theme/sign-in-browser.js`);
+    expect(script.status).toBe(200);
+    expect(await script.text()).toContain('crypto.subtle');
+    expect(html).toContain('theme/sign-in-browser.js');
+  });
+
+  it('credentials and commands: success and error answers match the document', async () => {
+    await checked(SELLER, 'GET', '/v9/credentials/current', '/v9/credentials/current');
+    await open('/v9/credentials/current', '/v9/credentials/current');
+    await checked(BUYER, 'POST', '/v9/credentials/current/verify', '/v9/credentials/current/verify', { a: 1 });
+    await checked(BUYER, 'PUT', '/v9/credentials/current/verify', '/v9/credentials/current/verify', [1]);
+    await checked(BUYER, 'PUT', '/v9/credentials/current/verify', '/v9/credentials/current/verify', '{"a":');
+    await checked(BUYER, 'POST', '/v9/credentials/current/verify', '/v9/credentials/current/verify', `"${'x'.repeat(70_000)}"`);
+    expect([...checker.seen]).toEqual(expect.arrayContaining(['POST /v9/credentials/current/verify 413', 'PUT /v9/credentials/current/verify 400']));
+
+    const accept = '/v9/orders/{id}/accept';
+    expect((await checked(BUYER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 200 })).status).toBe(403);
+    expect((await checked(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 'x' })).status).toBe(400);
+    expect((await checked(STRANGER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 300 })).status).toBe(404);
+    const key = { 'idempotency-key': 'contract-accept-700' };
+    expect((await checked(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 100 }, key)).status).toBe(200);
+    expect((await checked(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 100, seats: [1, 2] }, key)).status).toBe(409);
+    expect((await checked(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 100 })).status).toBe(422);
+
+    const queued = await checked(SELLER, 'POST', `/v9/orders/${ORDERS.flash}/accept`, accept, { reviewer_id: 100 }, { prefer: 'respond-async' });
+    expect(queued.status).toBe(202);
+    let status = await checked(SELLER, 'GET', queued.body.url, '/v9/commands/{id}');
+    for (let i = 0; i < 100 && !status.body.response; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = await checked(SELLER, 'GET', queued.body.url, '/v9/commands/{id}');
+    }
+    expect(status.body.response.status).toBe(200);
+    checker.check('POST', accept, status.body.response.status, status.body.response.body);
+    expect((await checked(BUYER, 'GET', queued.body.url, '/v9/commands/{id}')).status).toBe(404);
+  });
+
+  it('shipments and reads: success and error answers match the document', async () => {
+    const update = '/v9/shipments/{id}';
+    const complete = '/v9/shipments/{id}/complete';
+    const order = (await checked(SELLER, 'GET', `/v9/orders/${ORDERS.tbd}`, '/v9/orders/{id}')).body;
+    const tbd = order.shipments[0].id;
+    expect((await checked(BUYER, 'PUT', `/v9/shipments/${tbd}`, update, { mobile_transfer_type: 'XMobile' })).status).toBe(403);
+    expect((await checked(SELLER, 'PUT', `/v9/shipments/${tbd}`, update, { mobile_transfer_type: 'Pigeon' })).status).toBe(400);
+    expect((await checked(SELLER, 'PUT', `/v9/shipments/${tbd}/complete`, complete, {})).status).toBe(422);
+    const moved = await checked(SELLER, 'PUT', `/v9/shipments/${tbd}`, update, { mobile_transfer_type: 'XMobile' });
+    expect(moved.status).toBe(200);
+    expect((await checked(SELLER, 'PUT', `/v9/shipments/${tbd}`, update, { mobile_transfer_type: 'XMobileLink' })).status).toBe(410);
+    expect((await checked(SELLER, 'GET', `/v9/shipments/${tbd}`, update)).status).toBe(410);
+    expect((await checked(STRANGER, 'GET', `/v9/shipments/${tbd}`, update)).status).toBe(404);
+    expect((await checked(SELLER, 'GET', `/v9/shipments/${moved.body.id}`, update)).status).toBe(200);
+    expect((await checked(SELLER, 'GET', '/v9/shipments/x', update)).status).toBe(400);
+    expect((await checked(SELLER, 'PUT', `/v9/shipments/${moved.body.id}/complete`, complete, { x_mobile_link: 'https://c.example.test/1' })).status).toBe(200);
+    expect((await checked(STRANGER, 'PUT', `/v9/shipments/${moved.body.id}/complete`, complete, {})).status).toBe(404);
+
+    const flash = (await checked(BUYER, 'GET', `/v9/orders/${ORDERS.flash}`, '/v9/orders/{id}')).body.shipments[0];
+    expect(flash.type).toBe('XSeats');
+    expect((await checked(SELLER, 'POST', `/v9/shipments/${flash.id}/complete`, complete, { x_mobile_link: 'https://c.example.test/2' })).status).toBe(400);
+    expect((await checked(SELLER, 'POST', `/v9/shipments/${flash.id}/complete`, complete)).status).toBe(200);
+
+    expect((await checked(SELLER, 'POST', `/v9/orders/${ORDERS.localPickup}/accept`, '/v9/orders/{id}/accept', { reviewer_id: 100 })).status).toBe(200);
+    const pickup = (await checked(BUYER, 'GET', `/v9/orders/${ORDERS.localPickup}`, '/v9/orders/{id}')).body.shipments[0];
+    expect((await checked(SELLER, 'PUT', `/v9/shipments/${pickup.id}`, update, BUYER_PICKUP_BODY)).status).toBe(403);
+    const seller = await checked(SELLER, 'PUT', `/v9/shipments/${pickup.id}`, update, SELLER_PICKUP_BODY);
+    const buyer = await checked(BUYER, 'PUT', `/v9/shipments/${seller.body.id}`, update, BUYER_PICKUP_BODY);
+    expect(buyer.status).toBe(200);
+    expect((await checked(BUYER, 'GET', `/v9/shipments/${buyer.body.id}`, update)).body.state).toBe('delivered');
+    expect((await checked(SELLER, 'PUT', `/v9/shipments/${buyer.body.id}`, update, SELLER_PICKUP_BODY)).status).toBe(422);
+
+    const events = '/v9/orders/{id}/events';
+    expect((await checked(BUYER, 'GET', `/v9/orders/${ORDERS.localPickup}/events`, events)).body.events).toHaveLength(3);
+    expect((await checked(BUYER, 'GET', `/v9/orders/${ORDERS.localPickup}/events?limit=0`, events)).status).toBe(400);
+    expect((await checked(STRANGER, 'GET', `/v9/orders/${ORDERS.localPickup}/events`, events)).status).toBe(404);
+    expect((await checked(STRANGER, 'GET', `/v9/orders/${ORDERS.localPickup}`, '/v9/orders/{id}')).status).toBe(404);
+    expect((await checked(SELLER, 'GET', `/v9/orders/0`, '/v9/orders/{id}')).status).toBe(400);
+  });
+
+  it('inventory: both modes and its errors match the document', async () => {
+    const inv = '/v9/inventory';
+    await t.seed({
+      ...baseFixture(),
+      ticket_groups: [
+        { office_id: 10, remote_id: 1, id: 900001, event_id: 5000, quantity: 2, cost: '10.00', seats: [{ barcode: null, primary_ticket_id: null, seat: '1', verification_id: null }] },
+        { office_id: 10, remote_id: 2, id: null, event_id: null, quantity: 1 },
+      ],
+    });
+    expect((await checked(SELLER, 'GET', '/v9/inventory?office_id=10', inv)).body).toHaveLength(2);
+    expect((await checked(SELLER, 'GET', '/v9/inventory?office_id=10&response=detailed&page[cursor]=1', inv)).body.inventory).toHaveLength(1);
+    expect((await checked(SELLER, 'GET', '/v9/inventory?office_id=10&response=detailed', inv)).status).toBe(400);
+    expect((await checked(SELLER, 'GET', '/v9/inventory?office_id=20', inv)).status).toBe(401);
+  });
+
+  it('429 and 503 answers match the document too (reads are rate-limited like every /v9 call)', async () => {
+    const { proxy, url } = await proxiedDatabaseUrl(t.db.url);
+    const limited = await startTestService({ db: t.db, env: { DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '2' } });
+    try {
+      const intoMinute = Date.now() % 60_000;
+      if (intoMinute > 55_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+      const path = `/v9/orders/${ORDERS.tbd}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await signedFetch(limited.url, STRANGER, 'GET', path);
+        statuses.push(res.status);
+        checker.check('GET', '/v9/orders/{id}', res.status, await res.json(), res.headers);
+      }
+      expect(statuses).toEqual([404, 404, 429]);
+
+      proxy.cut();
+      const down = await signedFetch(limited.url, SELLER, 'GET', path);
+      expect(down.status).toBe(503);
+      checker.check('GET', '/v9/orders/{id}', 503, await down.json(), down.headers);
+      const ready = await fetch(`${limited.url}/readyz`);
+      expect(ready.status).toBe(503);
+      checker.check('GET', '/readyz', 503, await ready.json());
+    } finally {
+      await limited.stop();
+      proxy.close();
+    }
+  }, 90_000);
+
+  it('every operation was checked with a success and with an error', () => {
+    for (const op of checker.operations()) {
+      const statuses = [...checker.seen].filter((s) => s.startsWith(`${op} `)).map((s) => Number(s.split(' ')[2]));
+      expect(statuses.some((s) => s < 300), `${op}: no success checked`).toBe(true);
+      if (op.includes(' /v9/')) expect(statuses.some((s) => s >= 400), `${op}: no error checked`).toBe(true);
+    }
+  });
+});
