@@ -47,8 +47,8 @@ export function pgliteDir(config: Config): string {
 }
 
 /** Opens the database the configuration names (PGlite under DATA_DIR when none) and migrates it. */
-export async function openMigratedDatabase(config: Config): Promise<Database> {
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDir: pgliteDir(config) });
+export async function openMigratedDatabase(config: Config, opts: { onStatement?: (text: string) => void } = {}): Promise<Database> {
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDir: pgliteDir(config), ...opts });
   try {
     await migrateDatabase(database, config.DATABASE_URL);
   } catch (err) {
@@ -69,7 +69,13 @@ export function secretBoxFor(config: Config): SecretBox {
  * HTTP first (no new commands), then workers (finish or hand back jobs within the deadline),
  * then queues and listeners, then the database, then Redis connections and a private Redis.
  */
-export async function startService(config: Config, roles: Roles, log = createLogger(config.LOG_LEVEL)): Promise<Service> {
+export async function startService(
+  config: Config,
+  roles: Roles,
+  log = createLogger(config.LOG_LEVEL),
+  /** onStatement sees every statement the service sends (postgres.js): statement budgets, benchmarks. */
+  hooks: { onStatement?: (text: string) => void } = {},
+): Promise<Service> {
   // Open operator pages in production would show job payloads and failure reasons to anyone who
   // can reach the port. Only the API serves them, so only it needs the token (CLI and workers don't).
   if (roles.api && config.NODE_ENV === 'production' && config.OPS_TOKEN === undefined) {
@@ -103,7 +109,7 @@ export async function startService(config: Config, roles: Roles, log = createLog
   };
   try {
     const secretBox = secretBoxFor(config);
-    const database = await openMigratedDatabase(config);
+    const database = await openMigratedDatabase(config, hooks);
     onStop({ phase: 'database', name: 'database', close: () => database.close() });
     log.info({ database: database.kind }, 'database ready');
 

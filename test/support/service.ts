@@ -27,7 +27,13 @@ export const TEST_SECRET_KEY = randomBytes(32).toString('hex');
  * own database and BullMQ prefix. Nothing is mocked.
  */
 export async function startTestService(
-  opts: { roles?: Roles; env?: Record<string, string>; db?: TestDatabase; prefix?: string } = {},
+  opts: {
+    roles?: Roles;
+    env?: Record<string, string>;
+    db?: TestDatabase;
+    prefix?: string;
+    hooks?: { onStatement?: (text: string) => void };
+  } = {},
 ): Promise<TestService> {
   const db = opts.db ?? (await createTestDatabase());
   const prefix = opts.prefix ?? testPrefix();
@@ -44,7 +50,7 @@ export async function startTestService(
     NODE_ENV: 'test',
     ...opts.env,
   });
-  const service = await startService(config, opts.roles ?? { api: true, worker: true });
+  const service = await startService(config, opts.roles ?? { api: true, worker: true }, undefined, opts.hooks);
   return {
     service,
     config,

@@ -1,0 +1,102 @@
+import type { Redis } from 'ioredis';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/client.ts';
+import { blockingConnection } from '../../src/redis/connections.ts';
+import { startWorkers, type WorkerPool } from '../../workers/pool.ts';
+import { registry } from '../../workers/index.ts';
+import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api.ts';
+import { baseFixture, BUYER, ORDERS, SELLER } from '../support/fixtures.ts';
+import { TEST_REDIS_URL } from '../support/env.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+/**
+ * The command path stays short: every statement each command sends to Postgres is counted, on
+ * the API side (credential, command row) and on the worker side (its one transaction), and a
+ * command that grows past its budget fails here. The API process runs without workers; the
+ * worker pool runs alone, without the relay and housekeeping, so nothing else is counted.
+ */
+const BUDGET = { api: 2, total: 10 };
+const WORKER_BUDGET: Record<string, number> = {
+  'accept': 6,
+  'accept (XSeats, new e-mail row)': 7,
+  'update: mobile transfer (new e-mail row)': 8,
+  'update: mobile transfer': 7,
+  'update: seller pickup': 8,
+  'update: buyer pickup (join, delivers)': 8,
+  complete: 7,
+};
+
+describe('statements per command', () => {
+  let t: TestService;
+  let workerDb: Database;
+  let pool: WorkerPool;
+  const connections: Redis[] = [];
+  const api: string[] = [];
+  const worker: string[] = [];
+  let call: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    t = await startTestService({ roles: { api: true, worker: false }, hooks: { onStatement: (s) => api.push(s) } });
+    await t.seed(baseFixture());
+    workerDb = await openDatabase({ databaseUrl: t.db.url, maxConnections: 2, onStatement: (s) => worker.push(s) });
+    pool = startWorkers({
+      database: workerDb,
+      registry: registry(),
+      prefix: t.prefix,
+      connection: () => {
+        const c = blockingConnection(TEST_REDIS_URL);
+        connections.push(c);
+        return c;
+      },
+      concurrency: 2,
+      log: pino({ level: 'silent' }),
+    });
+    call = apiClient(t.url);
+  });
+  afterAll(async () => {
+    await pool?.close(5_000);
+    for (const c of connections) c.disconnect();
+    await workerDb?.close();
+    await t?.stop();
+  });
+
+  const counted: Array<{ command: string; api: number; worker: number }> = [];
+  async function measure(command: string, send: () => Promise<{ status: number; body: any }>) {
+    api.length = 0;
+    worker.length = 0;
+    const res = await send();
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    counted.push({ command, api: api.length, worker: worker.length });
+    expect(api.length, `${command}, API side:\n${api.join('\n')}`).toBeLessThanOrEqual(BUDGET.api);
+    expect(worker.length, `${command}, worker side:\n${worker.join('\n')}`).toBeLessThanOrEqual(WORKER_BUDGET[command]!);
+    expect(api.length + worker.length).toBeLessThanOrEqual(BUDGET.total);
+    // The transaction is really there: the counts include its BEGIN and COMMIT.
+    expect(worker[0]).toMatch(/^begin/i);
+    expect(worker.at(-1)).toMatch(/^commit/i);
+    return res.body;
+  }
+
+  it('accept, each kind of update and complete stay within their budgets', async () => {
+    // Warm: a new postgres.js connection first reads the server's array types, once.
+    const warm = await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd2}/accept`, { reviewer_id: 100 });
+    expect(warm.status).toBe(200);
+    await call(SELLER, 'PUT', `/v9/shipments/${warm.body.shipments[0].id}`, { mobile_transfer_type: 'XMobile' });
+    const tbd = await measure('accept', () => call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, { reviewer_id: 100 }));
+    const xmobile = await measure('update: mobile transfer (new e-mail row)', () =>
+      call(SELLER, 'PUT', `/v9/shipments/${tbd.shipments[0].id}`, { mobile_transfer_type: 'XMobile' }),
+    );
+    const link = await measure('update: mobile transfer', () =>
+      call(SELLER, 'PUT', `/v9/shipments/${xmobile.id}`, { mobile_transfer_type: 'XMobileLink' }),
+    );
+    await measure('complete', () => call(SELLER, 'PUT', `/v9/shipments/${link.id}/complete`, { x_mobile_link: 'https://claim.example.test/x' }));
+
+    await measure('accept (XSeats, new e-mail row)', () => call(SELLER, 'POST', `/v9/orders/${ORDERS.flash}/accept`, { reviewer_id: 100 }));
+
+    const pickup = await measure('accept', () => call(SELLER, 'POST', `/v9/orders/${ORDERS.localPickup}/accept`, { reviewer_id: 100 }));
+    const seller = await measure('update: seller pickup', () => call(SELLER, 'PUT', `/v9/shipments/${pickup.shipments[0].id}`, SELLER_PICKUP_BODY));
+    await measure('update: buyer pickup (join, delivers)', () => call(BUYER, 'PUT', `/v9/shipments/${seller.id}`, BUYER_PICKUP_BODY));
+    expect(counted).toHaveLength(8);
+    if (process.env.SHOW_BUDGET) console.table(counted);
+  });
+});
