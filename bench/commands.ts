@@ -1,146 +1,244 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { signRequest } from '../src/auth/signer.ts';
+import { Redis } from 'ioredis';
 import { SecretBox } from '../src/auth/secret-box.ts';
+import { FulfilmentClient } from '../src/client/fulfilment-client.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';
 import { seedDatabase } from '../src/db/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
+import { blockingConnection } from '../src/redis/connections.ts';
 import { startService } from '../src/service.ts';
 import { recreateBenchDatabase } from './bench-database.ts';
+import { BUYER, clientFlow, httpCaller, httpFlow, SELLER } from './commands/flows.ts';
+import { startNoopQueue, transactionFlow } from './commands/limits.ts';
+import { closedLoop, Recorder, type Summary } from './commands/load.ts';
+import { freePort, rssOf, startServiceProcess, type ServiceProcess } from './commands/processes.ts';
+import { printReport, type Row } from './commands/report.ts';
 
 /**
- * The command path end to end: `--clients` concurrent HTTP clients each run whole link-delivery
- * flows (accept → update to XMobileLink → complete), every call synchronous through Redis,
- * a BullMQ worker and one Postgres transaction, as `npm start` runs it (API and workers in one
- * process). Reports latency per call, flows per second, and the process's memory.
+ * The command path beside its limits, in one run. For each number of concurrent callers, for a
+ * fixed time each: whole flows (link delivery, and the local-pickup join) as signed HTTP calls
+ * through the real ingress, queue, workers and Postgres, with `fulfil start` in one process and
+ * as `--role api` + `--role worker`; the same flows through FulfilmentClient awaiting each
+ * result; and the two limits the service is built on — the workers' transaction alone, and a
+ * BullMQ add + wait round trip with a no-op worker. Statements per command are counted on a
+ * separate in-process run with every statement the service sends (relay included).
+ *
+ *   npm run bench -- commands [--seconds 8] [--callers 1,8,32,64] [--soak]
  */
-const CRED = { token: 'BenchApiToken0000000000000000002', secret: 'bench-api-secret-00000000000000000000002' };
-
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { flows: { type: 'string', default: '2000' }, clients: { type: 'string', default: '16' } } });
-  const flows = Number(values.flows);
-  const clients = Number(values.clients);
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      seconds: { type: 'string', default: '8' },
+      callers: { type: 'string', default: '1,8,32,64' },
+      soak: { type: 'boolean', default: false },
+      'soak-minutes': { type: 'string', default: '10' },
+      only: { type: 'string' },
+    },
+  });
+  const seconds = Number(values.seconds);
+  const levels = values.callers.split(',').map(Number);
+  const only = values.only?.split(',');
+  const want = (phase: string) => !only || only.includes(phase);
   const url = process.env.BENCH_COMMANDS_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/fulfil_bench_commands';
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const key = randomBytes(32).toString('hex');
+  const prefix = `benchc${process.pid}`;
+  const concurrency = process.env.WORKER_CONCURRENCY ?? '16';
 
   await recreateBenchDatabase(url);
-  const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
+  const database = await openDatabase({ databaseUrl: url, maxConnections: 10 });
   await migrateDatabase(database, url);
   await seedDatabase(database, fixtureSchema.parse(fixture()), SecretBox.fromKey(key));
+  const orders = values.soak ? 1_500_000 : 600_000;
   await database.sql!`
     insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email)
-    select g, '1-' || g, 10, 2, 'tbd', 2, 'Bo Buyer', 'bo@example.test' from generate_series(1, ${flows}) g`;
-  await database.close();
+    select g, '1-' || g, 10, 2, case when g % 2 = 1 then 'local_pickup' else 'tbd' end, 2, 'Bo Buyer', 'bo@example.test'
+    from generate_series(1, ${orders}) g`;
+  await database.sql!`vacuum analyze orders`;
+  let nextOrder = 1;
+  const takeOrder = () => {
+    if (nextOrder > orders) throw new Error('out of seeded orders: lower --seconds');
+    return nextOrder++;
+  };
 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-bench-'));
-  const service = await startService(
-    loadConfig({
-      DATABASE_URL: url, REDIS_URL: process.env.REDIS_URL, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
-      DATA_DIR: dataDir, FULFIL_SECRET_KEY: key, QUEUE_PREFIX: `benchc${process.pid}`, RATE_LIMIT_PER_MINUTE: String(1e9),
-    }),
-    { api: true, worker: true },
-  );
-  const memory = sampleMemory();
+  const env = {
+    DATABASE_URL: url, REDIS_URL: redisUrl, HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_DIR: dataDir,
+    FULFIL_SECRET_KEY: key, QUEUE_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: String(1e9), WORKER_CONCURRENCY: concurrency,
+    NODE_ENV: 'development',
+  };
+  const rows: Row[] = [];
+  const memory: string[] = [];
+  const phase = async (name: string, callers: number, flow: (rec: Recorder) => Promise<void>, watch: ServiceProcess[] = []): Promise<Summary> => {
+    const rec = new Recorder();
+    const rssStart = watch.map((p) => rssOf(p.child.pid!));
+    const elapsed = await closedLoop(callers, seconds, async (_caller, until) => {
+      while (performance.now() < until) await flow(rec).catch((err) => rec.fail(err));
+    });
+    const summary = rec.summary(elapsed, callers);
+    rows.push({ phase: name, ...summary });
+    if (watch.length) memory.push(`${name} at ${callers}: ${watch.map((p, i) => `${p.role} ${mb(rssStart[i]!)}→${mb(rssOf(p.child.pid!))} MiB`).join(', ')}`);
+    process.stderr.write(`${name.padEnd(34)} ${String(callers).padStart(3)} callers: ${summary.perSecond.toFixed(0)} commands/s, p50 ${summary.p50.toFixed(1)} ms, p99 ${summary.p99.toFixed(1)} ms, errors ${summary.errors}${summary.firstError ? ` (${summary.firstError})` : ''}\n`);
+    return summary;
+  };
+
   try {
-    const call = httpClient(service.url!, clients);
-    const latencies: Record<'accept' | 'update' | 'complete', number[]> = { accept: [], update: [], complete: [] };
-    const timed = async (op: keyof typeof latencies, method: string, p: string, body?: object) => {
-      const t0 = performance.now();
-      const res = await call(method, p, body);
-      latencies[op].push(performance.now() - t0);
-      if (res.status !== 200) throw new Error(`${op} ${p}: ${res.status} ${res.text}`);
-      return JSON.parse(res.text);
-    };
-    let next = 1;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: clients }, async () => {
-        for (let order = next++; order <= flows; order = next++) {
-          const accepted = await timed('accept', 'POST', `/v9/orders/${order}/accept`, { reviewer_id: 100 });
-          const updated = await timed('update', 'PUT', `/v9/shipments/${accepted.shipments[0].id}`, { mobile_transfer_type: 'XMobileLink' });
-          await timed('complete', 'PUT', `/v9/shipments/${updated.id}/complete`, { x_mobile_link: 'https://claim.example.test/x' });
+    if (values.soak) {
+      const minutes = Number(values['soak-minutes']);
+      return await soak({ env, minutes, takeOrder, rows });
+    }
+    const statements = want('statements') ? await countStatements({ url, redisUrl, key, prefix: `${prefix}s`, dataDir, takeOrder }) : undefined;
+
+    if (want('one')) {
+      const port = await freePort();
+      const svc = await startServiceProcess('all', { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
+      try {
+        const call = httpCaller(`http://127.0.0.1:${port}`, 128);
+        for (const c of levels) await phase('service, one process (HTTP)', c, (rec) => httpFlow(call, rec, takeOrder()), [svc]);
+        if (want('client')) {
+          const client = new FulfilmentClient({ redisUrl, prefix, defaultTimeoutMs: 30_000 });
+          try {
+            for (const c of levels) await phase('service, FulfilmentClient', c, (rec) => clientFlow(client, rec, takeOrder()), [svc]);
+          } finally {
+            await client.close();
+          }
         }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    const mem = memory.stop();
-    const rows = Object.entries(latencies).map(
-      ([op, l]) => `| ${op} | ${l.length} | ${pct(l, 50).toFixed(1)} | ${pct(l, 99).toFixed(1)} | ${Math.max(...l).toFixed(1)} |`,
-    );
-    process.stdout.write(
-      [
-        `### ${flows} link-delivery flows, ${clients} concurrent clients, API + workers in one process`,
-        '',
-        '| call | count | p50 ms | p99 ms | max ms |',
-        '|---|---|---|---|---|',
-        ...rows,
-        '',
-        `${(flows / seconds).toFixed(1)} flows/s, ${((flows * 3) / seconds).toFixed(1)} commands/s, ${seconds.toFixed(1)} s in all.`,
-        `Memory (RSS) of the process: ${mb(mem.start)} MiB before, ${mb(mem.peak)} MiB at peak, ${mb(mem.end)} MiB after; heap used at peak ${mb(mem.heapPeak)} MiB.`,
-        '',
-      ].join('\n'),
-    );
+      } finally {
+        await svc.stop();
+      }
+    }
+    if (want('split')) {
+      const port = await freePort();
+      const worker = await startServiceProcess('worker', { ...env, PORT: '0' });
+      const api = await startServiceProcess('api', { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
+      try {
+        const call = httpCaller(`http://127.0.0.1:${port}`, 128);
+        for (const c of levels) await phase('service, api + worker (HTTP)', c, (rec) => httpFlow(call, rec, takeOrder()), [api, worker]);
+      } finally {
+        await api.stop();
+        await worker.stop();
+      }
+    }
+    if (want('transaction')) {
+      for (const c of levels) await phase('limit: worker transaction alone', c, (rec) => transactionFlow(database, rec, takeOrder()));
+    }
+    if (want('bullmq')) {
+      const conns: Redis[] = [];
+      const noop = await startNoopQueue({ prefix, connection: () => (conns.push(blockingConnection(redisUrl)), conns.at(-1)!), concurrency: Number(concurrency) });
+      try {
+        for (const c of levels) await phase('limit: BullMQ add + wait, no-op', c, (rec) => noop.roundTrip(rec));
+      } finally {
+        await noop.close();
+        for (const c of conns) c.disconnect();
+      }
+    }
+    printReport({
+      rows, statements, memory, seconds,
+      machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${mb(totalmem())} MiB, Node ${process.version}, worker concurrency ${concurrency}`,
+    });
   } finally {
-    await service.stop();
+    await database.close();
+    await dropPrefix(redisUrl, prefix);
     rmSync(dataDir, { recursive: true, force: true });
   }
   return 0;
 }
 
+/** Statements per command over every statement the service sent (API, workers, relay), in process. */
+async function countStatements(o: { url: string; redisUrl: string; key: string; prefix: string; dataDir: string; takeOrder: () => number }) {
+  let count = 0;
+  const service = await startService(
+    loadConfig({
+      DATABASE_URL: o.url, REDIS_URL: o.redisUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_DIR: o.dataDir,
+      FULFIL_SECRET_KEY: o.key, QUEUE_PREFIX: o.prefix, RATE_LIMIT_PER_MINUTE: String(1e9),
+    }),
+    { api: true, worker: true },
+    undefined,
+    { onStatement: () => count++ },
+  );
+  try {
+    const call = httpCaller(service.url!, 8);
+    const warm = new Recorder();
+    for (let i = 0; i < 4; i++) await httpFlow(call, warm, o.takeOrder());
+    await new Promise((r) => setTimeout(r, 300));
+    const rec = new Recorder();
+    count = 0;
+    await closedLoop(8, 3, async (_c, until) => {
+      while (performance.now() < until) await httpFlow(call, rec, o.takeOrder());
+    });
+    await new Promise((r) => setTimeout(r, 500)); // the relay's last batch
+    const commands = rec.summary(1, 8).commands;
+    return { statements: count, commands, perCommand: count / commands };
+  } finally {
+    await service.stop();
+    await dropPrefix(o.redisUrl, o.prefix);
+  }
+}
+
+/** Ten minutes (by default) at 32 callers, RSS of the service process at start, middle and end. */
+async function soak(o: { env: Record<string, string>; minutes: number; takeOrder: () => number; rows: Row[] }): Promise<number> {
+  const port = await freePort();
+  const svc = await startServiceProcess('all', { ...o.env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
+  try {
+    const call = httpCaller(`http://127.0.0.1:${port}`, 64);
+    const rec = new Recorder();
+    const samples: string[] = [];
+    const started = Date.now();
+    const sampler = setInterval(() => samples.push(`${((Date.now() - started) / 60_000).toFixed(1)} min: ${mb(rssOf(svc.child.pid!))} MiB`), 30_000);
+    samples.push(`start: ${mb(rssOf(svc.child.pid!))} MiB`);
+    const elapsed = await closedLoop(32, o.minutes * 60, async (_c, until) => {
+      while (performance.now() < until) await httpFlow(call, rec, o.takeOrder()).catch((err) => rec.fail(err));
+    });
+    clearInterval(sampler);
+    samples.push(`end: ${mb(rssOf(svc.child.pid!))} MiB`);
+    const s = rec.summary(elapsed, 32);
+    process.stdout.write(
+      [
+        `### Soak: ${o.minutes} min at 32 callers, one process`,
+        '',
+        `${s.commands} commands, ${s.perSecond.toFixed(0)} commands/s, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(0)} ms, errors ${s.errors}`,
+        '',
+        `RSS of the service process: ${samples.join('; ')}`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await svc.stop();
+  }
+  return 0;
+}
+
+async function dropPrefix(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 function fixture() {
   return {
     brokerages: [
-      { id: 1, name: 'Seller', offices: [{ id: 10, name: 'Office' }], users: [{ id: 100, name: 'Rev', email: 'rev@seller.test' }], credentials: [{ kind: 'api', ...CRED }] },
-      { id: 2, name: 'Buyer', offices: [], users: [], credentials: [] },
+      {
+        id: 1, name: 'Seller', offices: [{ id: 10, name: 'Office' }], users: [{ id: 100, name: 'Rev', email: 'rev@seller.test' }],
+        credentials: [{ kind: 'api', ...SELLER }],
+      },
+      { id: 2, name: 'Buyer', offices: [], users: [], credentials: [{ kind: 'api', ...BUYER }] },
     ],
   };
 }
 
-function httpClient(baseUrl: string, sockets: number) {
-  const base = new URL(baseUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
-  return (method: string, p: string, body?: object) => {
-    const bytes = body === undefined ? undefined : JSON.stringify(body);
-    const signed = signRequest({ secret: CRED.secret, method, host: base.hostname, path: p, body: bytes });
-    return new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request(
-        { method, host: base.hostname, port: base.port, path: signed.target, agent, headers: { 'x-token': CRED.token, 'x-signature': signed.signature, 'content-type': 'application/json' } },
-        (res) => {
-          res.setEncoding('utf8');
-          let text = '';
-          res.on('data', (c: string) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(bytes);
-    });
-  };
-}
-
-function sampleMemory() {
-  const start = process.memoryUsage();
-  let peak = start.rss;
-  let heapPeak = start.heapUsed;
-  const timer = setInterval(() => {
-    const m = process.memoryUsage();
-    peak = Math.max(peak, m.rss);
-    heapPeak = Math.max(heapPeak, m.heapUsed);
-  }, 100);
-  return {
-    stop() {
-      clearInterval(timer);
-      return { start: start.rss, peak, end: process.memoryUsage().rss, heapPeak };
-    },
-  };
-}
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);

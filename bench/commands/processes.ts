@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/fulfil.mjs');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident memory of a process in bytes, from /proc (0 where there is none). */
+export function rssOf(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  role: string;
+  stop(): Promise<void>;
+}
+
+/** `fulfil start` as an operator runs it, in its own process; resolves once it serves. */
+export async function startServiceProcess(role: 'all' | 'api' | 'worker', env: Record<string, string>, readyUrl?: string): Promise<ServiceProcess> {
+  const args = ['start', ...(role === 'all' ? [] : ['--role', role])];
+  // BENCH_NODE_FLAGS profiles the service alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...flags, BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (readyUrl) {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`fulfil start ${args.join(' ')} exited: ${stderr}`);
+      const ok = await fetch(readyUrl).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error(`fulfil start ${args.join(' ')} not ready in 60 s: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } else {
+    // A worker has no port: give it time to connect and register its workers.
+    await new Promise((r) => setTimeout(r, 4_000));
+    if (child.exitCode !== null) throw new Error(`fulfil start ${args.join(' ')} exited: ${stderr}`);
+  }
+  return {
+    child,
+    role,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
