@@ -17,7 +17,10 @@ import { Queue } from 'bullmq';
 import { logRecovery, recoverLostCommands } from './commands/recover-lost.ts';
 import { startCommandRetention } from './ops/command-retention.ts';
 import { startPeriodic } from './periodic.ts';
-import { HttpMetrics } from './ops/http-metrics.ts';
+import { HttpMetrics } from './ops/metrics.ts';
+import { startMetricsServer } from './ops/metrics-server.ts';
+import { loadOpsConfig, type OpsConfig } from './ops/ops-config.ts';
+import { serveEmbeddedDatabase } from './db/pglite-socket.ts';
 import { COMMAND_QUEUES, EVENTS_QUEUE } from './queues/job-map.ts';
 import { CommandWaiters } from './queues/waiters.ts';
 import { startWorkers, type WorkerPool } from './queues/worker-pool.ts';
@@ -39,6 +42,8 @@ export interface Service {
   app?: FastifyInstance;
   /** Base URL of the HTTP ingress when the api role runs. */
   url?: string;
+  /** Base URL of /metrics and /livez of a worker-only process (METRICS_PORT). */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -69,7 +74,12 @@ export function secretBoxFor(config: Config): SecretBox {
  * HTTP first (no new commands), then workers (finish or hand back jobs within the deadline),
  * then queues and listeners, then the database, then Redis connections and a private Redis.
  */
-export async function startService(config: Config, roles: Roles, log = createLogger(config.LOG_LEVEL)): Promise<Service> {
+export async function startService(
+  config: Config,
+  roles: Roles,
+  log = createLogger(config.LOG_LEVEL),
+  ops: OpsConfig = loadOpsConfig(),
+): Promise<Service> {
   // Open operator pages in production would show job payloads and failure reasons to anyone who
   // can reach the port. Only the API serves them, so only it needs the token (CLI and workers don't).
   if (roles.api && config.NODE_ENV === 'production' && config.OPS_TOKEN === undefined) {
@@ -106,6 +116,11 @@ export async function startService(config: Config, roles: Roles, log = createLog
     const database = await openMigratedDatabase(config);
     onStop({ phase: 'database', name: 'database', close: () => database.close() });
     log.info({ database: database.kind }, 'database ready');
+    if (database.pglite && !pgliteDir(config).startsWith('memory://')) {
+      // The CLI reaches the embedded database through the service while it runs (PGlite is one process's).
+      const socket = await serveEmbeddedDatabase(database.pglite, pgliteDir(config));
+      onStop({ phase: 'queues', name: 'embedded database socket', close: () => socket.close() });
+    }
 
     const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR });
     if (redis.private) onStop({ phase: 'private redis', name: 'private redis', close: () => redis.private!.stop() });
@@ -148,6 +163,11 @@ export async function startService(config: Config, roles: Roles, log = createLog
         run: async () => logRecovery(log, await recoverLostCommands({ database, queues: requeue, olderThanMs: config.RECOVERY_AFTER_MS })),
       });
       onStop({ phase: 'workers', name: 'lost-command recovery', close: async () => { await recovery.stop(); await requeue.close(); } });
+      if (!roles.api) {
+        const metrics = await startMetricsServer({ port: ops.METRICS_PORT, host: config.HOST, opsToken: config.OPS_TOKEN, db: database.db, connection: workerProducer, prefix, log });
+        onStop({ phase: 'http', name: 'metrics server', close: () => metrics.close() });
+        service.metricsUrl = metrics.url;
+      }
     }
 
     if (roles.api) {
@@ -161,7 +181,7 @@ export async function startService(config: Config, roles: Roles, log = createLog
       const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: config.COMMAND_WAIT_MS });
       const app = await buildApp({
         config, database, log, dispatcher, secretBox,
-        ops: { queues: [...queues.queues.values(), eventsQueue], metrics: new HttpMetrics() },
+        ops: { queues: [...queues.queues.values(), eventsQueue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },
         rateLimiter: new RateLimiter(producer, prefix, {
           perCredential: config.RATE_LIMIT_PER_MINUTE, authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE,
         }),

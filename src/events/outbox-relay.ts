@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { query, type Database } from '../db/client.ts';
 import { outbox } from '../db/schema.ts';
 import { EVENTS_QUEUE } from '../queues/job-map.ts';
+import { countTransitions } from '../ops/metrics.ts';
 
 /** Any constant shared by every relay of a database: only one relays a batch at a time. */
 const RELAY_LOCK_KEY = 7_245_301_978;
@@ -71,6 +72,7 @@ export class OutboxRelay {
       // addBulk is one MULTI: the batch lands in Redis whole and in this order, or not at all.
       await this.queue.addBulk(rows.map((r) => ({ name: r.topic, data: r.payload, opts: { jobId: r.eventId } })));
       await tx.update(outbox).set({ relayedAt: new Date() }).where(inArray(outbox.id, rows.map((r) => r.id)));
+      countTransitions(rows.map((r) => r.payload));
       return rows.length;
     });
   }

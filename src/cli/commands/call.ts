@@ -1,16 +1,7 @@
 import { signedFetch } from '../../auth/signed-fetch.ts';
-import { UsageError, type CliCommand } from '../command.ts';
+import { CliFailure, UsageError, type CommandModule } from '../command.ts';
 
-export const call: CliCommand = {
-  path: ['call'],
-  summary:
-    'Sends one signed request to a running service and prints the status and the JSON answer;\n' +
-    'exits 0 on 2xx, 1 otherwise. Credentials come from --token/--secret, or from FULFIL_TOKEN and\n' +
-    'FULFIL_SECRET (which keeps the secret out of the shell history). --base defaults to\n' +
-    'http://127.0.0.1:$PORT (8080). Example:\n' +
-    '  fulfil call GET "/v9/inventory?office_id=10&state=ALL"\n' +
-    '  fulfil call POST /v9/orders/700/accept \'{"reviewer_id":100}\'',
-  usage: 'call <METHOD> <path> [json] [--token <token>] [--secret <secret>] [--base <url>]',
+export const call: CommandModule = {
   options: { token: { type: 'string' }, secret: { type: 'string' }, base: { type: 'string' } },
   async run({ values, positionals }, io) {
     const [method, path, body, ...extra] = positionals;
@@ -24,7 +15,15 @@ export const call: CliCommand = {
     if (!URL.canParse(base)) throw new UsageError(`--base: not a URL: ${base}`);
 
     // The body is sent exactly as typed: a malformed one is a legitimate thing to try.
-    const res = await signedFetch(base, { token, secret }, method, path, body);
+    let res: Response;
+    try {
+      res = await signedFetch(base, { token, secret }, method, path, body);
+    } catch (err) {
+      // fetch says only "fetch failed"; the reason (refused, unknown host, timeout) is its cause.
+      const cause = (err as Error).cause as (Error & { code?: string }) | undefined;
+      const why = cause?.code ?? cause?.message ?? (err as Error).message;
+      throw new CliFailure(`cannot reach ${base} (${why}); is the service running there? (--base or PORT choose another address)`);
+    }
     io.out(`${res.status} ${res.statusText}`);
     const text = await res.text();
     if (text !== '') io.out(prettyJson(text));
