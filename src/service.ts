@@ -19,6 +19,7 @@ import { startCommandRetention } from './ops/command-retention.ts';
 import { startPeriodic } from './periodic.ts';
 import { HttpMetrics } from './ops/metrics.ts';
 import { startMetricsServer } from './ops/metrics-server.ts';
+import { redactedUrl } from './ops/redact-url.ts';
 import { loadOpsConfig, type OpsConfig } from './ops/ops-config.ts';
 import { serveEmbeddedDatabase } from './db/pglite-socket.ts';
 import { COMMAND_QUEUES, EVENTS_QUEUE } from './queues/job-map.ts';
@@ -124,7 +125,7 @@ export async function startService(
 
     const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR });
     if (redis.private) onStop({ phase: 'private redis', name: 'private redis', close: () => redis.private!.stop() });
-    log.info({ redis: redis.url, source: redis.source }, 'redis resolved');
+    log.info({ redis: redactedUrl(redis.url), source: redis.source }, 'redis resolved');
 
     const connections: Redis[] = [];
     onStop({

@@ -3,6 +3,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
+import { AppError, toErrorBody } from '../errors.ts';
 import { MethodNotAllowed } from './method-not-allowed.ts';
 import { requireOpsToken } from './ops-auth.ts';
 
@@ -38,6 +39,7 @@ export async function registerQueueBoard(app: FastifyInstance, opts: QueueBoardO
       uiConfig: {
         boardTitle: 'fulfil queues',
         hideDocsLink: true,
+        miscLinks: [{ text: 'Order view', url: '/ops/orders' }],
         environment: opts.write
           ? { label: 'write mode', color: '#b00020', textColor: '#fff' }
           : { label: 'read-only', color: '#2e7d32', textColor: '#fff' },
@@ -45,12 +47,27 @@ export async function registerQueueBoard(app: FastifyInstance, opts: QueueBoardO
     },
   });
   await app.register(async (scope) => {
-    scope.addHook('onRequest', requireOpsToken(opts.opsToken, 'basic'));
-    if (!opts.write) {
-      scope.addHook('onRequest', async (request) => {
-        if (request.method !== 'GET' && request.method !== 'HEAD') throw new MethodNotAllowed('the queue board is read-only; set OPS_WRITE=true to retry or clean jobs');
-      });
-    }
+    // bull-board installs its own error handler in its scope, so a refusal is answered here, in
+    // the contract's shape, rather than thrown into it.
+    const guard = requireOpsToken(opts.opsToken, 'basic');
+    scope.addHook('onRequest', async function (this: FastifyInstance, request, reply) {
+      try {
+        await guard.call(this, request, reply);
+        if (!opts.write && request.method !== 'GET' && request.method !== 'HEAD') {
+          throw new MethodNotAllowed('the queue board is read-only; set OPS_WRITE=true to retry or clean jobs');
+        }
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        return reply.code(err.status).headers(err.headers).send(toErrorBody(err));
+      }
+    });
+    // The board's page links a web font; operators' networks are often closed, and the page
+    // should not tell a third party who looks at the queues: everything is served from here.
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').startsWith('text/html')) return payload;
+      reply.header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'");
+      return payload.replace(/<link[^>]+https:\/\/fonts\.[^>]*>\s*/g, '');
+    });
     await scope.register(adapter.registerPlugin(), { prefix: QUEUE_BOARD_PATH });
   });
 }

@@ -5,6 +5,7 @@ import { JOB_STATES } from '../../ops/queue-stats.ts';
 import { COMMAND_QUEUES, EVENTS_QUEUE } from '../../queues/job-map.ts';
 import { blockingConnection } from '../../redis/connections.ts';
 import { resolveRedis } from '../../redis/resolve.ts';
+import { redactedUrl } from '../../ops/redact-url.ts';
 import { intArg, UsageError, type CommandModule } from '../command.ts';
 
 const ALL_QUEUES = [...COMMAND_QUEUES, EVENTS_QUEUE];
@@ -14,16 +15,6 @@ export interface QueueSource {
   redis: string;
   source: string;
   prefix: string;
-}
-
-export function redactedUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return '(unparseable REDIS_URL)';
-  }
 }
 
 async function withQueues<T>(only: string | undefined, fn: (queues: Queue[], from: QueueSource) => Promise<T>): Promise<T> {
