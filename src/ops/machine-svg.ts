@@ -18,7 +18,7 @@ const CHAR_W = 7.2;
 const NODE_H = 34;
 const PAD = 14;
 const COL_GAP = 150;
-const ROW_GAP = 46;
+const ROW_GAP = 80;
 const HEADER = 24;
 
 function textWidth(s: string): number {
@@ -126,13 +126,28 @@ function exitPoint(b: Box, tx: number, ty: number): [number, number] {
   return [cx + dx * scale, cy + dy * scale];
 }
 
+/** Whether one state is the other, or inside it, or around it. */
+function related(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+}
+
+/** Whether the segment passes through the box (sampled: the boxes are large next to the step). */
+function crosses(b: Box, x1: number, y1: number, x2: number, y2: number): boolean {
+  for (let i = 1; i < 40; i++) {
+    const x = x1 + ((x2 - x1) * i) / 40;
+    const y = y1 + ((y2 - y1) * i) / 40;
+    if (x > b.x + 2 && x < b.x + b.w - 2 && y > b.y + 2 && y < b.y + b.h - 2) return true;
+  }
+  return false;
+}
+
 export function machineSvg(graph: MachineGraph, active: Set<string> = new Set(), title = graph.name): string {
   const e = escapeHtml;
   const boxes = new Map<string, Box>();
   const margin = 30;
   const size = layout(graph.root.children, graph.edges, graph.initial, boxes, margin + 30, margin + 40);
   const width = size.w + 2 * margin + 30;
-  const height = size.h + 2 * margin + 80;
+  const height = size.h + 2 * margin + 110;
   const out: string[] = [];
   const all: MachineNode[] = [];
   const flat = (n: MachineNode) => n.children.forEach((c) => (all.push(c), flat(c)));
@@ -157,6 +172,7 @@ export function machineSvg(graph: MachineGraph, active: Set<string> = new Set(),
     const sy = start.y + start.h / 2;
     out.push(`<circle class="initial" cx="${sx}" cy="${sy}" r="6"/><line class="edge" x1="${sx + 6}" y1="${sy}" x2="${start.x - 2}" y2="${sy}" marker-end="url(#arrow)"/>`);
   }
+  const lowest = Math.max(...[...boxes.values()].map((b) => b.y + b.h));
   const seen = new Map<string, number>();
   for (const edge of graph.edges) {
     const a = boxes.get(edge.from);
@@ -176,6 +192,16 @@ export function machineSvg(graph: MachineGraph, active: Set<string> = new Set(),
     }
     const [x1, y1] = exitPoint(a, b.x + b.w / 2, b.y + b.h / 2);
     const [x2, y2] = exitPoint(b, a.x + a.w / 2, a.y + a.h / 2);
+    const blocked = [...boxes].some(([id, box]) => !related(id, edge.from) && !related(id, edge.to) && crosses(box, x1, y1, x2, y2));
+    if (blocked) {
+      // A straight line would run through another state: swing below everything instead.
+      const [bx1, by1] = [a.x + a.w / 2, a.y + a.h];
+      const [bx2, by2] = [b.x + b.w / 2, b.y + b.h];
+      const below = lowest + 75 + nth * 16;
+      out.push(`<path class="edge" d="M ${bx1} ${by1} C ${bx1} ${below}, ${bx2} ${below}, ${bx2} ${by2}" marker-end="url(#arrow)"/>`);
+      out.push(`<text class="label" x="${(bx1 + bx2) / 2}" y="${below - 2}">${e(edge.label)}</text>`);
+      continue;
+    }
     const offset = nth * 14;
     out.push(`<line class="edge" x1="${x1}" y1="${y1 + offset}" x2="${x2}" y2="${y2 + offset}" marker-end="url(#arrow)"/>`);
     out.push(`<text class="label" x="${(x1 + x2) / 2}" y="${(y1 + y2) / 2 + offset - 5}">${e(edge.label)}</text>`);
