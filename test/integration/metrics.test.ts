@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '../../src/db/schema.ts';
@@ -115,6 +117,16 @@ describe('Prometheus metrics', () => {
     expect(sum(text, 'fulfil_command_duration_seconds_bucket', { command: 'shipment.complete', outcome: 'succeeded', le: '+Inf' })).toBe(1);
     // BullMQ's own totals count every finished job, whatever removeOnComplete keeps.
     expect(sample(await scrape(t.url), 'bullmq_job_completed_total', { queue: 'commands' })).toBeGreaterThanOrEqual(5);
+  });
+
+  it('the Grafana dashboard asks only for metrics the service exposes', async () => {
+    const dashboard = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../docs/grafana-dashboard.json'), 'utf8')) as {
+      panels: Array<{ targets: Array<{ expr: string }> }>;
+    };
+    const families = new Set(parse(await scrape(t.url)).map((f) => f.name));
+    const asked = dashboard.panels.flatMap((p) => p.targets.flatMap((x) => x.expr.match(/\b(?:fulfil|bullmq|process|nodejs)_\w+/g) ?? []));
+    expect(asked.length).toBeGreaterThan(10);
+    for (const name of asked) expect(families.has(name) || families.has(name.replace(/_(bucket|count|sum)$/, '')), name).toBe(true);
   });
 
   it('a worker-only process serves /metrics and /livez on its own port', async () => {
