@@ -61,7 +61,7 @@ describe('operator pages in a real browser', () => {
   it('logs in to the queue board, sees every queue and opens a failed job', async () => {
     await page.goto(`${t.url}/ops/queues`);
     for (const name of ['commands', 'inventory', 'fulfil-events']) await expect(page.getByText(name, { exact: true }).first().waitFor()).resolves.toBeUndefined();
-    await page.waitForFunction("!document.body.innerText.includes('Loading')");
+    await page.getByText(/Loading/).first().waitFor({ state: 'hidden' });
     await page.screenshot({ path: path.join(SCREENSHOTS, 'queues.png') });
 
     await page.goto(`${t.url}/ops/queues/queue/commands?status=failed`);
