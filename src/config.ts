@@ -70,12 +70,26 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads and validates the environment; a bad variable is named in the error. */
+/** Variables that hold a secret, or may (a URL with a password): an error never shows their value. */
+const SECRET_VARIABLES = new Set(['FULFIL_SECRET_KEY', 'OPS_TOKEN', 'DATABASE_URL', 'REDIS_URL']);
+
+/** What an error may say about the value it refuses: a plain setting as given; a secret only by its shape. */
+function describeValue(name: string, value: string | undefined): string {
+  if (value === undefined) return 'unset';
+  if (!SECRET_VARIABLES.has(name)) return `got ${JSON.stringify(value)}`;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value.trim())?.[1];
+  return scheme ? `got a ${scheme}:// URL; value not shown` : `got ${value.trim().length} characters; value not shown`;
+}
+
+/** Reads and validates the environment; a bad variable is named in the error, a secret's value never shown. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((i) => `${String(i.path[0] ?? '?')}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])])})`),
+      parsed.error.issues.map((i) => {
+        const name = String(i.path[0] ?? '?');
+        return `${name}: ${i.message} (${describeValue(name, env[name])})`;
+      }),
     );
   }
   return parsed.data;

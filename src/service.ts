@@ -17,7 +17,11 @@ import { Queue } from 'bullmq';
 import { logRecovery, recoverLostCommands } from '../workers/recover-lost.ts';
 import { startCommandRetention } from '../workers/command-retention.ts';
 import { startPeriodic } from './periodic.ts';
-import { HttpMetrics } from './ops/http-metrics.ts';
+import { HttpMetrics } from './ops/metrics.ts';
+import { startMetricsServer } from './ops/metrics-server.ts';
+import { redactedUrl } from './ops/redact-url.ts';
+import { loadOpsConfig, type OpsConfig } from './ops/ops-config.ts';
+import { serveEmbeddedDatabase } from './db/pglite-socket.ts';
 import { COMMAND_QUEUES, EVENTS_QUEUE } from './queues/job-map.ts';
 import { CommandWaiters } from './queues/waiters.ts';
 import { startWorkers, type WorkerPool } from '../workers/pool.ts';
@@ -39,6 +43,8 @@ export interface Service {
   app?: FastifyInstance;
   /** Base URL of the HTTP ingress when the api role runs. */
   url?: string;
+  /** Base URL of /metrics and /livez of a worker-only process (METRICS_PORT). */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -73,9 +79,15 @@ export async function startService(
   config: Config,
   roles: Roles,
   log = createLogger(config.LOG_LEVEL),
-  /** onStatement sees every statement the service sends (postgres.js): statement budgets, benchmarks. */
-  hooks: { onStatement?: (text: string) => void } = {},
+  opts: {
+    /** Operator settings read beside the configuration (ops/ops-config.ts). */
+    ops?: OpsConfig;
+    /** Sees every statement the service sends (postgres.js): statement budgets, benchmarks. */
+    onStatement?: (text: string) => void;
+  } = {},
 ): Promise<Service> {
+  const ops = opts.ops ?? loadOpsConfig();
+  const hooks = { ...(opts.onStatement ? { onStatement: opts.onStatement } : {}) };
   // Open operator pages in production would show job payloads and failure reasons to anyone who
   // can reach the port. Only the API serves them, so only it needs the token (CLI and workers don't).
   if (roles.api && config.NODE_ENV === 'production' && config.OPS_TOKEN === undefined) {
@@ -112,10 +124,15 @@ export async function startService(
     const database = await openMigratedDatabase(config, hooks);
     onStop({ phase: 'database', name: 'database', close: () => database.close() });
     log.info({ database: database.kind }, 'database ready');
+    if (database.pglite && !pgliteDir(config).startsWith('memory://')) {
+      // The CLI reaches the embedded database through the service while it runs (PGlite is one process's).
+      const socket = await serveEmbeddedDatabase(database.pglite, pgliteDir(config));
+      onStop({ phase: 'queues', name: 'embedded database socket', close: () => socket.close() });
+    }
 
     const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR });
     if (redis.private) onStop({ phase: 'private redis', name: 'private redis', close: () => redis.private!.stop() });
-    log.info({ redis: redis.url, source: redis.source }, 'redis resolved');
+    log.info({ redis: redactedUrl(redis.url), source: redis.source }, 'redis resolved');
 
     const connections: Redis[] = [];
     onStop({
@@ -154,6 +171,11 @@ export async function startService(
         run: async () => logRecovery(log, await recoverLostCommands({ database, queues: requeue, olderThanMs: config.RECOVERY_AFTER_MS })),
       });
       onStop({ phase: 'workers', name: 'lost-command recovery', close: async () => { await recovery.stop(); await requeue.close(); } });
+      if (!roles.api) {
+        const metrics = await startMetricsServer({ port: ops.METRICS_PORT, host: config.HOST, opsToken: config.OPS_TOKEN, db: database.db, connection: workerProducer, prefix, log });
+        onStop({ phase: 'http', name: 'metrics server', close: () => metrics.close() });
+        service.metricsUrl = metrics.url;
+      }
     }
 
     if (roles.api) {
@@ -167,7 +189,7 @@ export async function startService(
       const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: config.COMMAND_WAIT_MS });
       const app = await buildApp({
         config, database, log, dispatcher, secretBox,
-        ops: { queues: [...queues.queues.values(), eventsQueue], metrics: new HttpMetrics() },
+        ops: { queues: [...queues.queues.values(), eventsQueue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },
         rateLimiter: new RateLimiter(producer, prefix, {
           perCredential: config.RATE_LIMIT_PER_MINUTE, authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE,
         }),

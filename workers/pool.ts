@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
-import { Worker, type Job } from 'bullmq';
+import { MetricsTime, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import type { Database } from '../src/db/client.ts';
 import { markExhausted } from './mark-exhausted.ts';
 import { runCommand } from './runner.ts';
 import type { Registry } from './registry.ts';
+import { observeCommand } from '../src/ops/metrics.ts';
 import { COMMAND_QUEUES, isJobName, type Envelope } from '../src/queues/job-map.ts';
 
 export interface WorkerPool {
@@ -35,6 +36,7 @@ export function startWorkers(opts: {
     // How long it waited in the queue and how long it ran: the two halves of a slow command.
     const queuedMs = job.processedOn ? job.processedOn - job.timestamp : undefined;
     jobLog.info({ status: result.status, queuedMs, runMs: Math.round(performance.now() - started) }, 'command finished');
+    observeCommand(job.name, result.status, (performance.now() - started) / 1000);
     // Postgres stays the record (HTTP reads it there); the job carries the same result for
     // producers without Postgres (FulfilmentClient awaits job.returnvalue).
     return result;
@@ -47,9 +49,11 @@ export function startWorkers(opts: {
       prefix: opts.prefix,
       connection: opts.connection(),
       concurrency: opts.concurrency,
+      metrics: { maxDataPoints: MetricsTime.ONE_WEEK }, // job totals for /metrics (exportPrometheusMetrics)
     });
     w.on('failed', (job, err) => {
       log.warn({ err, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade }, 'command attempt failed');
+      if (job?.processedOn) observeCommand(job.name, 'error', (Date.now() - job.processedOn) / 1000);
       const commandId = (job?.data as Envelope<unknown> | undefined)?.commandId;
       if (job && typeof commandId === 'string' && job.attemptsMade >= (job.opts.attempts ?? 1)) {
         markExhausted(database, commandId).catch((e) => log.warn({ err: e, commandId }, 'could not mark command failed'));

@@ -5,28 +5,47 @@ export interface CliIo {
   err: (line: string) => void;
 }
 
-export interface CliCommand {
-  /** Words that select it, e.g. ['credentials', 'create']. */
-  path: string[];
-  summary: string;
-  usage: string;
+export type CliArgs = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+
+/** What a command's module holds: loaded only when that command runs (fast --help). */
+export interface CommandModule {
   options?: ParseArgsConfig['options'];
-  run(args: { values: Record<string, string | boolean | undefined>; positionals: string[] }, io: CliIo): Promise<number>;
+  run(args: CliArgs, io: CliIo): Promise<number>;
 }
 
-export class UsageError extends Error {}
+/** A command as `fulfil --help` and `fulfil <command> --help` show it, without loading its module. */
+export interface CommandEntry {
+  /** Words that select it, e.g. ['credentials', 'create']. */
+  path: string[];
+  /** One whole sentence for the overview. */
+  brief: string;
+  /** The full description for `--help`. */
+  summary: string;
+  usage: string;
+  load(): Promise<CommandModule>;
+}
 
-export function parseCommandArgs(cmd: CliCommand, argv: string[]) {
+/** A mistake in how the command was called: told with the command's usage. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** A failure the user can act on (service unreachable, refused input): told in one line, no stack. */
+export class CliFailure extends Error {
+  override name = 'CliFailure';
+}
+
+export function parseCommandArgs(options: CommandModule['options'], argv: string[]): CliArgs {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { ...cmd.options, help: { type: 'boolean', short: 'h' } },
+    options: { ...options, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
     strict: true,
   });
-  return { values: values as Record<string, string | boolean | undefined>, positionals };
+  return { values: values as CliArgs['values'], positionals };
 }
 
-export function helpText(cmd: CliCommand): string {
+export function helpText(cmd: Pick<CommandEntry, 'usage' | 'summary'>): string {
   return `usage: fulfil ${cmd.usage}\n\n${cmd.summary}`;
 }
 

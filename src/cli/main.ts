@@ -1,22 +1,46 @@
-import { ConfigError } from '../config.ts';
-import { EmbeddedDatabaseBusy } from '../db/pglite-lock.ts';
-import { NoRedisError } from '../redis/resolve.ts';
-import { helpText, parseCommandArgs, UsageError, type CliCommand, type CliIo } from './command.ts';
-import { COMMANDS } from './commands/index.ts';
+import { readFileSync } from 'node:fs';
+import { helpText, parseCommandArgs, type CliIo, type CommandEntry } from './command.ts';
+import { COMMANDS, GROUPS } from './commands/index.ts';
+
+// Only light modules above: the overview, a command's --help and --version load nothing else.
 
 const defaultIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
+/** Errors that are the user's to fix: one line, no stack (by name, so their modules stay unloaded). */
+const TOLD_PLAINLY = new Set(['ConfigError', 'NoRedisError', 'EmbeddedDatabaseBusy', 'CliFailure']);
+
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function rows(entries: readonly CommandEntry[]): string {
+  const width = Math.max(...entries.map((c) => c.path.join(' ').length)) + 2;
+  return entries.map((c) => `  ${c.path.join(' ').padEnd(width)}${c.brief}`).join('\n');
+}
+
 function overview(): string {
-  const rows = COMMANDS.map((c) => `  ${c.path.join(' ').padEnd(24)} ${c.summary.split('\n')[0]}`);
-  return `usage: fulfil <command> [options]   (fulfil <command> --help for one command)\n\ncommands:\n${rows.join('\n')}`;
+  return (
+    'usage: fulfil <command> [options]   (fulfil <command> --help, or fulfil help <command>, for one command)\n\n' +
+    `commands:\n${rows(COMMANDS)}\n\n  --version  prints the version`
+  );
+}
+
+function groupHelp(group: string): string {
+  const members = COMMANDS.filter((c) => c.path[0] === group);
+  return `usage: fulfil ${group} <command> [options]\n\n${GROUPS[group] ?? ''}\n\ncommands:\n${rows(members)}`;
+}
+
+function isGroup(word: string | undefined): word is string {
+  return word !== undefined && COMMANDS.some((c) => c.path.length > 1 && c.path[0] === word);
 }
 
 /** Picks the command whose words match the longest prefix of argv. */
-function find(argv: string[]): { cmd?: CliCommand; rest: string[] } {
-  let best: CliCommand | undefined;
+function find(argv: string[]): { cmd?: CommandEntry; rest: string[] } {
+  let best: CommandEntry | undefined;
   for (const c of COMMANDS) {
     if (c.path.every((w, i) => argv[i] === w) && (!best || c.path.length > best.path.length)) best = c;
   }
@@ -24,32 +48,71 @@ function find(argv: string[]): { cmd?: CliCommand; rest: string[] } {
 }
 
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+  if (argv.length === 0) {
     io.out(overview());
-    return argv.length === 0 ? 2 : 0;
-  }
-  const { cmd, rest } = find(argv);
-  if (!cmd) {
-    io.err(`fulfil: unknown command "${argv.join(' ')}"\n\n${overview()}`);
     return 2;
   }
-  try {
-    const args = parseCommandArgs(cmd, rest);
-    if (args.values.help) {
-      io.out(helpText(cmd));
-      return 0;
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    io.out(overview());
+    return 0;
+  }
+  if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version') {
+    io.out(`fulfil ${version()}`);
+    return 0;
+  }
+  if (argv[0] === 'help') return help(argv.slice(1), io);
+  const { cmd, rest } = find(argv);
+  if (!cmd) {
+    if (isGroup(argv[0])) {
+      const asked = argv.length === 1 || argv[1] === '--help' || argv[1] === '-h';
+      if (asked) io.out(groupHelp(argv[0]));
+      else io.err(`fulfil: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${groupHelp(argv[0])}`);
+      return asked && argv.length > 1 ? 0 : 2;
     }
-    return await cmd.run(args, io);
+    io.err(`fulfil: unknown command "${argv[0]}"\n\n${overview()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(helpText(cmd));
+    return 0;
+  }
+  const name = `fulfil ${cmd.path.join(' ')}`;
+  try {
+    const module = await cmd.load();
+    return await module.run(parseCommandArgs(module.options, rest), io);
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`fulfil ${cmd.path.join(' ')}: ${(err as Error).message}\n\n${helpText(cmd)}`);
+    const e = err as Error & { code?: string };
+    if (e.name === 'UsageError' || e.code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`${name}: ${e.message}\n\n${helpText(cmd)}`);
       return 2;
     }
-    if (err instanceof ConfigError || err instanceof NoRedisError || err instanceof EmbeddedDatabaseBusy) {
-      io.err(`fulfil: ${err.message}`);
+    if (TOLD_PLAINLY.has(e.name)) {
+      io.err(`${name}: ${e.message}`);
       return 1;
     }
-    io.err(`fulfil ${cmd.path.join(' ')}: ${(err as Error).stack ?? String(err)}`);
+    // Unexpected: the message and its cause; the stack only when asked for (FULFIL_DEBUG=1).
+    const cause = e.cause instanceof Error ? ` (${e.cause.message})` : '';
+    io.err(`${name}: ${e.message ?? String(err)}${cause}`);
+    if (process.env.FULFIL_DEBUG === '1' && e.stack) io.err(e.stack);
+    else io.err('(set FULFIL_DEBUG=1 to see where it failed)');
     return 1;
   }
+}
+
+function help(words: string[], io: CliIo): number {
+  if (words.length === 0) {
+    io.out(overview());
+    return 0;
+  }
+  const exact = COMMANDS.find((c) => c.path.join(' ') === words.join(' '));
+  if (exact) {
+    io.out(helpText(exact));
+    return 0;
+  }
+  if (words.length === 1 && isGroup(words[0])) {
+    io.out(groupHelp(words[0]));
+    return 0;
+  }
+  io.err(`fulfil help: no command "${words.join(' ')}"\n\n${overview()}`);
+  return 2;
 }

@@ -83,26 +83,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       connection: { application_name: 'fulfil' },
       ...(options.onStatement ? { debug: (_c: number, text: string) => options.onStatement!(text) } : {}),
     });
-    const db = drizzlePostgres(sql, { schema }) as unknown as Db;
-    const runner = (client: postgres.Sql | postgres.TransactionSql): SqlRunner => ({
-      rows: (text, params) => client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true }) as never,
-    });
-    return {
-      kind: 'postgres',
-      db,
-      sql,
-      ...runner(sql),
-      listen: async (channel, onNotify) => {
-        const { unlisten } = await sql.listen(channel, () => onNotify());
-        return unlisten;
-      },
-      transaction: (fn) =>
-        sql.begin((t) => {
-          let txDb: Tx | undefined;
-          return fn({ ...runner(t), get db() { return (txDb ??= builderOn(new PostgresJsSession(t as never, dialect, undefined))); } });
-        }) as never,
-      close: () => sql.end({ timeout: 5 }),
-    };
+    return postgresDatabase(sql, { prepare: true });
   }
   const dir = options.pgliteDir ?? 'memory://';
   let unlock = () => {};
@@ -136,4 +117,31 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     unlock();
     throw err;
   }
+}
+
+/**
+ * A Database over a postgres.js client. `prepare` names every raw statement (prepared once per
+ * connection); a client on a shared session (the CLI on the service's embedded database) must not.
+ */
+export function postgresDatabase(sql: postgres.Sql, opts: { prepare: boolean }): Database {
+  const db = drizzlePostgres(sql, { schema }) as unknown as Db;
+  const runner = (client: postgres.Sql | postgres.TransactionSql): SqlRunner => ({
+    rows: (text, params) => client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: opts.prepare }) as never,
+  });
+  return {
+    kind: 'postgres',
+    db,
+    sql,
+    ...runner(sql),
+    listen: async (channel, onNotify) => {
+      const { unlisten } = await sql.listen(channel, () => onNotify());
+      return unlisten;
+    },
+    transaction: (fn) =>
+      sql.begin((t) => {
+        let txDb: Tx | undefined;
+        return fn({ ...runner(t), get db() { return (txDb ??= builderOn(new PostgresJsSession(t as never, dialect, undefined))); } });
+      }) as never,
+    close: () => sql.end({ timeout: 5 }),
+  };
 }

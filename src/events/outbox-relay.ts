@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Database, SqlRunner } from '../db/client.ts';
 import { EVENTS_QUEUE } from '../queues/job-map.ts';
+import { countTransitions } from '../ops/metrics.ts';
 
 /** Any constant shared by every relay of a database: only one relays a batch at a time. */
 const RELAY_LOCK_KEY = 7_245_301_978;
@@ -87,6 +88,7 @@ export class OutboxRelay {
       rows.sort((a, b) => a.id - b.id);
       // addBulk is one MULTI: the batch lands in Redis whole and in this order, or not at all.
       await this.queue.addBulk(rows.map((r) => ({ name: r.topic, data: r.payload, opts: { jobId: r.eventId } })));
+      countTransitions(rows.map((r) => r.payload));
       return rows.length;
     });
   }

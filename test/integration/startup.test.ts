@@ -57,15 +57,21 @@ describe('start-up with embedded defaults', () => {
       expect((await fetch(`${first.url}/livez`)).status).toBe(200);
       const ready = await fetch(`${first.url}/readyz`);
       expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
-      // A second process must not open the embedded database under the running service.
+      // A second process never opens the embedded database under the running service: it
+      // borrows it through the service's socket.
       const embedded = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: undefined };
-      const busy = await runCli(['seed', 'fixtures/demo.json'], embedded);
-      expect(busy.code).toBe(1);
-      expect(busy.text).toMatch(/in use by process \d+.*--seed/);
+      const borrowed = await runCli(['seed', 'fixtures/demo.json'], embedded);
+      expect(borrowed.text).toMatch(/^seeded fixtures\/demo.json: /);
+      expect(borrowed.code).toBe(0);
+      expect(existsSync(path.join(dataDir, 'pglite.socket.json'))).toBe(true);
       expect(await stopCli(first.child)).toBe(0);
       expect(first.output()).toContain('"database":"pglite"');
       const stopped = first.output().split('\n').filter((l) => l.includes('"msg":"stopped step"')).map((l) => JSON.parse(l).step);
-      expect(stopped).toEqual(['http', 'workers', 'outbox relay', 'command retention', 'lost-command recovery', 'queues', 'database', 'redis connections']);
+      expect(stopped).toEqual([
+        'http', 'workers', 'outbox relay', 'command retention', 'lost-command recovery', 'embedded database socket', 'queues', 'database', 'redis connections',
+      ]);
+      // Stopped, the service no longer announces a socket: the CLI opens the database itself.
+      expect(existsSync(path.join(dataDir, 'pglite.socket.json'))).toBe(false);
       expect(first.output()).toContain('"msg":"stopped"');
 
       // A credential created between runs must still be there after the restart.

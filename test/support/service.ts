@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { loadOpsConfig } from '../../src/ops/ops-config.ts';
 import { seedDatabase } from '../../src/db/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { startService, type Roles, type Service } from '../../src/service.ts';
@@ -50,7 +51,9 @@ export async function startTestService(
     NODE_ENV: 'test',
     ...opts.env,
   });
-  const service = await startService(config, opts.roles ?? { api: true, worker: true }, undefined, opts.hooks);
+  // A worker-only service serves its metrics on a free port, so test files never collide on one.
+  const ops = loadOpsConfig({ METRICS_PORT: '0', ...opts.env });
+  const service = await startService(config, opts.roles ?? { api: true, worker: true }, undefined, { ops, ...opts.hooks });
   return {
     service,
     config,

@@ -16,9 +16,6 @@ describe('loadConfig', () => {
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
-    ['DATABASE_URL', 'mysql://x'],
-    ['REDIS_URL', 'localhost:6379'],
-    ['FULFIL_SECRET_KEY', 'short'],
     ['LOG_LEVEL', 'loud'],
     ['QUEUE_PREFIX', 'a:b'],
   ])('names %s when it is invalid (%s)', (name, value) => {
@@ -33,6 +30,24 @@ describe('loadConfig', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(new RegExp(`^${name}: `));
     expect(problems[0]).toContain(JSON.stringify(value));
+  });
+
+  it.each([
+    ['DATABASE_URL', 'mysql://admin:hunter2pw@db.internal/fulfil', /got a mysql:\/\/ URL; value not shown/, ['hunter2pw', 'db.internal']],
+    ['REDIS_URL', 'localhost:6379?password=s3cr3t', /got 30 characters; value not shown/, ['s3cr3t', 'localhost']],
+    ['FULFIL_SECRET_KEY', 'not-a-key-but-a-secret', /got 22 characters; value not shown/, ['not-a-key-but-a-secret', 'secret']],
+  ])('names %s and what is wrong with it, never its value', (name, value, said, secrets) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const message = (caught as ConfigError).message;
+    expect(message).toMatch(new RegExp(`${name}: must be`));
+    expect(message).toMatch(said);
+    for (const part of secrets) expect(message).not.toContain(part);
   });
 
   it('accepts a 32-byte key as hex or base64', () => {

@@ -1,16 +1,7 @@
 import { signedFetch } from '../../auth/signed-fetch.ts';
-import { UsageError, type CliCommand } from '../command.ts';
+import { CliFailure, UsageError, type CommandModule } from '../command.ts';
 
-export const call: CliCommand = {
-  path: ['call'],
-  summary:
-    'Sends one signed request to a running service and prints the status and the JSON answer;\n' +
-    'exits 0 on 2xx, 1 otherwise. Credentials come from --token/--secret, or from FULFIL_TOKEN and\n' +
-    'FULFIL_SECRET (which keeps the secret out of the shell history). --base defaults to\n' +
-    'http://127.0.0.1:$PORT (8080). Example:\n' +
-    '  fulfil call GET "/v9/inventory?office_id=10&state=ALL"\n' +
-    '  fulfil call POST /v9/orders/700/accept \'{"reviewer_id":100}\'',
-  usage: 'call <METHOD> <path> [json] [--token <token>] [--secret <secret>] [--base <url>]',
+export const call: CommandModule = {
   options: { token: { type: 'string' }, secret: { type: 'string' }, base: { type: 'string' } },
   async run({ values, positionals }, io) {
     const [method, path, body, ...extra] = positionals;

@@ -1,22 +1,16 @@
 import { loadConfig } from '../../config.ts';
 import { CredentialError, createCredential, listCredentials, revokeCredential } from '../../auth/credentials.ts';
-import { openMigratedDatabase, secretBoxFor } from '../../service.ts';
-import { intArg, UsageError, type CliCommand } from '../command.ts';
+import type { Database } from '../../db/client.ts';
+import { secretBoxFor } from '../../service.ts';
+import { withCliDatabase } from '../database.ts';
+import { intArg, UsageError, type CommandModule } from '../command.ts';
 
-async function withDatabase<T>(fn: (db: Awaited<ReturnType<typeof openMigratedDatabase>>, config: ReturnType<typeof loadConfig>) => Promise<T>) {
+async function withDatabase<T>(fn: (db: Database, config: ReturnType<typeof loadConfig>) => Promise<T>) {
   const config = loadConfig();
-  const database = await openMigratedDatabase(config);
-  try {
-    return await fn(database, config);
-  } finally {
-    await database.close();
-  }
+  return withCliDatabase(config, (database) => fn(database, config));
 }
 
-export const credentialsCreate: CliCommand = {
-  path: ['credentials', 'create'],
-  summary: 'Creates an API credential of a brokerage (or a user credential with --user) and prints\ntoken and secret once; the secret cannot be shown again.',
-  usage: 'credentials create --brokerage <id> [--user <id>] [--json]',
+export const credentialsCreate: CommandModule = {
   options: { brokerage: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values }, io) {
     const brokerageId = intArg(values.brokerage as string | undefined, '--brokerage');
@@ -37,10 +31,7 @@ export const credentialsCreate: CliCommand = {
   },
 };
 
-export const credentialsList: CliCommand = {
-  path: ['credentials', 'list'],
-  summary: 'Lists credentials (never their secrets), optionally of one brokerage.',
-  usage: 'credentials list [--brokerage <id>]',
+export const credentialsList: CommandModule = {
   options: { brokerage: { type: 'string' } },
   async run({ values }, io) {
     const brokerageId = values.brokerage === undefined ? undefined : intArg(values.brokerage as string, '--brokerage');
@@ -58,10 +49,7 @@ export const credentialsList: CliCommand = {
   },
 };
 
-export const credentialsRevoke: CliCommand = {
-  path: ['credentials', 'revoke'],
-  summary: 'Revokes a credential; every process refuses it from then on.',
-  usage: 'credentials revoke <token>',
+export const credentialsRevoke: CommandModule = {
   async run({ positionals }, io) {
     const [token] = positionals;
     if (!token || positionals.length !== 1) throw new UsageError('expected exactly one token');

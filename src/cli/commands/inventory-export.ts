@@ -13,18 +13,12 @@ import {
   type InventoryState,
 } from '../../inventory/index-query.ts';
 import { iterateInventory } from '../../inventory/read-inventory.ts';
-import { openMigratedDatabase } from '../../service.ts';
-import { intArg, UsageError, type CliCommand } from '../command.ts';
+import { openCliDatabase } from '../database.ts';
+import { intArg, UsageError, type CommandModule } from '../command.ts';
 
 const STATES: readonly string[] = ['ALL', 'MAPPED', 'UNMAPPED'];
 
-export const inventoryExport: CliCommand = {
-  path: ['inventory', 'export'],
-  summary:
-    'Writes the inventory of one office as JSON lines, one record per line, in the index\'s order\n' +
-    '(remote_id; service id with --detailed, which covers mapped records only). Reads the database\n' +
-    'directly, page by page; a --detailed export can be imported again as it is.',
-  usage: 'inventory export <office_id> [--state ALL|MAPPED|UNMAPPED] [--detailed] [--out file]',
+export const inventoryExport: CommandModule = {
   options: { state: { type: 'string' }, detailed: { type: 'boolean' }, out: { type: 'string' } },
   async run({ values, positionals }, io) {
     if (positionals.length !== 1) throw new UsageError('expected exactly one office id');
@@ -38,7 +32,7 @@ export const inventoryExport: CliCommand = {
       ? { mode: 'detailed', officeId, state: 'MAPPED', cursor: DEFAULT_CURSOR, items: DETAILED_MODE_MAX_ITEMS }
       : { mode: 'default', officeId, state: (state ?? 'ALL') as InventoryState, cursor: DEFAULT_CURSOR, items: DEFAULT_MODE_MAX_ITEMS };
 
-    const database = await openMigratedDatabase(loadConfig());
+    const { database } = await openCliDatabase(loadConfig());
     try {
       const [office] = await database.db.select({ id: offices.id }).from(offices).where(eq(offices.id, officeId));
       if (!office) {

@@ -12,9 +12,9 @@ import { INVENTORY_QUEUE, type Actor, type CommandResult } from '../../queues/jo
 import { CommandWaiters } from '../../queues/waiters.ts';
 import { blockingConnection, producerConnection } from '../../redis/connections.ts';
 import { resolveRedis } from '../../redis/resolve.ts';
-import { openMigratedDatabase } from '../../service.ts';
+import { openCliDatabase } from '../database.ts';
 import { requestFingerprint } from '../../commands/fingerprint.ts';
-import { intArg, UsageError, type CliCommand, type CliIo } from '../command.ts';
+import { intArg, UsageError, type CommandModule, type CliIo } from '../command.ts';
 import { Progress } from '../progress.ts';
 
 /** Bad lines listed before the rest are only counted. */
@@ -22,13 +22,7 @@ const MAX_REPORTED = 100;
 /** How long to wait for a batch before saying so (the workers may not be running). */
 const PATIENCE_MS = 30_000;
 
-export const inventoryImport: CliCommand = {
-  path: ['inventory', 'import'],
-  summary:
-    'Imports ticket groups of one office from a JSON-lines file (one record per line, the detailed\n' +
-    'record\'s fields) as inventory.upsert batches through the queue; the service\'s workers write them.\n' +
-    'The whole file is checked first: any bad line is reported (line and field) and nothing is sent.',
-  usage: 'inventory import <office_id> <file.jsonl> [--batch 10000]',
+export const inventoryImport: CommandModule = {
   options: { batch: { type: 'string', default: String(MAX_INVENTORY_BATCH) } },
   async run({ values, positionals }, io) {
     if (positionals.length !== 2) throw new UsageError('expected an office id and a file');
@@ -46,11 +40,10 @@ export const inventoryImport: CliCommand = {
     }
 
     const config = loadConfig();
-    // The workers of a running service do the writes; an embedded database serves one process.
-    if (!config.DATABASE_URL) throw new UsageError('DATABASE_URL must name the database of the running service');
+    // The workers of a running service do the writes; with the embedded database the CLI borrows it from the service.
     const closers: Array<() => Promise<unknown>> = [];
     try {
-      const database = await openMigratedDatabase(config);
+      const { database } = await openCliDatabase(config);
       closers.push(() => database.close());
       const [office] = await database.db.select({ brokerageId: offices.brokerageId }).from(offices).where(eq(offices.id, officeId));
       if (!office) {

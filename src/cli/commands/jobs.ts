@@ -5,11 +5,19 @@ import { JOB_STATES } from '../../ops/queue-stats.ts';
 import { COMMAND_QUEUES, EVENTS_QUEUE } from '../../queues/job-map.ts';
 import { blockingConnection } from '../../redis/connections.ts';
 import { resolveRedis } from '../../redis/resolve.ts';
-import { intArg, UsageError, type CliCommand } from '../command.ts';
+import { redactedUrl } from '../../ops/redact-url.ts';
+import { intArg, UsageError, type CommandModule } from '../command.ts';
 
 const ALL_QUEUES = [...COMMAND_QUEUES, EVENTS_QUEUE];
 
-async function withQueues<T>(only: string | undefined, fn: (queues: Queue[]) => Promise<T>): Promise<T> {
+/** Where the jobs were read: the Redis address (any password hidden) and the BullMQ prefix. */
+export interface QueueSource {
+  redis: string;
+  source: string;
+  prefix: string;
+}
+
+async function withQueues<T>(only: string | undefined, fn: (queues: Queue[], from: QueueSource) => Promise<T>): Promise<T> {
   if (only !== undefined && !ALL_QUEUES.includes(only as never)) throw new UsageError(`--queue: one of ${ALL_QUEUES.join(', ')}`);
   const config = loadConfig();
   // Never start a private Redis here: an empty one would only hide the real queues.
@@ -17,28 +25,31 @@ async function withQueues<T>(only: string | undefined, fn: (queues: Queue[]) => 
   const connection = blockingConnection(redis.url);
   const queues = (only ? [only] : ALL_QUEUES).map((name) => new Queue(name, { prefix: config.QUEUE_PREFIX, connection }));
   try {
-    return await fn(queues);
+    return await fn(queues, { redis: redactedUrl(redis.url), source: redis.source, prefix: config.QUEUE_PREFIX });
   } finally {
     await Promise.all(queues.map((q) => q.close()));
     connection.disconnect();
   }
 }
 
-export const jobsList: CliCommand = {
-  path: ['jobs', 'list'],
-  summary: `Lists jobs in one state (default failed) across the queues, newest first.\nStates: ${JOB_STATES.join(', ')}.`,
-  usage: 'jobs list [--state failed] [--queue <name>] [--limit 50] [--json]',
+export const jobsList: CommandModule = {
   options: { state: { type: 'string', default: 'failed' }, queue: { type: 'string' }, limit: { type: 'string', default: '50' }, json: { type: 'boolean' } },
   async run({ values }, io) {
     const state = String(values.state);
     if (!JOB_STATES.includes(state as never)) throw new UsageError(`--state: one of ${JOB_STATES.join(', ')}`);
     const limit = intArg(values.limit as string, '--limit');
-    return withQueues(values.queue as string | undefined, async (queues) => {
+    return withQueues(values.queue as string | undefined, async (queues, from) => {
       const jobs = await listJobs(queues, state, limit);
       if (values.json) jobs.forEach((j) => io.out(JSON.stringify(j)));
       else {
-        io.out(`${'QUEUE'.padEnd(15)}${'JOB'.padEnd(46)}${'NAME'.padEnd(20)}TRIES  REASON`);
-        for (const j of jobs) io.out(`${j.queue.padEnd(15)}${j.id.padEnd(46)}${j.name.padEnd(20)}${String(j.attempts).padEnd(7)}${j.failedReason ?? ''}`);
+        io.out(`${state} jobs in ${from.redis} (${from.source}), prefix ${from.prefix}, queues ${queues.map((q) => q.name).join(', ')}`);
+        io.out(`${'QUEUE'.padEnd(15)}${'JOB'.padEnd(40)}${'NAME'.padEnd(20)}${'QUEUED'.padEnd(21)}${'FINISHED'.padEnd(21)}TRIES  REASON`);
+        for (const j of jobs) {
+          io.out(
+            `${j.queue.padEnd(15)}${j.id.padEnd(40)}${j.name.padEnd(20)}${shortTime(j.timestamp).padEnd(21)}${shortTime(j.finishedOn).padEnd(21)}` +
+              `${String(j.attempts).padEnd(7)}${j.failedReason ?? ''}`,
+          );
+        }
         io.out(`${jobs.length} ${state} job(s)`);
       }
       return 0;
@@ -46,10 +57,7 @@ export const jobsList: CliCommand = {
   },
 };
 
-export const jobsShow: CliCommand = {
-  path: ['jobs', 'show'],
-  summary: 'Shows one job: its state, attempts, failure reason and stack, payload and result.',
-  usage: 'jobs show <job_id>',
+export const jobsShow: CommandModule = {
   async run({ positionals }, io) {
     if (positionals.length !== 1) throw new UsageError('expected exactly one job id');
     return withQueues(undefined, async (queues) => {
@@ -65,10 +73,7 @@ export const jobsShow: CliCommand = {
   },
 };
 
-export const jobsRetry: CliCommand = {
-  path: ['jobs', 'retry'],
-  summary: 'Puts failed jobs back in their queue (by id, or every failed one with --all-failed).\nSafe to repeat: a command that did finish answers its stored result and changes nothing.',
-  usage: 'jobs retry <job_id...> | --all-failed [--queue <name>]',
+export const jobsRetry: CommandModule = {
   options: { 'all-failed': { type: 'boolean' }, queue: { type: 'string' } },
   async run({ positionals, values }, io) {
     if (!values['all-failed'] && positionals.length === 0) throw new UsageError('name job ids, or --all-failed');
@@ -81,3 +86,8 @@ export const jobsRetry: CliCommand = {
     });
   },
 };
+
+/** An ISO time to the second, in UTC, as the table shows it. */
+function shortTime(iso: string | undefined): string {
+  return iso ? `${iso.slice(0, 19).replace('T', ' ')}Z` : '-';
+}

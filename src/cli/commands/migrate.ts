@@ -1,16 +1,13 @@
 import { loadConfig } from '../../config.ts';
-import { openMigratedDatabase } from '../../service.ts';
-import type { CliCommand } from '../command.ts';
+import { openCliDatabase } from '../database.ts';
+import type { CommandModule } from '../command.ts';
 
-export const migrate: CliCommand = {
-  path: ['migrate'],
-  summary: 'Applies pending database migrations (under an advisory lock; safe to run from several processes).',
-  usage: 'migrate',
+export const migrate: CommandModule = {
   async run(_args, io) {
     const config = loadConfig();
-    const database = await openMigratedDatabase(config);
+    const { database, borrowed } = await openCliDatabase(config);
     await database.close();
-    io.out(`migrations applied (${database.kind})`);
+    io.out(borrowed ? 'migrations applied (by the running service, at its start)' : `migrations applied (${database.kind})`);
     return 0;
   },
 };

@@ -1,17 +1,14 @@
 import { loadConfig } from '../../config.ts';
 import { shipmentHistory } from '../../events/shipment-history.ts';
-import { openMigratedDatabase } from '../../service.ts';
-import { intArg, UsageError, type CliCommand } from '../command.ts';
+import { openCliDatabase } from '../database.ts';
+import { intArg, UsageError, type CommandModule } from '../command.ts';
 
-export const shipmentsHistory: CliCommand = {
-  path: ['shipments', 'history'],
-  summary: "Prints a shipment's whole history: every transition of its order, across the shipment's replacements.",
-  usage: 'shipments history <shipment_id> [--json]',
+export const shipmentsHistory: CommandModule = {
   options: { json: { type: 'boolean' } },
   async run({ positionals, values }, io) {
     if (positionals.length !== 1) throw new UsageError('expected exactly one shipment id');
     const id = intArg(positionals[0], 'shipment_id');
-    const database = await openMigratedDatabase(loadConfig());
+    const { database } = await openCliDatabase(loadConfig());
     try {
       const history = await shipmentHistory(database.db, id);
       if (!history) {

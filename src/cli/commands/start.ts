@@ -4,7 +4,7 @@ import { seedDatabase } from '../../db/seed.ts';
 import { startService, type Roles } from '../../service.ts';
 import { readFixtureFile } from '../fixture-file.ts';
 import { describeSeed } from './seed.ts';
-import { UsageError, type CliCommand } from '../command.ts';
+import { UsageError, type CommandModule } from '../command.ts';
 
 const ROLES: Record<string, Roles> = {
   all: { api: true, worker: true },
@@ -12,13 +12,7 @@ const ROLES: Record<string, Roles> = {
   worker: { api: false, worker: true },
 };
 
-export const start: CliCommand = {
-  path: ['start'],
-  summary:
-    'Runs the service: HTTP ingress and command workers in one process, or one role with --role.\n' +
-    'Configuration comes from the environment (PORT, DATABASE_URL, REDIS_URL, FULFIL_SECRET_KEY,\n' +
-    'PUBLIC_HOST, LOG_LEVEL, DATA_DIR); see README.md. --seed loads a fixture first (idempotent).',
-  usage: 'start [--role all|api|worker] [--seed <fixture.json>]',
+export const start: CommandModule = {
   options: { role: { type: 'string', default: 'all' }, seed: { type: 'string' } },
   async run({ values }) {
     const roles = ROLES[String(values.role)];

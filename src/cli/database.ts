@@ -1,0 +1,41 @@
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import { openEmbeddedGuest } from '../db/pglite-socket.ts';
+import { openMigratedDatabase, pgliteDir } from '../service.ts';
+import { CliFailure } from './command.ts';
+
+export interface CliDatabase {
+  database: Database;
+  /** Borrowed from a running service's embedded PGlite (which migrated it at start). */
+  borrowed: boolean;
+}
+
+/**
+ * The database a CLI command works on: DATABASE_URL's; else, while the service runs on the
+ * embedded database, that database through the service's socket; else the embedded database itself.
+ */
+export async function openCliDatabase(config: Config): Promise<CliDatabase> {
+  if (!config.DATABASE_URL) {
+    const guest = await openEmbeddedGuest(pgliteDir(config));
+    if (guest) return { database: guest, borrowed: true };
+  }
+  try {
+    return { database: await openMigratedDatabase(config), borrowed: false };
+  } catch (err) {
+    if ((err as Error).name !== 'EmbeddedDatabaseBusy') throw err;
+    throw new CliFailure(
+      `the embedded database in ${pgliteDir(config)} is held by another process that does not lend it to the CLI ` +
+        '(a service still starting, or one of an older version). Try again in a moment, or stop that process.',
+    );
+  }
+}
+
+/** Runs fn with the command's database open, and closes it however fn ends. */
+export async function withCliDatabase<T>(config: Config, fn: (database: Database, borrowed: boolean) => Promise<T>): Promise<T> {
+  const { database, borrowed } = await openCliDatabase(config);
+  try {
+    return await fn(database, borrowed);
+  } finally {
+    await database.close();
+  }
+}

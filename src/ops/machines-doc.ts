@@ -1,0 +1,48 @@
+import { orderMachine, shipmentMachine } from '../../machines/index.ts';
+import { machineGraph, toMermaid } from './machine-graph.ts';
+import { machineSvg } from './machine-svg.ts';
+
+export const MACHINES_DOC = 'docs/MACHINES.md';
+
+/** docs/MACHINES.md and its SVG drawings, generated from machines/ (`npm run docs:machines`). */
+export function machinesDocFiles(): Record<string, string> {
+  const shipment = machineGraph(shipmentMachine);
+  const order = machineGraph(orderMachine);
+  const table = (g: ReturnType<typeof machineGraph>) =>
+    ['| from | event [guard] | to |', '|---|---|---|', ...g.edges.map((e) => `| ${e.from} | ${e.label.replace(/\|/g, '\\|')} | ${e.targetless ? '(stays)' : e.to} |`)].join('\n');
+  const doc = `# State machines
+
+Generated from \`machines/\` by \`npm run docs:machines\`; a test fails when this file is stale. The
+order view (\`/ops/orders/:id\`) draws the same diagrams with the current state filled.
+
+## Shipment
+
+One machine per shipment version. \`start\` is transient: the shipment type chosen at acceptance
+picks the first resting state. A targetless transition ("stays") runs an action without leaving
+the state. \`localPickup\` is parallel: seller and buyer supply their details independently, and
+the shipment is delivered when both have.
+
+![shipment machine](machines/shipment.svg)
+
+\`\`\`mermaid
+${toMermaid(shipment)}
+\`\`\`
+
+${table(shipment)}
+
+## Order
+
+![order machine](machines/order.svg)
+
+\`\`\`mermaid
+${toMermaid(order)}
+\`\`\`
+
+${table(order)}
+`;
+  return {
+    [MACHINES_DOC]: doc,
+    'docs/machines/shipment.svg': `${machineSvg(shipment)}\n`,
+    'docs/machines/order.svg': `${machineSvg(order)}\n`,
+  };
+}

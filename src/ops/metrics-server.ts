@@ -1,0 +1,53 @@
+import { Queue } from 'bullmq';
+import Fastify from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Executor } from '../db/client.ts';
+import { AppError, NotFound, toErrorBody } from '../errors.ts';
+import { COMMAND_QUEUES, EVENTS_QUEUE } from '../queues/job-map.ts';
+import { requireOpsToken } from './ops-auth.ts';
+import { METRICS_CONTENT_TYPE, renderMetrics } from './scrape.ts';
+
+export interface MetricsServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * /metrics and /livez of a `--role worker` process, which has no HTTP ingress of its own: its
+ * command durations and relayed transitions live in this process, so Prometheus scrapes each
+ * worker on METRICS_PORT. Same OPS_TOKEN as the API's /metrics.
+ */
+export async function startMetricsServer(opts: {
+  port: number;
+  host: string;
+  opsToken: string | undefined;
+  db: Executor;
+  connection: Redis;
+  prefix: string;
+  log: Logger;
+}): Promise<MetricsServer> {
+  const queues = [...COMMAND_QUEUES, EVENTS_QUEUE].map((name) => new Queue(name, { prefix: opts.prefix, connection: opts.connection }));
+  const app = Fastify({ logger: false, connectionTimeout: 10_000, requestTimeout: 10_000 });
+  app.setErrorHandler((err, _request, reply) => {
+    if (err instanceof AppError) return reply.status(err.status).headers(err.headers).send(toErrorBody(err));
+    opts.log.warn({ err }, 'metrics scrape failed');
+    return reply.status(503).send({ errors: [{ code: 'unavailable', message: 'metrics are unavailable for the moment' }] });
+  });
+  app.setNotFoundHandler(() => {
+    throw new NotFound('a worker serves /metrics and /livez only');
+  });
+  app.get('/livez', async () => ({ status: 'ok' }));
+  app.get('/metrics', { onRequest: requireOpsToken(opts.opsToken, 'bearer') }, async (_request, reply) =>
+    reply.type(METRICS_CONTENT_TYPE).send(await renderMetrics({ queues, db: opts.db })),
+  );
+  const url = await app.listen({ port: opts.port, host: opts.host });
+  opts.log.info({ url }, 'worker metrics listening');
+  return {
+    url,
+    async close() {
+      await app.close();
+      await Promise.all(queues.map((q) => q.close()));
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The process's Prometheus metrics. One registry per process: the HTTP hook, the workers and the
+ * outbox relay record into it wherever they run, and /metrics (API port, or METRICS_PORT on a
+ * worker) renders it. Families that describe the whole fleet (queue counts, outbox) are read
+ * at scrape time instead (scrape.ts).
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+
+/** From 5 ms to 30 s: an API call answers in milliseconds, a synchronous command waits up to COMMAND_WAIT_MS. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+const httpDuration = new Histogram({
+  name: 'fulfil_http_request_duration_seconds',
+  help: 'Time to answer an HTTP request, by method, route template and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+const commandDuration = new Histogram({
+  name: 'fulfil_command_duration_seconds',
+  help: 'Time a worker spent on one attempt of a command, by command and outcome (succeeded, refused, error).',
+  labelNames: ['command', 'outcome'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+const shipmentTransitions = new Counter({
+  name: 'fulfil_shipment_transitions_total',
+  help: 'Shipment transitions published to the events queue, by from (type/state), event and to (type/state).',
+  labelNames: ['from', 'event', 'to'] as const,
+  registers: [metricsRegistry],
+});
+
+export const outboxBacklogGauge = new Gauge({
+  name: 'fulfil_outbox_backlog',
+  help: 'Events written but not yet relayed to the fulfil-events queue (read at scrape).',
+  registers: [metricsRegistry],
+});
+
+export const outboxLagGauge = new Gauge({
+  name: 'fulfil_outbox_relay_lag_seconds',
+  help: 'Age of the oldest event not yet relayed; 0 when the outbox is empty (read at scrape).',
+  registers: [metricsRegistry],
+});
+
+/** What a finished command attempt amounts to: a 2xx result, a domain refusal, or a thrown error. */
+export type CommandOutcome = 'succeeded' | 'refused' | 'error';
+
+export function commandOutcome(status: number | undefined): CommandOutcome {
+  if (status === undefined) return 'error';
+  return status < 400 ? 'succeeded' : 'refused';
+}
+
+export function observeHttp(method: string, route: string, status: number, seconds: number): void {
+  httpDuration.observe({ method, route, status: String(status) }, seconds);
+}
+
+export function observeCommand(name: string, outcome: CommandOutcome | number, seconds: number): void {
+  const label = typeof outcome === 'number' ? commandOutcome(outcome) : outcome;
+  commandDuration.observe({ command: name, outcome: label }, Math.max(0, seconds));
+}
+
+export function countTransition(from: string, event: string, to: string): void {
+  shipmentTransitions.inc({ from, event, to });
+}
+
+/** The shape of a fulfil-events message, as far as the transition counter reads it. */
+interface TransitionMessage {
+  kind?: string;
+  from_type?: string | null;
+  from_state?: string | null;
+  to_type?: string;
+  to_state?: string;
+}
+
+/** Counts relayed events; `created` has no from (the shipment did not exist). */
+export function countTransitions(messages: readonly unknown[]): void {
+  for (const m of messages as TransitionMessage[]) {
+    const from = m.from_type ? `${m.from_type}/${m.from_state}` : 'none';
+    countTransition(from, m.kind ?? 'unknown', `${m.to_type}/${m.to_state}`);
+  }
+}
+
+/** Adapter for the HTTP hook in app.ts, which records through `ops.metrics.observe`. */
+export class HttpMetrics {
+  observe(method: string, route: string, status: number, seconds: number): void {
+    observeHttp(method, route, status, seconds);
+  }
+}

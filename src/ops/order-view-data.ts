@@ -1,0 +1,92 @@
+import { asc, eq, inArray, or, sql } from 'drizzle-orm';
+import type { StateValue } from 'xstate';
+import type { Executor } from '../db/client.ts';
+import { commands, orders, shipmentEvents, shipments } from '../db/schema.ts';
+
+export interface OrderViewData {
+  order: typeof orders.$inferSelect;
+  /** Every version of the order's shipment, oldest first; each but the live one names its replacement. */
+  shipments: Array<{
+    id: number;
+    type: string;
+    state: string;
+    replacedBy: number | null;
+    createdAt: Date;
+    replacedAt: Date | null;
+    deliveredAt: Date | null;
+    stateValue: StateValue | undefined;
+  }>;
+  events: Array<typeof shipmentEvents.$inferSelect>;
+  commands: Array<{
+    id: string;
+    name: string;
+    status: string;
+    resultStatus: number | null;
+    attempts: number;
+    createdAt: Date;
+    finishedAt: Date | null;
+    error: string | undefined;
+  }>;
+}
+
+/** How many commands the page lists (newest last); an order sees a handful in practice. */
+export const COMMANDS_SHOWN = 200;
+
+/**
+ * Everything an operator asks about one order, read in four queries. The commands are those whose
+ * payload names the order or one of its shipments, and those a history row points to (a command
+ * pruned by retention then simply no longer shows).
+ */
+export async function loadOrderView(ex: Executor, orderId: number): Promise<OrderViewData | undefined> {
+  const [order] = await ex.select().from(orders).where(eq(orders.id, orderId));
+  if (!order) return undefined;
+  const versions = await ex
+    .select({
+      id: shipments.id,
+      type: shipments.type,
+      state: shipments.state,
+      replacedBy: shipments.replacedBy,
+      createdAt: shipments.createdAt,
+      replacedAt: shipments.replacedAt,
+      deliveredAt: shipments.deliveredAt,
+      snapshot: shipments.snapshot,
+    })
+    .from(shipments)
+    .where(eq(shipments.orderId, orderId))
+    .orderBy(asc(shipments.id));
+  const events = await ex.select().from(shipmentEvents).where(eq(shipmentEvents.orderId, orderId)).orderBy(asc(shipmentEvents.seq));
+  const shipmentIds = versions.map((s) => String(s.id));
+  const eventCommandIds = [...new Set(events.map((e) => e.commandId).filter((c): c is string => !!c))];
+  const touching = [
+    sql`${commands.payload}->>'order_id' = ${String(orderId)}`,
+    ...(shipmentIds.length > 0 ? [inArray(sql`${commands.payload}->>'shipment_id'`, shipmentIds)] : []),
+    ...(eventCommandIds.length > 0 ? [inArray(commands.id, eventCommandIds)] : []),
+  ];
+  const rows = await ex
+    .select({
+      id: commands.id,
+      name: commands.name,
+      status: commands.status,
+      resultStatus: commands.resultStatus,
+      resultBody: commands.resultBody,
+      attempts: commands.attempts,
+      createdAt: commands.createdAt,
+      finishedAt: commands.finishedAt,
+    })
+    .from(commands)
+    .where(or(...touching))
+    .orderBy(asc(commands.createdAt))
+    .limit(COMMANDS_SHOWN);
+  return {
+    order,
+    shipments: versions.map(({ snapshot, ...s }) => ({ ...s, stateValue: (snapshot as { value?: StateValue } | null)?.value })),
+    events,
+    commands: rows.map(({ resultBody, ...c }) => ({ ...c, error: firstErrorMessage(resultBody) })),
+  };
+}
+
+function firstErrorMessage(body: unknown): string | undefined {
+  const errors = (body as { errors?: Array<{ code?: string; message?: string }> } | null)?.errors;
+  if (!Array.isArray(errors) || errors.length === 0) return undefined;
+  return `${errors[0]!.code ?? 'error'}: ${errors[0]!.message ?? ''}`;
+}

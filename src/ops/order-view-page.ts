@@ -1,0 +1,90 @@
+import { orderMachine, shipmentMachine } from '../../machines/index.ts';
+import { escapeHtml as e } from './html.ts';
+import { activeStates, machineGraph } from './machine-graph.ts';
+import { machineSvg } from './machine-svg.ts';
+import type { OrderViewData } from './order-view-data.ts';
+
+const SHIPMENT_GRAPH = machineGraph(shipmentMachine);
+const ORDER_GRAPH = machineGraph(orderMachine);
+
+const when = (d: Date | null | undefined) => (d ? e(d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')) : '–');
+
+function outcomeClass(status: string, resultStatus: number | null): string {
+  if (status === 'failed') return 'bad';
+  if (status !== 'succeeded') return 'pending';
+  return resultStatus !== null && resultStatus >= 400 ? 'refused' : 'ok';
+}
+
+function outcomeText(c: OrderViewData['commands'][number]): string {
+  if (c.status === 'failed') return 'failed (every attempt hit an infrastructure error)';
+  if (c.status !== 'succeeded') return c.status;
+  return c.resultStatus !== null && c.resultStatus >= 400 ? `refused ${c.resultStatus}` : `succeeded ${c.resultStatus ?? ''}`;
+}
+
+/** The order view: the order, its shipment chain, the timeline, the commands, and the machines with the current state. */
+export function renderOrderView(data: OrderViewData): string {
+  const { order } = data;
+  const live = data.shipments.find((s) => s.replacedBy === null);
+  const chain = data.shipments
+    .map(
+      (s) =>
+        `<span class="ship ${s.replacedBy === null ? 'live' : 'old'}" data-shipment="${e(s.id)}">#${e(s.id)} ${e(s.type)} · ${e(s.state)}${
+          s.replacedBy === null ? ' · live' : ''
+        }</span>`,
+    )
+    .join('<span class="arrow"> → </span>');
+  const events = data.events.map(
+    (ev) =>
+      `<tr><td>${e(ev.seq)}</td><td>${when(ev.at)}</td><td>${e(ev.kind)}</td><td>${
+        ev.shipmentId === null || ev.shipmentId === ev.newShipmentId ? e(ev.newShipmentId) : `${e(ev.shipmentId)} → ${e(ev.newShipmentId)}`
+      }</td><td>${ev.fromType ? `${e(ev.fromType)}/${e(ev.fromState)}` : '–'}</td><td>${e(ev.toType)}/${e(ev.toState)}</td><td>${e(ev.actorRole ?? '')} (brokerage ${e(
+        ev.actorBrokerageId,
+      )})</td><td class="mono">${e(ev.commandId ?? '')}</td></tr>`,
+  );
+  const cmds = data.commands.map(
+    (c) =>
+      `<tr class="${outcomeClass(c.status, c.resultStatus)}"><td class="mono">${e(c.id)}</td><td>${e(c.name)}</td><td>${e(outcomeText(c))}</td><td>${e(
+        c.error ?? '',
+      )}</td><td>${e(c.attempts)}</td><td>${when(c.createdAt)}</td><td>${when(c.finishedAt)}</td></tr>`,
+  );
+  const shipmentDiagram = live
+    ? machineSvg(SHIPMENT_GRAPH, activeStates(live.stateValue), `shipment ${live.id}`)
+    : '<p>No shipment yet: the order has not been accepted.</p>';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>order ${e(order.id)} · fulfil ops</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body{font:14px system-ui,sans-serif;margin:1.5em 2em;color:#222}
+h1{margin:0 0 .2em}h2{margin:1.4em 0 .4em;font-size:1.1em}
+table{border-collapse:collapse;margin:.3em 0}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f4f4f6}
+.facts td:first-child{color:#666}.mono{font-family:ui-monospace,monospace;font-size:12px}
+.ship{display:inline-block;padding:3px 8px;border:1px solid #aab;border-radius:12px}.ship.old{color:#777;text-decoration:line-through}.ship.live{border-color:#0b6b3a;background:#e8f7ee}
+tr.ok td:nth-child(3){color:#0b6b3a}tr.refused td:nth-child(3){color:#8a5a00}tr.bad td:nth-child(3){color:#b00020;font-weight:bold}tr.pending td:nth-child(3){color:#555}
+.machines{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}.machines figure{margin:0}figcaption{color:#555;margin-bottom:.3em}
+nav a{margin-right:1em}
+</style></head><body>
+<nav><a href="/ops/queues">queues</a><form style="display:inline" method="get" action="/ops/orders"><label>order <input name="id" size="8" value="${e(order.id)}"></label> <button>show</button></form></nav>
+<h1>Order ${e(order.id)} <small class="mono">${e(order.oid)}</small></h1>
+<table class="facts">
+<tr><td>state</td><td id="order-state"><b>${e(order.state)}</b></td></tr>
+<tr><td>delivery</td><td>${e(order.delivery)} · ${e(order.quantity)} ticket(s)</td></tr>
+<tr><td>seller office</td><td>${e(order.sellerOfficeId)}</td></tr><tr><td>buyer brokerage</td><td>${e(order.buyerBrokerageId)}</td></tr>
+<tr><td>created · accepted · completed</td><td>${when(order.createdAt)} · ${when(order.acceptedAt)} · ${when(order.completedAt)}</td></tr>
+</table>
+<h2>Shipment chain</h2>
+<p id="chain">${chain || 'none yet'}</p>
+<h2>Shipment machine${live ? ` (shipment ${e(live.id)}: ${e(live.type)}, current state filled)` : ''}</h2>
+<div class="machines"><figure>${shipmentDiagram}</figure><figure><figcaption>order machine</figcaption>${machineSvg(
+    ORDER_GRAPH,
+    activeStates(order.state),
+    `order ${order.id}`,
+  )}</figure></div>
+<h2>Timeline (${data.events.length} event${data.events.length === 1 ? '' : 's'})</h2>
+<table id="timeline"><tr><th>seq</th><th>at</th><th>kind</th><th>shipment</th><th>from</th><th>to</th><th>by</th><th>command</th></tr>
+${events.join('\n')}
+</table>
+<h2>Commands (${data.commands.length})</h2>
+<table id="commands"><tr><th>command</th><th>name</th><th>outcome</th><th>error</th><th>attempts</th><th>sent</th><th>finished</th></tr>
+${cmds.join('\n')}
+</table>
+</body></html>`;
+}

@@ -1,0 +1,73 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { Queue } from 'bullmq';
+import type { FastifyInstance } from 'fastify';
+import { AppError, toErrorBody } from '../errors.ts';
+import { MethodNotAllowed } from './method-not-allowed.ts';
+import { requireOpsToken } from './ops-auth.ts';
+
+export const QUEUE_BOARD_PATH = '/ops/queues';
+
+const DESCRIPTIONS: Record<string, string> = {
+  commands: 'Order and shipment commands (accept, update, complete); one job per command.',
+  inventory: 'Inventory commands (upsert, map, remove) from HTTP, the CLI and upstream systems.',
+  'fulfil-events': 'Shipment transitions relayed from the outbox, for consumers of fulfil-events.',
+};
+
+export interface QueueBoardOptions {
+  queues: readonly Queue[];
+  opsToken: string | undefined;
+  /** OPS_WRITE: retry, clean, promote and the like; off, the board only shows. */
+  write: boolean;
+}
+
+/**
+ * bull-board at /ops/queues for every queue of the service, behind OPS_TOKEN. Read-only unless
+ * the operator turned write mode on; bull-board refuses changes itself in that mode, and the hook
+ * here refuses every non-GET call first, so a board bug cannot open a write path.
+ */
+export async function registerQueueBoard(app: FastifyInstance, opts: QueueBoardOptions): Promise<void> {
+  const adapter = new FastifyAdapter();
+  adapter.setBasePath(QUEUE_BOARD_PATH);
+  createBullBoard({
+    queues: opts.queues.map(
+      (q) => new BullMQAdapter(q, { readOnlyMode: !opts.write, allowRetries: opts.write, description: DESCRIPTIONS[q.name] ?? '' }),
+    ),
+    serverAdapter: adapter,
+    options: {
+      uiConfig: {
+        boardTitle: 'fulfil queues',
+        hideDocsLink: true,
+        miscLinks: [{ text: 'Order view', url: '/ops/orders' }],
+        environment: opts.write
+          ? { label: 'write mode', color: '#b00020', textColor: '#fff' }
+          : { label: 'read-only', color: '#2e7d32', textColor: '#fff' },
+      },
+    },
+  });
+  await app.register(async (scope) => {
+    // bull-board installs its own error handler in its scope, so a refusal is answered here, in
+    // the contract's shape, rather than thrown into it.
+    const guard = requireOpsToken(opts.opsToken, 'basic');
+    scope.addHook('onRequest', async function (this: FastifyInstance, request, reply) {
+      try {
+        await guard.call(this, request, reply);
+        if (!opts.write && request.method !== 'GET' && request.method !== 'HEAD') {
+          throw new MethodNotAllowed('the queue board is read-only; set OPS_WRITE=true to retry or clean jobs');
+        }
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        return reply.code(err.status).headers(err.headers).send(toErrorBody(err));
+      }
+    });
+    // The board's page links a web font; operators' networks are often closed, and the page
+    // should not tell a third party who looks at the queues: everything is served from here.
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').startsWith('text/html')) return payload;
+      reply.header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'");
+      return payload.replace(/<link[^>]+https:\/\/fonts\.[^>]*>\s*/g, '');
+    });
+    await scope.register(adapter.registerPlugin(), { prefix: QUEUE_BOARD_PATH });
+  });
+}

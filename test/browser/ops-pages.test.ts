@@ -1,0 +1,100 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient } from '../support/api.ts';
+import { TEST_REDIS_URL } from '../support/env.ts';
+import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+/** Debian's chromium (.ci/run installs it); CHROMIUM_PATH names another. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
+const TOKEN = 'browser-ops-token';
+
+describe('operator pages in a real browser', () => {
+  let t: TestService;
+  let browser: Browser;
+  let page: Page;
+  let redis: Redis;
+  let queue: Queue;
+
+  beforeAll(async () => {
+    if (!CHROMIUM) throw new Error('no chromium: apt-get install chromium (or set CHROMIUM_PATH)');
+    t = await startTestService({ env: { OPS_TOKEN: TOKEN } });
+    await t.seed(baseFixture());
+    redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+    queue = new Queue('commands', { prefix: t.prefix, connection: redis });
+    // A poisoned job (no actor): it fails on its only attempt, as a bug would make it.
+    await queue.add('order.accept', { commandId: 'poisoned-browser-1', payload: { order_id: 999 } }, { jobId: 'poisoned-browser-1', attempts: 1 });
+    for (let i = 0; i < 100 && (await (await queue.getJob('poisoned-browser-1'))!.getState()) !== 'failed'; i++) await new Promise((r) => setTimeout(r, 50));
+    // An order whose shipment was replaced, then had pickup details from both sides.
+    const call = apiClient(t.url);
+    const first = (await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, { reviewer_id: 100 })).body.shipments[0].id;
+    const second = (await call(SELLER, 'PUT', `/v9/shipments/${first}`, { mobile_transfer_type: 'XMobile' })).body.id;
+    expect((await call(SELLER, 'PUT', `/v9/shipments/${second}/complete`, { x_mobile_link: 'https://x.test/1' })).status).toBeLessThan(500);
+    await call(SELLER, 'POST', `/v9/orders/${ORDERS.localPickup}/accept`, { reviewer_id: 100 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    const context = await browser.newContext({ httpCredentials: { username: 'ops', password: TOKEN }, viewport: { width: 1280, height: 860 } });
+    page = await context.newPage();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await queue?.close();
+    redis?.disconnect();
+    await t?.stop();
+  });
+
+  it('refuses a browser without the token', async () => {
+    const anonymous = await browser.newContext();
+    const res = await anonymous.request.get(`${t.url}/ops/queues`);
+    expect(res.status()).toBe(401);
+    expect(res.headers()['www-authenticate']).toBe('Basic realm="fulfil ops"');
+    // A browser with no password to offer gives up on the challenge rather than showing the board.
+    await expect((await anonymous.newPage()).goto(`${t.url}/ops/queues`)).rejects.toThrow(/AUTH/);
+    await anonymous.close();
+  });
+
+  it('logs in to the queue board, sees every queue and opens a failed job', async () => {
+    await page.goto(`${t.url}/ops/queues`);
+    for (const name of ['commands', 'inventory', 'fulfil-events']) await expect(page.getByText(name, { exact: true }).first().waitFor()).resolves.toBeUndefined();
+    await page.getByText(/Loading/).first().waitFor({ state: 'hidden' });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'queues.png') });
+
+    await page.goto(`${t.url}/ops/queues/queue/commands?status=failed`);
+    await page.getByText('poisoned-browser-1').first().waitFor();
+    await page.goto(`${t.url}/ops/queues/queue/commands/poisoned-browser-1`);
+    // The job's own page: its error and stack, its payload.
+    await page.getByText(/malformed job/).first().waitFor();
+    const text = await page.locator('body').innerText();
+    expect(text).toContain('poisoned-browser-1');
+    expect(text).toMatch(/at runCommand/); // the stack trace
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'queues-failed-job.png'), fullPage: true });
+  });
+
+  it('shows an order: its shipment chain, timeline, commands and the machine with the current state', async () => {
+    const res = await page.goto(`${t.url}/ops/orders/${ORDERS.tbd}`);
+    expect(res?.status()).toBe(200);
+    const chain = await page.locator('#chain .ship').allInnerTexts();
+    expect(chain).toHaveLength(2);
+    expect(chain[0]).toMatch(/TBD/);
+    expect(chain[1]).toMatch(/XMobile · delivered · live/);
+    expect(await page.locator('#timeline tr').count()).toBe(4); // header and three transitions
+    expect(await page.locator('#commands').innerText()).toMatch(/order\.accept\s+succeeded 200/);
+    expect(await page.locator('#commands').innerText()).toMatch(/shipment\.complete\s+succeeded 200/);
+    expect(await page.locator('svg.machine g.state.active[data-state="delivered"]').count()).toBe(1);
+    expect(await page.locator('svg.machine g.state.active[data-state="pending"]').count()).toBe(0);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'order-view.png'), fullPage: true });
+
+    await page.goto(`${t.url}/ops/orders/${ORDERS.localPickup}`);
+    expect(await page.locator('svg.machine g.state.active[data-state="localPickup.seller.awaiting"]').count()).toBe(1);
+    expect(await page.locator('svg.machine g.state.active[data-state="localPickup.buyer.awaiting"]').count()).toBe(1);
+    // The search box takes an order id.
+    await page.fill('input[name=id]', String(ORDERS.tbd));
+    await page.click('button');
+    await page.waitForURL(`**/ops/orders/${ORDERS.tbd}`);
+  });
+});

@@ -1,0 +1,96 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/redis/private-server.ts';
+import { TEST_REDIS_URL } from '../support/env.ts';
+import { dropPrefix, testPrefix } from '../support/redis.ts';
+
+const run = promisify(execFile);
+const BIN = path.resolve(import.meta.dirname, '../../bin/fulfil.mjs');
+const FIXTURE = path.resolve(import.meta.dirname, '../../fixtures/demo.json');
+
+/**
+ * The quick start as a user has it: `fulfil start --seed` on the embedded database (no
+ * DATABASE_URL), then CLI commands in another process while it runs.
+ */
+describe('the CLI next to a running service on the embedded database', () => {
+  let service: ChildProcess;
+  let dataDir: string;
+  const prefix = testPrefix();
+  let env: NodeJS.ProcessEnv;
+
+  const cli = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, timeout: 60_000 });
+      return { code: 0, out: stdout, err: stderr };
+    } catch (e) {
+      const err = e as { code: number; stdout: string; stderr: string };
+      return { code: err.code, out: err.stdout, err: err.stderr };
+    }
+  };
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-cli-'));
+    const port = await freePort();
+    env = { PATH: process.env.PATH, DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1' };
+    service = spawn(process.execPath, [BIN, 'start', '--seed', FIXTURE], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      const timer = setTimeout(() => reject(new Error(`service did not start: ${seen}`)), 50_000);
+      service.stdout!.on('data', (d) => {
+        seen += d;
+        if (seen.includes('fulfil started')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      service.once('exit', (code) => reject(new Error(`service exited with ${code}: ${seen}`)));
+    });
+  }, 60_000);
+  afterAll(async () => {
+    if (service && service.exitCode === null) {
+      const exited = new Promise((r) => service.once('exit', r));
+      service.kill('SIGTERM');
+      await exited;
+    }
+    await dropPrefix(prefix);
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('lists, creates and revokes credentials through the service', async () => {
+    const list = await cli('credentials', 'list');
+    expect(list.err).toBe('');
+    expect(list.code).toBe(0);
+    expect(list.out).toContain('DNxril3RavGD5MfvJ7NScUykT8C8UBkk');
+    const created = await cli('credentials', 'create', '--brokerage', '1', '--json');
+    expect(created.code).toBe(0);
+    const { token } = JSON.parse(created.out) as { token: string };
+    expect((await cli('credentials', 'list')).out).toContain(token);
+    expect((await cli('credentials', 'revoke', token)).out).toContain(`revoked ${token}`);
+  });
+
+  it('exports, imports and prints shipment history while the service runs', async () => {
+    const file = path.join(dataDir, 'office-10.jsonl');
+    const exported = await cli('inventory', 'export', '10', '--detailed', '--out', file);
+    expect(exported.code).toBe(0);
+    expect(exported.err).toMatch(/exported \d+ records of office 10/);
+    const imported = await cli('inventory', 'import', '10', file);
+    expect(imported.code).toBe(0);
+    expect(imported.out).toMatch(/imported \d+ records into office 10/);
+    const none = await cli('shipments', 'history', '999999');
+    expect(none.code).toBe(1);
+    expect(none.err).toContain('no shipment 999999');
+    expect((await cli('migrate')).out).toContain('by the running service');
+  });
+
+  it('lists jobs with times and says which Redis and prefix it read', async () => {
+    const list = await cli('jobs', 'list', '--state', 'completed');
+    expect(list.code).toBe(0);
+    expect(list.out.split('\n')[0]).toBe(`completed jobs in ${TEST_REDIS_URL.replace(/\/$/, '')} (REDIS_URL), prefix ${prefix}, queues commands, inventory, fulfil-events`);
+    expect(list.out).toMatch(/inventory\s+c-\S+\s+inventory\.upsert\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
+  });
+});
