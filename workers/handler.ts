@@ -7,6 +7,12 @@ export interface HandlerContext {
 }
 
 /**
+ * A handler's answer. `stored: true` says its last statement already stored the answer in the
+ * commands row (db/sql/store-result.ts storeAnswerCte), which saves the runner a statement.
+ */
+export type HandlerResult = CommandResult & { stored?: true };
+
+/**
  * One command's handler. `handle` runs inside the transaction that claimed the command, so its
  * writes and the stored result commit together. A domain rejection is thrown as an AppError: the
  * runner rolls the transaction back and stores the rejection as the command's answer; anything
@@ -16,7 +22,7 @@ export interface Handler<N extends JobName = JobName> {
   readonly name: N;
   /** Jobs arrive from Redis and may come from any producer: payloads are checked again here. */
   parse(payload: unknown): JobMap[N];
-  handle(tx: SqlTx, command: Envelope<JobMap[N]>, ctx: HandlerContext): Promise<CommandResult>;
+  handle(tx: SqlTx, command: Envelope<JobMap[N]>, ctx: HandlerContext): Promise<HandlerResult>;
 }
 
 export function defineHandler<N extends JobName>(handler: Handler<N>): Handler<N> {

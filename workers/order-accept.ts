@@ -1,6 +1,7 @@
 import { initialShipmentSnapshot, shipmentView } from '../machines/index.ts';
 import { orderRole } from '../src/auth/roles.ts';
 import { findOrder } from '../src/db/ops/lock-order.ts';
+import { shipmentRowOf } from '../src/db/ops/shipment-rows.ts';
 import { acceptOrder } from '../src/db/sql/accept-order.ts';
 import { insertEmailAddress } from '../src/db/sql/insert-contacts.ts';
 import { lockOrderForAccept } from '../src/db/sql/lock-order.ts';
@@ -35,21 +36,21 @@ export default defineHandler({
     const type = FIRST_SHIPMENT_TYPE[order.delivery];
     const snapshot = initialShipmentSnapshot({ type });
     const email = type === 'XSeats' ? await insertEmailAddress(tx, order.recipientEmail) : undefined;
-    const shipment = await acceptOrder(tx, {
+    const shipment = shipmentRowOf(order.nextShipmentId, {
       orderId: order.id,
-      order: { ...next, reviewerId: payload.reviewer_id, seats: payload.seats ?? null },
-      shipment: {
-        type,
-        state: shipmentView(snapshot).state,
-        snapshot,
-        shipToName: type === 'XSeats' ? order.recipientName : null,
-        emailAddressId: email?.id ?? null,
-      },
-      event: { to: { type, state: shipmentView(snapshot).state }, actor: { brokerageId: actor.brokerageId, userId: actor.userId, role: 'seller' }, commandId },
+      type,
+      state: shipmentView(snapshot).state,
+      snapshot,
+      shipToName: type === 'XSeats' ? order.recipientName : null,
+      emailAddressId: email?.id ?? null,
     });
-    return {
-      status: 200,
-      body: { id: order.id, oid: order.oid, state: next.state, shipments: [acceptedShipmentJson(shipment, { email })] },
-    };
+    const body = { id: order.id, oid: order.oid, state: next.state, shipments: [acceptedShipmentJson(shipment, { email })] };
+    await acceptOrder(tx, {
+      order: { id: order.id, ...next, reviewerId: payload.reviewer_id, seats: payload.seats ?? null },
+      shipment,
+      event: { actor: { brokerageId: actor.brokerageId, userId: actor.userId, role: 'seller' }, commandId },
+      answer: { commandId, status: 200, body },
+    });
+    return { status: 200, body, stored: true };
   },
 });

@@ -4,7 +4,7 @@ import { storeRejection, storeResult } from '../src/db/sql/store-result.ts';
 import { storedPayload } from '../src/commands/stored-payload.ts';
 import { AppError, IdempotencyConflict, InvalidParams, toErrorBody } from '../src/errors.ts';
 import type { CommandResult, Envelope, JobName } from '../src/queues/job-map.ts';
-import type { Handler, HandlerContext } from './handler.ts';
+import type { Handler, HandlerContext, HandlerResult } from './handler.ts';
 
 function errorResult(err: AppError): CommandResult {
   return { status: err.status, body: toErrorBody(err) };
@@ -23,7 +23,7 @@ class Rejected extends Error {
 /**
  * Runs one delivery of a command, exactly once in effect. One transaction claims the command
  * (or finds it finished and answers its stored result), runs the handler and stores the result:
- * BEGIN, claim, the handler's statements, store, COMMIT. A domain rejection rolls the handler's
+ * BEGIN, claim, the handler's statements (the last of which usually stores the answer), COMMIT. A domain rejection rolls the handler's
  * writes back with the transaction and is then stored on its own, so every later delivery
  * answers it the same way.
  */
@@ -53,14 +53,14 @@ export async function runCommand<N extends JobName>(
       if (claimed.kind === 'conflict') return conflict(raw.commandId);
       if (claimed.kind === 'finished') return { status: claimed.status, body: claimed.body };
       if (parsed instanceof AppError) throw new Rejected(parsed);
-      let result: CommandResult;
+      let result: HandlerResult;
       try {
         result = await handler.handle(tx, { ...raw, payload: parsed }, ctx);
       } catch (err) {
         throw err instanceof AppError ? new Rejected(err) : err;
       }
-      await storeResult(tx, raw.commandId, result.status, result.body);
-      return result;
+      if (!result.stored) await storeResult(tx, raw.commandId, result.status, result.body);
+      return { status: result.status, body: result.body };
     });
   } catch (err) {
     // An upstream job may name a brokerage that does not exist: bad input, not a reason to

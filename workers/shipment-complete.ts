@@ -20,6 +20,7 @@ export default defineHandler({
       role: 'seller',
       operation: 'complete a shipment',
       followOtherPartysPickup: false,
+      replaces: false,
     });
     const snapshot = shipment.snapshot as PersistedShipment;
     const hasLink = payload.x_mobile_link !== undefined;
@@ -41,17 +42,22 @@ export default defineHandler({
     if (!result.ok) throw new InvalidTransition(result.reason);
     const orderNext = nextOrderState(order, { type: 'COMPLETE' });
 
-    const completed = await completeShipment(tx, {
+    const completed = {
+      ...shipment,
+      state: result.view.state,
+      snapshot: result.snapshot,
+      xMobileLink: payload.x_mobile_link ?? null,
+      transferSource: payload.transfer_source ?? shipment.transferSource,
+      deliveredAt: new Date(),
+    };
+    const body = completedShipmentJson(completed);
+    await completeShipment(tx, {
       old: shipment,
-      shipment: {
-        state: result.view.state,
-        snapshot: result.snapshot,
-        xMobileLink: payload.x_mobile_link ?? null,
-        transferSource: payload.transfer_source ?? shipment.transferSource,
-      },
+      completed,
       order: { id: order.id, ...orderNext },
       event: { actor: { brokerageId: actor.brokerageId, userId: actor.userId, role }, commandId },
+      answer: { commandId, status: 200, body },
     });
-    return { status: 200, body: completedShipmentJson(completed) };
+    return { status: 200, body, stored: true };
   },
 });

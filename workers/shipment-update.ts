@@ -1,7 +1,7 @@
 import { applyShipmentEvent, type PersistedShipment, type ShipmentEvent } from '../machines/index.ts';
 import type { SqlTx } from '../src/db/client.ts';
 import type { ShipmentContacts } from '../src/db/ops/contacts.ts';
-import type { NewShipment, ShipmentRow } from '../src/db/ops/shipment-rows.ts';
+import { shipmentRowOf, type NewShipment, type ShipmentRow } from '../src/db/ops/shipment-rows.ts';
 import { insertAddressAndPhone, insertEmailAddress, insertPhoneNumber } from '../src/db/sql/insert-contacts.ts';
 import type { LockedOrder } from '../src/db/sql/lock-order.ts';
 import { replaceShipment } from '../src/db/sql/replace-shipment.ts';
@@ -82,10 +82,11 @@ export default defineHandler({
   parse: (payload) => parseOrThrow(updateCommand, payload, 'payload'),
   async handle(tx, { payload, actor, commandId }) {
     const op = OPERATION[payload.operation];
-    const { order, shipment, email, role } = await openShipment(tx, payload.shipment_id, actor, {
+    const { order, shipment, email, role, nextId } = await openShipment(tx, payload.shipment_id, actor, {
       role: op.role,
       operation: op.verb,
       followOtherPartysPickup: payload.operation !== 'mobile_transfer',
+      replaces: true,
     });
     const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, machineEvent(payload));
     if (!result.ok) throw new InvalidTransition(result.reason);
@@ -95,15 +96,13 @@ export default defineHandler({
 
     const { values, contacts } = await overlay(tx, shipment, { email }, order, payload);
     const { id: _id, replacedBy: _r, replacedAt: _ra, createdAt: _c, deliveredAt: _d, ...carried } = shipment;
-    const replacement = await replaceShipment(tx, {
-      old: shipment,
-      next: { ...carried, ...values, type: result.view.type, state: result.view.state, snapshot: result.snapshot, delivered },
-      orderCompletion,
-      event: {
-        kind: payload.operation === 'mobile_transfer' ? 'updated' : delivered ? 'delivered' : 'pickup_details',
-        actor: { brokerageId: actor.brokerageId, userId: actor.userId, role },
-        commandId,
-      },
+    const replacement = shipmentRowOf(nextId!, {
+      ...carried,
+      ...values,
+      type: result.view.type,
+      state: result.view.state,
+      snapshot: result.snapshot,
+      delivered,
     });
     const body =
       payload.operation === 'mobile_transfer'
@@ -111,6 +110,17 @@ export default defineHandler({
         : payload.operation === 'seller_pickup'
           ? sellerPickupJson(replacement, contacts)
           : buyerPickupJson(replacement, contacts);
-    return { status: 200, body };
+    await replaceShipment(tx, {
+      old: shipment,
+      next: replacement,
+      orderCompletion,
+      event: {
+        kind: payload.operation === 'mobile_transfer' ? 'updated' : delivered ? 'delivered' : 'pickup_details',
+        actor: { brokerageId: actor.brokerageId, userId: actor.userId, role },
+        commandId,
+      },
+      answer: { commandId, status: 200, body },
+    });
+    return { status: 200, body, stored: true };
   },
 });

@@ -15,6 +15,8 @@ export interface OpenedShipment {
   shipment: ShipmentRow;
   email: EmailAddressRow | undefined;
   role: 'seller' | 'buyer';
+  /** The id a replacement will take (updates only). */
+  nextId: number | undefined;
 }
 
 /**
@@ -31,12 +33,12 @@ export async function openShipment(
   tx: SqlTx,
   shipmentId: number,
   actor: Actor,
-  opts: { role: 'seller' | 'buyer'; operation: string; followOtherPartysPickup: boolean },
+  opts: { role: 'seller' | 'buyer'; operation: string; followOtherPartysPickup: boolean; replaces: boolean },
 ): Promise<OpenedShipment> {
   const order = await lockOrderOfShipment(tx, shipmentId, actor.brokerageId, opts.role);
   if (!order) throw await refusal(tx, shipmentId, actor, opts);
   // Read under the lock: another command may have replaced it while we waited.
-  const live = await liveShipment(tx, order.id);
+  const live = await liveShipment(tx, order.id, { drawNextId: opts.replaces });
   if (!live) throw new NotFound(`shipment ${shipmentId} not found`);
   if (live.shipment.id !== shipmentId) {
     const other = opts.role === 'seller' ? 'buyer' : 'seller';
@@ -44,7 +46,7 @@ export async function openShipment(
     const chain = followed?.chain ?? [];
     if (!opts.followOtherPartysPickup || !(await onlyPickupsBy(tx, chain, other))) throw new ShipmentReplaced(live.shipment.id);
   }
-  return { order, shipment: live.shipment, email: live.email, role: opts.role };
+  return { order, shipment: live.shipment, email: live.email, role: opts.role, nextId: live.nextId };
 }
 
 /** Why the lock found nothing: no such shipment or a stranger's (404), or the other party (403). */

@@ -1,6 +1,5 @@
-import { eq, sql } from 'drizzle-orm';
-import type { Executor, Tx } from '../client.ts';
-import { query } from '../client.ts';
+import { eq } from 'drizzle-orm';
+import type { Executor } from '../client.ts';
 import { shipments } from '../schema.ts';
 
 export type ShipmentRow = typeof shipments.$inferSelect;
@@ -11,31 +10,34 @@ export async function findShipment(ex: Executor, id: number): Promise<ShipmentRo
   return row;
 }
 
-export async function insertShipment(tx: Tx, values: NewShipment): Promise<ShipmentRow> {
-  const [row] = await tx.insert(shipments).values(values).returning();
-  return row!;
-}
-
 /**
- * Rule U1: the old row becomes a tombstone naming its replacement, and the replacement is a new
- * row with a new id. The id is drawn first so the tombstone can point at it before the new row
- * exists (the one-live-shipment-per-order index forbids two live rows even for an instant).
+ * The row a write is about to store, known before the statement runs (its id drawn earlier from
+ * the sequence), so a command's answer can be built and stored by that same statement.
  */
-export async function replaceShipment(tx: Tx, old: ShipmentRow, values: NewShipment): Promise<ShipmentRow> {
-  const [{ id }] = (await query<{ id: number }>(
-    tx,
-    sql`select nextval(pg_get_serial_sequence('shipments', 'id'))::bigint as id`,
-  )) as [{ id: number }];
-  const newId = Number(id);
-  await tx.update(shipments).set({ replacedBy: newId, replacedAt: new Date() }).where(eq(shipments.id, old.id));
-  const [row] = await tx.insert(shipments).values({ ...values, id: newId }).returning();
-  return row!;
-}
-
-/** Changes a shipment in place (complete is not an update: the id stays, docs/API.md §Rule U1). */
-export async function setShipment(tx: Tx, id: number, values: Partial<NewShipment>): Promise<ShipmentRow> {
-  const [row] = await tx.update(shipments).set(values).where(eq(shipments.id, id)).returning();
-  return row!;
+export function shipmentRowOf(id: number, v: NewShipment & { delivered?: boolean }): ShipmentRow {
+  const now = new Date();
+  return {
+    id,
+    orderId: v.orderId,
+    type: v.type,
+    state: v.state,
+    snapshot: v.snapshot,
+    replacedBy: null,
+    replacedAt: null,
+    shipToName: v.shipToName ?? null,
+    emailAddressId: v.emailAddressId ?? null,
+    xMobileLink: v.xMobileLink ?? null,
+    transferSource: v.transferSource ?? null,
+    shipFromName: v.shipFromName ?? null,
+    shipFromAddressId: v.shipFromAddressId ?? null,
+    shipFromPhoneNumberId: v.shipFromPhoneNumberId ?? null,
+    phoneNumberId: v.phoneNumberId ?? null,
+    pickupTimeRange: v.pickupTimeRange ?? null,
+    pickupInstructions: v.pickupInstructions ?? null,
+    notes: v.notes ?? null,
+    createdAt: now,
+    deliveredAt: v.delivered ? now : (v.deliveredAt ?? null),
+  };
 }
 
 /** The live shipment an id leads to, and the ids passed on the way (oldest first). */

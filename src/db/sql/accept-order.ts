@@ -1,9 +1,10 @@
 import type { SqlRunner } from '../client.ts';
 import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import { appendEventCtes, eventMessage, type EventFacts } from './append-event.ts';
-import { shipmentColumns, toShipmentRow } from './shipment-columns.ts';
+import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
 
-// The order is accepted, its first shipment created, and the event appended: one statement.
+// The order is accepted, its first shipment created (under the id drawn when the order was
+// locked), the event appended and the command's answer stored: one statement.
 const ACCEPT = `
 with o as (
   update orders set state = $2, snapshot = $3::text::jsonb, reviewer_id = $4::bigint, seats = $5::text::jsonb,
@@ -11,26 +12,28 @@ with o as (
   where id = $1::bigint returning id, event_seq
 ),
 n as (
-  insert into shipments (order_id, type, state, snapshot, ship_to_name, email_address_id)
-  select o.id, $6, $7, $8::text::jsonb, $9, $10::bigint from o
-  returning ${shipmentColumns('')}
+  insert into shipments (id, order_id, type, state, snapshot, ship_to_name, email_address_id)
+  select $6::bigint, o.id, $7, $8, $9::text::jsonb, $10, $11::bigint from o
+  returning id
 ),
-${appendEventCtes('$11')}
-select * from n`;
+${appendEventCtes('$12')},
+${storeAnswerCte('$13', '$14', '$15')}
+select n.id from n`;
 
 export interface AcceptWrite {
-  orderId: number;
-  order: { state: string; snapshot: unknown; reviewerId: number; seats: number[] | null };
-  shipment: { type: string; state: string; snapshot: unknown; shipToName: string | null; emailAddressId: number | null };
-  event: Omit<EventFacts, 'orderId' | 'shipmentId' | 'from' | 'kind'>;
+  order: { id: number; state: string; snapshot: unknown; reviewerId: number; seats: number[] | null };
+  shipment: ShipmentRow;
+  event: Omit<EventFacts, 'orderId' | 'shipmentId' | 'from' | 'to' | 'kind'>;
+  answer: Answer;
 }
 
-export async function acceptOrder(tx: SqlRunner, w: AcceptWrite): Promise<ShipmentRow> {
-  const [row] = await tx.rows<Record<string, unknown>>(ACCEPT, [
-    w.orderId, w.order.state, JSON.stringify(w.order.snapshot), w.order.reviewerId,
-    w.order.seats === null ? null : JSON.stringify(w.order.seats),
-    w.shipment.type, w.shipment.state, JSON.stringify(w.shipment.snapshot), w.shipment.shipToName, w.shipment.emailAddressId,
-    eventMessage({ ...w.event, orderId: w.orderId, shipmentId: null, from: null, kind: 'created' }),
+export async function acceptOrder(tx: SqlRunner, w: AcceptWrite): Promise<void> {
+  const s = w.shipment;
+  const rows = await tx.rows(ACCEPT, [
+    w.order.id, w.order.state, JSON.stringify(w.order.snapshot), w.order.reviewerId, w.order.seats === null ? null : JSON.stringify(w.order.seats),
+    s.id, s.type, s.state, JSON.stringify(s.snapshot), s.shipToName, s.emailAddressId,
+    eventMessage({ ...w.event, orderId: w.order.id, shipmentId: null, from: null, to: { type: s.type, state: s.state }, kind: 'created' }),
+    ...answerParams(w.answer),
   ]);
-  return toShipmentRow(row!);
+  if (rows.length !== 1) throw new Error(`order ${w.order.id} was not accepted under its lock`);
 }

@@ -1,41 +1,38 @@
 import type { SqlRunner } from '../client.ts';
 import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import { appendEventCtes, eventMessage, type EventFacts } from './append-event.ts';
-import { shipmentColumns, toShipmentRow } from './shipment-columns.ts';
+import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
 
 // Complete keeps the shipment's id (it is not an update): the row changes in place, the order
-// completes and the event is appended, in one statement.
+// completes, the event is appended and the answer stored, in one statement.
 const COMPLETE = `
 with n as (
   update shipments set state = $2, snapshot = $3::text::jsonb, x_mobile_link = $4, transfer_source = $5, delivered_at = now()
-  where id = $1::bigint returning ${shipmentColumns('')}
+  where id = $1::bigint and replaced_by is null returning id
 ),
 o as (
   update orders set state = $7, snapshot = $8::text::jsonb, completed_at = now(), event_seq = event_seq + 1
   where id = $6::bigint returning id, event_seq
 ),
-${appendEventCtes('$9')}
-select * from n`;
+${appendEventCtes('$9')},
+${storeAnswerCte('$10', '$11', '$12')}
+select n.id from n`;
 
 export interface CompleteWrite {
   old: ShipmentRow;
-  shipment: { state: string; snapshot: unknown; xMobileLink: string | null; transferSource: string | null };
+  completed: ShipmentRow;
   order: { id: number; state: string; snapshot: unknown };
   event: Omit<EventFacts, 'orderId' | 'shipmentId' | 'from' | 'to' | 'kind'>;
+  answer: Answer;
 }
 
-export async function completeShipment(tx: SqlRunner, w: CompleteWrite): Promise<ShipmentRow> {
-  const [row] = await tx.rows<Record<string, unknown>>(COMPLETE, [
-    w.old.id, w.shipment.state, JSON.stringify(w.shipment.snapshot), w.shipment.xMobileLink, w.shipment.transferSource,
+export async function completeShipment(tx: SqlRunner, w: CompleteWrite): Promise<void> {
+  const c = w.completed;
+  const rows = await tx.rows(COMPLETE, [
+    c.id, c.state, JSON.stringify(c.snapshot), c.xMobileLink, c.transferSource,
     w.order.id, w.order.state, JSON.stringify(w.order.snapshot),
-    eventMessage({
-      ...w.event,
-      kind: 'completed',
-      orderId: w.order.id,
-      shipmentId: w.old.id,
-      from: { type: w.old.type, state: w.old.state },
-      to: { type: w.old.type, state: w.shipment.state },
-    }),
+    eventMessage({ ...w.event, kind: 'completed', orderId: w.order.id, shipmentId: w.old.id, from: { type: w.old.type, state: w.old.state }, to: { type: c.type, state: c.state } }),
+    ...answerParams(w.answer),
   ]);
-  return toShipmentRow(row!);
+  if (rows.length !== 1) throw new Error(`shipment ${c.id} was not live under its order's lock`);
 }

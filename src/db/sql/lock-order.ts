@@ -25,7 +25,8 @@ const AS_SELLER = 'f.brokerage_id = $2::bigint';
 const AS_BUYER = 'o.buyer_brokerage_id = $2::bigint and f.brokerage_id <> $2::bigint';
 
 const lockById = (role: string) => `
-select ${ORDER_COLUMNS}, exists (select 1 from users u where u.id = $3::bigint and u.brokerage_id = $2::bigint) as "reviewerOk"
+select ${ORDER_COLUMNS}, exists (select 1 from users u where u.id = $3::bigint and u.brokerage_id = $2::bigint) as "reviewerOk",
+  nextval('shipments_id_seq') as "nextShipmentId"
 from orders o join offices f on f.id = o.seller_office_id
 where o.id = $1::bigint and ${role}
 for update of o`;
@@ -40,8 +41,9 @@ const LOCK_FOR_ACCEPT = lockById(AS_SELLER);
 const LOCK_BY_SHIPMENT = { seller: lockByShipment(AS_SELLER), buyer: lockByShipment(AS_BUYER) } as const;
 
 /**
- * Locks an order the seller acts on, and tells whether `reviewerId` is a user of the seller's
- * brokerage. Every command on an order and its shipments serialises on this lock, which is what
+ * Locks an order the seller acts on, tells whether `reviewerId` is a user of the seller's
+ * brokerage, and draws the id its first shipment will have (so the answer is known before the
+ * write that stores it). Every command on an order and its shipments serialises on this lock, which is what
  * rules out lost updates and duplicate shipments. Undefined: no such order, or not the seller's.
  */
 export async function lockOrderForAccept(
@@ -49,8 +51,8 @@ export async function lockOrderForAccept(
   orderId: number,
   brokerageId: number,
   reviewerId: number,
-): Promise<(LockedOrder & { reviewerOk: boolean }) | undefined> {
-  const [row] = await tx.rows<LockedOrder & { reviewerOk: boolean }>(LOCK_FOR_ACCEPT, [orderId, brokerageId, reviewerId]);
+): Promise<(LockedOrder & { reviewerOk: boolean; nextShipmentId: number }) | undefined> {
+  const [row] = await tx.rows<LockedOrder & { reviewerOk: boolean; nextShipmentId: number }>(LOCK_FOR_ACCEPT, [orderId, brokerageId, reviewerId]);
   return row;
 }
 

@@ -6,6 +6,24 @@ const STORE = `
 update commands set status = $2, result_status = $3::int, result_body = $4::text::json, finished_at = now()
 where id = $1`;
 
+/** A command's answer as a handler's last statement stores it. */
+export interface Answer {
+  commandId: string;
+  status: number;
+  body: unknown;
+}
+
+/**
+ * The answer stored by the statement that makes the command's change, as one more CTE: the
+ * write and its answer are one round trip. Params: the command id, the status, the body (JSON).
+ */
+export function storeAnswerCte(id: string, status: string, body: string): string {
+  return `a as (update commands set status = case when ${status}::int < 400 then 'succeeded' else 'failed' end,
+    result_status = ${status}::int, result_body = ${body}::text::json, finished_at = now() where id = ${id})`;
+}
+
+export const answerParams = (a: Answer) => [a.commandId, a.status, JSON.stringify(a.body)];
+
 /** Stores a command's answer in the transaction that did its work, so both commit together. */
 export async function storeResult(tx: SqlRunner, commandId: string, status: number, body: unknown): Promise<void> {
   await tx.rows(STORE, [commandId, status < 400 ? 'succeeded' : 'failed', status, JSON.stringify(body)]);
