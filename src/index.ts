@@ -41,7 +41,7 @@ export type { AcceptCommand } from './domain/order-accept-input.ts';
 export type { UpdateCommand, UpdateOperation } from './domain/shipment-update-input.ts';
 export type { CompleteCommand } from './domain/shipment-complete-input.ts';
 export type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from './domain/inventory-commands.ts';
-export type { ShipmentEventMessage } from './db/ops/append-shipment-event.ts';
+export type { ShipmentEventMessage } from './events/shipment-event.ts';
 export {
   AppError,
   Forbidden,

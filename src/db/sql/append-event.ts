@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ShipmentEventKind, ShipmentEventMessage } from '../ops/append-shipment-event.ts';
-import { SHIPMENT_EVENT_TOPIC } from '../ops/append-shipment-event.ts';
+import { SHIPMENT_EVENT_TOPIC, type ShipmentEventKind, type ShipmentEventMessage } from '../../events/shipment-event.ts';
 
 /**
  * The tail every shipment-changing statement ends with: given CTEs `o` (the order row, updated
