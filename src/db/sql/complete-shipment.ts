@@ -1,4 +1,4 @@
-import type { SqlRunner } from '../client.ts';
+import type { SqlTx } from '../client.ts';
 import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import { appendEventCtes, eventMessage, type EventFacts } from './append-event.ts';
 import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
@@ -11,8 +11,8 @@ with n as (
   where id = $1::bigint and replaced_by is null returning id
 ),
 o as (
-  update orders set state = $7, snapshot = $8::text::jsonb, completed_at = now(), event_seq = event_seq + 1
-  where id = $6::bigint returning id, event_seq
+  update orders set state = $7, snapshot = $8::text::jsonb, completed_at = now(), event_seq = orders.event_seq + 1
+  from n where orders.id = $6::bigint returning orders.id, orders.event_seq
 ),
 ${appendEventCtes('$9')},
 ${storeAnswerCte('$10', '$11', '$12')}
@@ -26,9 +26,9 @@ export interface CompleteWrite {
   answer: Answer;
 }
 
-export async function completeShipment(tx: SqlRunner, w: CompleteWrite): Promise<void> {
+export async function completeShipment(tx: SqlTx, w: CompleteWrite): Promise<void> {
   const c = w.completed;
-  const rows = await tx.rows(COMPLETE, [
+  const rows = await tx.finish(COMPLETE, [
     c.id, c.state, JSON.stringify(c.snapshot), c.xMobileLink, c.transferSource,
     w.order.id, w.order.state, JSON.stringify(w.order.snapshot),
     eventMessage({ ...w.event, kind: 'completed', orderId: w.order.id, shipmentId: w.old.id, from: { type: w.old.type, state: w.old.state }, to: { type: c.type, state: c.state } }),

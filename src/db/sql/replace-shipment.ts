@@ -1,4 +1,4 @@
-import type { SqlRunner } from '../client.ts';
+import type { SqlTx } from '../client.ts';
 import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import { appendEventCtes, eventMessage, type EventFacts } from './append-event.ts';
 import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
@@ -7,9 +7,10 @@ import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
  * Rule U1 in one statement: the old row becomes a tombstone naming its replacement, the
  * replacement is inserted under the id drawn when the live shipment was read, the order's event
  * counter moves (and, when the replacement is delivered, the order completes), the event is
- * appended and the command's answer stored. The insert reads from the tombstone's RETURNING, so
- * the tombstone is written first and the one-live-shipment-per-order index never sees two live
- * rows.
+ * appended and the command's answer stored. Each part reads from the one before (the insert
+ * from the tombstone's RETURNING, the order from the insert's): the tombstone is written first, so
+ * the one-live-shipment-per-order index never sees two live rows, and if the old row was not live
+ * nothing at all is written.
  */
 const REPLACE = `
 with t as (
@@ -26,9 +27,10 @@ n as (
   returning id
 ),
 o as (
-  update orders set event_seq = event_seq + 1, state = coalesce($19::text, state),
-    snapshot = coalesce($20::text::jsonb, snapshot), completed_at = case when $19::text is null then completed_at else now() end
-  where id = $3::bigint returning id, event_seq
+  update orders set event_seq = orders.event_seq + 1, state = coalesce($19::text, orders.state),
+    snapshot = coalesce($20::text::jsonb, orders.snapshot),
+    completed_at = case when $19::text is null then orders.completed_at else now() end
+  from n where orders.id = $3::bigint returning orders.id, orders.event_seq
 ),
 ${appendEventCtes('$21')},
 ${storeAnswerCte('$22', '$23', '$24')}
@@ -43,9 +45,9 @@ export interface ReplaceWrite {
   answer: Answer;
 }
 
-export async function replaceShipment(tx: SqlRunner, w: ReplaceWrite): Promise<void> {
+export async function replaceShipment(tx: SqlTx, w: ReplaceWrite): Promise<void> {
   const n = w.next;
-  const rows = await tx.rows(REPLACE, [
+  const rows = await tx.finish(REPLACE, [
     w.old.id, n.id, n.orderId, n.type, n.state, JSON.stringify(n.snapshot), n.shipToName, n.emailAddressId,
     n.xMobileLink, n.transferSource, n.shipFromName, n.shipFromAddressId, n.shipFromPhoneNumberId, n.phoneNumberId,
     n.pickupTimeRange, n.pickupInstructions, n.notes, n.deliveredAt !== null,
@@ -53,7 +55,7 @@ export async function replaceShipment(tx: SqlRunner, w: ReplaceWrite): Promise<v
     eventMessage({ ...w.event, orderId: n.orderId, shipmentId: w.old.id, from: { type: w.old.type, state: w.old.state }, to: { type: n.type, state: n.state } }),
     ...answerParams(w.answer),
   ]);
-  // No row: the old one was no longer live, which the order lock rules out. Throwing rolls the
-  // whole statement back (event, answer and all).
+  // No row: the old one was no longer live, which the order lock rules out. The statement then
+  // wrote nothing and stored no answer; throwing makes the job try again from the start.
   if (rows.length !== 1) throw new Error(`shipment ${w.old.id} was not live under its order's lock`);
 }

@@ -16,10 +16,13 @@ export interface Answer {
 /**
  * The answer stored by the statement that makes the command's change, as one more CTE: the
  * write and its answer are one round trip. Params: the command id, the status, the body (JSON).
+ * Needs the event CTE `m` of appendEventCtes.
  */
 export function storeAnswerCte(id: string, status: string, body: string): string {
+  // Only with the event written (m): a write that changed nothing stores no answer either.
   return `a as (update commands set status = case when ${status}::int < 400 then 'succeeded' else 'failed' end,
-    result_status = ${status}::int, result_body = ${body}::text::json, finished_at = now() where id = ${id})`;
+    result_status = ${status}::int, result_body = ${body}::text::json, finished_at = now()
+    where id = ${id} and exists (select 1 from m))`;
 }
 
 export const answerParams = (a: Answer) => [a.commandId, a.status, JSON.stringify(a.body)];
