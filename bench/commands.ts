@@ -13,6 +13,7 @@ import { seedDatabase } from '../src/db/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
 import { blockingConnection } from '../src/redis/connections.ts';
 import { startService } from '../src/service.ts';
+import { dropPrefix } from '../test/support/redis.ts';
 import { recreateBenchDatabase } from './bench-database.ts';
 import { BUYER, clientFlow, httpCaller, httpFlow, SELLER } from './commands/flows.ts';
 import { startNoopQueue, transactionFlow } from './commands/limits.ts';
@@ -145,7 +146,7 @@ export async function run(argv: string[]): Promise<number> {
     });
   } finally {
     await database.close();
-    await dropPrefix(redisUrl, prefix);
+    await dropPrefix(prefix, redisUrl);
     rmSync(dataDir, { recursive: true, force: true });
   }
   return 0;
@@ -178,7 +179,7 @@ async function countStatements(o: { url: string; redisUrl: string; key: string; 
     return { statements: count, commands, perCommand: count / commands };
   } finally {
     await service.stop();
-    await dropPrefix(o.redisUrl, o.prefix);
+    await dropPrefix(o.prefix, o.redisUrl);
   }
 }
 
@@ -213,20 +214,6 @@ async function soak(o: { env: Record<string, string>; minutes: number; takeOrder
     await svc.stop();
   }
   return 0;
-}
-
-async function dropPrefix(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }
 
 function fixture() {
