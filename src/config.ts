@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resolveFileVariables } from './config-files.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -59,6 +60,8 @@ const envSchema = z.object({
   /** Failed authentications per client address per minute before 429; 0 turns it off. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   NODE_ENV: optionalString.default('development'),
+  /** Workers (--role worker) serve GET /livez on this port for health checks; unset: not served. */
+  METRICS_PORT: optionalString.pipe(z.coerce.number().int().min(1).max(65535).optional()),
 });
 
 export type Config = z.infer<typeof envSchema>;
@@ -70,8 +73,10 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads and validates the environment; a bad variable is named in the error. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Reads and validates the environment (NAME_FILE read into NAME); a bad variable is named in the error. */
+export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
+  const { env, problems } = resolveFileVariables(rawEnv);
+  if (problems.length > 0) throw new ConfigError(problems);
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(

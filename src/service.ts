@@ -24,6 +24,7 @@ import { startWorkers, type WorkerPool } from '../workers/pool.ts';
 import { blockingConnection, producerConnection } from './redis/connections.ts';
 import { resolveRedis, type ResolvedRedis } from './redis/resolve.ts';
 import { registry } from '../workers/index.ts';
+import { startWorkerHealth } from './worker-health.ts';
 
 export interface Roles {
   api: boolean;
@@ -148,6 +149,10 @@ export async function startService(config: Config, roles: Roles, log = createLog
         run: async () => logRecovery(log, await recoverLostCommands({ database, queues: requeue, olderThanMs: config.RECOVERY_AFTER_MS })),
       });
       onStop({ phase: 'workers', name: 'lost-command recovery', close: async () => { await recovery.stop(); await requeue.close(); } });
+      if (config.METRICS_PORT !== undefined) {
+        const health = await startWorkerHealth({ port: config.METRICS_PORT, host: config.HOST, log });
+        onStop({ phase: 'redis', name: 'worker /livez', close: () => health.close() });
+      }
     }
 
     if (roles.api) {
