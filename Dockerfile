@@ -1,15 +1,50 @@
-FROM node:20-bookworm-slim
+# syntax=docker/dockerfile:1
+# The service image: the compiled dist/ and production dependencies only (no TypeScript, tsx,
+# test tools, embedded database, fixtures or development key), run as the unprivileged `node`
+# user. One image for every role: docker-compose.yml runs it as migrate, api and worker.
+
+ARG NODE_IMAGE=node:24-trixie-slim
+
+# --- build: every dependency, src/ compiled to dist/ -----------------------------------------
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+COPY packages/client/package.json packages/client/
+# --ignore-scripts: `prepare` would build before the sources are here; the build runs below.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs scripts/
+COPY packages/client packages/client
+COPY src src
+COPY workers workers
+COPY machines machines
+RUN npm run build && rm dist/.tsbuildinfo
+
+# --- production dependencies -------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY packages/client/package.json packages/client/
+# PGlite only serves a single-process start without DATABASE_URL, which this image never does
+# (the service says to set DATABASE_URL if it is missing). The workspace link would dangle: the
+# service's own build already contains the producer package's code.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && rm -rf node_modules/@electric-sql node_modules/@fulfil \
+  && npm cache clean --force
+
+# --- runtime -------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production \
+    NODE_OPTIONS=--enable-source-maps
+WORKDIR /app
+# Owned by root and read-only to the `node` user that runs the service.
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
 COPY bin ./bin
-COPY src ./src
-COPY workers ./workers
-COPY machines ./machines
 COPY drizzle ./drizzle
-COPY fixtures ./fixtures
 USER node
-EXPOSE 8080
+# 8080: HTTP API (--role api); 9464: GET /livez of a worker when METRICS_PORT=9464.
+EXPOSE 8080 9464
 ENTRYPOINT ["node", "bin/fulfil.mjs"]
 CMD ["start"]

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// The service ships as TypeScript and runs through tsx's loader, so there is no build step
-// between a clone and `npm start`; `npm test` type-checks the same sources.
-import { register } from 'tsx/esm/api';
+// Runs the built service: dist/ is made by `npm run build`, which `npm ci` runs (prepare) and
+// `npm start` repeats (prestart) so edited sources are never run stale. tsx is for development only.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const built = new URL('../dist/src/cli/main.js', import.meta.url);
+if (!existsSync(built)) {
+  console.error('fulfil: the service is not built (no dist/): run `npm run build` (npm ci does it)');
+  process.exit(1);
+}
+const { main } = await import(built.href);
 process.exitCode = await main(process.argv.slice(2));

@@ -1,5 +1,5 @@
 /**
- * An upstream system driving one order through the queues with FulfilmentClient.
+ * An upstream system driving one order through the queues with FulfilmentClient (@fulfil/client).
  *
  *   npm start                              # the service (workers included)
  *   npx fulfil seed fixtures/demo.json     # brokerage 1 sells order 701 (TBD delivery)
@@ -9,7 +9,7 @@
  * values the service runs with. The command ids are fixed, so running this again changes nothing
  * and prints the same results: the service answers a known command id with its first result.
  */
-import { CommandTimeout, FulfilmentClient, InvalidParams, Unavailable, type CommandOutcome } from '../src/index.ts';
+import { CommandTimeout, FulfilmentClient, InvalidParams, Unavailable, type CommandOutcome } from '../packages/client/src/index.ts'; // '@fulfil/client' once installed
 
 const SELLER_BROKERAGE = 1;
 const REVIEWER = 100;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resolveFileVariables } from './config-files.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -81,8 +82,13 @@ function describeValue(name: string, value: string | undefined): string {
   return scheme ? `got a ${scheme}:// URL; value not shown` : `got ${value.trim().length} characters; value not shown`;
 }
 
-/** Reads and validates the environment; a bad variable is named in the error, a secret's value never shown. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Reads and validates the environment (NAME_FILE read into NAME); a bad variable is named in the
+ * error, a secret's value never shown.
+ */
+export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
+  const { env, problems } = resolveFileVariables(rawEnv);
+  if (problems.length > 0) throw new ConfigError(problems);
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(

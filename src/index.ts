@@ -1,58 +1,7 @@
 /**
- * Package entry of `fulfil` for upstream systems: the typed producer client, the command job map
- * and payload types, and the errors a call can throw or a result can carry. The service itself
+ * Package entry of `fulfil`: what the producer package (packages/client, `@fulfil/client`)
+ * exports, plus the message the service publishes on its events queue. The service itself
  * starts from bin/fulfil.mjs; nothing here opens Postgres.
  */
-export {
-  FulfilmentClient,
-  type CommandOutcome,
-  type CommandSent,
-  type FulfilmentClientOptions,
-  type SendOptions,
-  type SendResult,
-} from './client/fulfilment-client.ts';
-export { CommandFailed, CommandTimeout } from './client/errors.ts';
-export {
-  PAYLOAD_SCHEMAS,
-  type AcceptOrderInput,
-  type CompleteShipmentBody,
-  type InventoryMapInput,
-  type InventoryRemoveInput,
-  type InventoryUpsertInput,
-  type JobInput,
-  type UpdateShipmentBody,
-} from './client/payloads.ts';
-export {
-  COMMAND_QUEUE,
-  COMMAND_QUEUES,
-  EVENTS_QUEUE,
-  INVENTORY_QUEUE,
-  JOB_NAMES,
-  QUEUE_OF,
-  isValidCommandId,
-  type Actor,
-  type CommandQueueName,
-  type CommandResult,
-  type Envelope,
-  type JobMap,
-  type JobName,
-} from './queues/job-map.ts';
-export type { AcceptCommand } from './domain/order-accept-input.ts';
-export type { UpdateCommand, UpdateOperation } from './domain/shipment-update-input.ts';
-export type { CompleteCommand } from './domain/shipment-complete-input.ts';
-export type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from './domain/inventory-commands.ts';
+export * from '../packages/client/src/index.ts';
 export type { ShipmentEventMessage } from './events/shipment-event.ts';
-export {
-  AppError,
-  Forbidden,
-  IdempotencyConflict,
-  InvalidParams,
-  InvalidTransition,
-  NotFound,
-  PayloadTooLarge,
-  RateLimited,
-  ShipmentReplaced,
-  Unauthorized,
-  Unavailable,
-  type ErrorBody,
-} from './errors.ts';

@@ -1,14 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { PgDatabase, PgDialect, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { PgliteSession } from 'drizzle-orm/pglite';
-import { PostgresJsSession } from 'drizzle-orm/postgres-js';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import type { PgliteSession } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres, PostgresJsSession } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { lockEmbeddedDatabase } from './pglite-lock.ts';
+import { loadEmbedded } from './embedded.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
@@ -91,39 +87,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     });
     return postgresDatabase(sql, { prepare: true });
   }
-  const dir = options.pgliteDir ?? 'memory://';
-  let unlock = () => {};
-  if (!dir.startsWith('memory://')) {
-    mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
-    unlock = lockEmbeddedDatabase(path.resolve(dir));
-  }
-  try {
-    const pglite = await PGlite.create(dir);
-    const db = drizzlePglite(pglite, { schema }) as unknown as Db;
-    const runner = (client: Pick<PGlite, 'query'>): SqlRunner => ({
-      rows: async (text, params) => (await client.query(text, params as unknown[])).rows as never,
-    });
-    return {
-      kind: 'pglite',
-      db,
-      pglite,
-      ...runner(pglite),
-      listen: async (channel, onNotify) => {
-        const unlisten = await pglite.listen(channel, () => onNotify());
-        return () => unlisten();
-      },
-      transaction: (fn) =>
-        pglite.transaction((t) => {
-          let txDb: Tx | undefined;
-          const tx = runner(t);
-          return fn({ ...tx, finish: tx.rows, get db() { return (txDb ??= builderOn(new PgliteSession(t as never, dialect, undefined))); } });
-        }) as Promise<never>,
-      close: () => pglite.close().finally(unlock),
-    };
-  } catch (err) {
-    unlock();
-    throw err;
-  }
+  // Loaded only here: the production image has no PGlite and always names a DATABASE_URL.
+  const { openPgliteDatabase } = await loadEmbedded(() => import('./pglite-database.ts'));
+  return openPgliteDatabase(options.pgliteDir ?? 'memory://');
 }
 
 /**

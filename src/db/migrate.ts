@@ -1,14 +1,12 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { PROJECT_ROOT } from '../project-root.ts';
 import type { Database } from './client.ts';
+import { loadEmbedded } from './embedded.ts';
 
-export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+export const MIGRATIONS_FOLDER = path.join(PROJECT_ROOT, 'drizzle');
 
 /** Any constant; it only has to be the same in every process that migrates this database. */
 const MIGRATION_LOCK_KEY = 7_245_301_977;
@@ -20,14 +18,8 @@ const MIGRATION_LOCK_KEY = 7_245_301_977;
  */
 export async function migrateDatabase(database: Database, databaseUrl?: string): Promise<void> {
   if (database.kind === 'pglite') {
-    // One PGlite instance is one backend; the lock is taken for symmetry and costs nothing.
-    const db = drizzlePglite(database.pglite!);
-    await db.execute(sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
-    try {
-      await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
-    } finally {
-      await db.execute(sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
-    }
+    const { migratePgliteDatabase } = await loadEmbedded(() => import('./pglite-database.ts'));
+    await migratePgliteDatabase(database.pglite!, MIGRATIONS_FOLDER, MIGRATION_LOCK_KEY);
     return;
   }
   if (!databaseUrl) throw new Error('migrateDatabase: a postgres database needs its URL');

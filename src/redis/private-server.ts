@@ -75,7 +75,7 @@ export async function startPrivateRedis(dir: string, binary = redisServerBinary(
     await waitForPort(port, child, 10_000);
   } catch (err) {
     child.kill('SIGKILL');
-    throw new Error(`${(err as Error).message}${stderr ? `: ${stderr.trim()}` : ''}`);
+    throw new Error(`${(err as Error).message}${stderr ? `: ${stderr.trim()}` : ''}`, { cause: err });
   }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `redis://127.0.0.1:${port}`;

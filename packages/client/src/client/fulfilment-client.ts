@@ -1,0 +1,314 @@
+import type { Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { isSameCommand, requestFingerprint } from '../commands/fingerprint.ts';
+import { completeBody } from '../domain/shipment-complete-input.ts';
+import { updateCommandFromBody } from '../domain/shipment-update-input.ts';
+import { assertStorableJson, parseOrThrow } from '../domain/validation.ts';
+import { IdempotencyConflict, InvalidParams, toErrorBody, Unavailable } from '../errors.ts';
+import { CommandQueues } from '../queues/command-queues.ts';
+import {
+  COMMAND_QUEUES,
+  isJobName,
+  QUEUE_OF,
+  type CommandResult,
+  type Envelope,
+  type JobMap,
+  type JobName,
+} from '../queues/job-map.ts';
+import { CommandWaiters, resultIn } from '../queues/waiters.ts';
+import { producerConnection } from '../redis/connections.ts';
+import { CommandFailed, CommandTimeout } from './errors.ts';
+import { checkId, parseSendOptions, type SendOptions } from './options.ts';
+import { outcomeWithin, whenConnected } from './redis-ready.ts';
+import {
+  PAYLOAD_SCHEMAS,
+  type AcceptOrderInput,
+  type CompleteShipmentBody,
+  type InventoryMapInput,
+  type InventoryRemoveInput,
+  type InventoryUpsertInput,
+  type JobInput,
+  type UpdateShipmentBody,
+} from './payloads.ts';
+
+export type { SendOptions };
+
+export interface FulfilmentClientOptions {
+  /** `redis://…` of the service's Redis. The client opens (and closes) its own connections. */
+  redisUrl?: string;
+  /**
+   * Or a connection of yours: used for adding jobs, duplicated for awaiting results, and left
+   * open by close(). Make it with `enableOfflineQueue: false` to keep the fail-fast behaviour.
+   */
+  connection?: Redis;
+  /** The service's QUEUE_PREFIX. Default `fulfil`. */
+  prefix?: string;
+  /** How long `await: true` waits when a call gives no timeoutMs. Default 10 000 ms. */
+  defaultTimeoutMs?: number;
+  /** How long a call waits for Redis to connect the first time before answering Unavailable. Default 2 000 ms. */
+  connectTimeoutMs?: number;
+}
+
+
+/** A command taken (fire-and-forget). Its result is later in the service (GET /v9/commands/:id). */
+export interface CommandSent {
+  commandId: string;
+}
+
+/** A finished command: exactly the status and body the synchronous HTTP call answers. */
+export interface CommandOutcome extends CommandResult {
+  commandId: string;
+}
+
+/** `await: true` → CommandOutcome; `await` false or absent → CommandSent. */
+export type SendResult<O extends SendOptions> = O extends { await: true }
+  ? CommandOutcome
+  : O extends { await?: false | undefined }
+    ? CommandSent
+    : CommandSent | CommandOutcome;
+
+const DEFAULT_PREFIX = 'fulfil';
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+/** A missed completion event (reconnect, the very first subscription) costs at most this much. */
+const RECHECK_MS = 1_000;
+
+/**
+ * The typed producer of the service's commands, for upstream systems: it validates a payload with
+ * the schemas the HTTP routes use (a bad one is refused with InvalidParams before Redis sees it),
+ * adds it as a BullMQ job whose id is the command id, and optionally awaits the job's result.
+ * Needs only Redis; the workers behind the same Redis and prefix do the rest.
+ */
+export class FulfilmentClient {
+  readonly prefix: string;
+  readonly defaultTimeoutMs: number;
+  private readonly connection: Redis;
+  private readonly ownsConnection: boolean;
+  private readonly connectTimeoutMs: number;
+  private readonly queues: CommandQueues;
+  private waitersReady: Promise<CommandWaiters> | undefined;
+  private readonly templates: Redis[] = [];
+  private closing: Promise<void> | undefined;
+  private everReady = false;
+
+  constructor(opts: FulfilmentClientOptions) {
+    if ((opts.redisUrl === undefined) === (opts.connection === undefined)) {
+      throw new TypeError('FulfilmentClient: give exactly one of redisUrl and connection');
+    }
+    this.prefix = opts.prefix ?? DEFAULT_PREFIX;
+    this.defaultTimeoutMs = opts.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.ownsConnection = opts.connection === undefined;
+    this.connection = opts.connection ?? producerConnection(opts.redisUrl!);
+    // Connection trouble surfaces as Unavailable on the calls; keep ioredis from logging it too.
+    if (this.ownsConnection) this.connection.on('error', () => {});
+    this.everReady = this.connection.status === 'ready';
+    this.connection.once('ready', () => (this.everReady = true));
+    this.queues = new CommandQueues({ prefix: this.prefix, connection: this.connection });
+  }
+
+  /** Resolves once Redis answers (optional: every call connects first anyway); else Unavailable. */
+  async ready(): Promise<void> {
+    await this.connected();
+  }
+
+  /** order.accept: `POST /v9/orders/:order_id/accept` with body `{ reviewer_id, seats? }`. */
+  async acceptOrder<O extends SendOptions>(command: AcceptOrderInput, opts: O): Promise<SendResult<O>> {
+    return this.send('order.accept', command, opts);
+  }
+
+  /** shipment.update: `PUT /v9/shipments/:shipmentId` with exactly that body. */
+  async updateShipment<O extends SendOptions>(
+    { shipmentId, body }: { shipmentId: number; body: UpdateShipmentBody },
+    opts: O,
+  ): Promise<SendResult<O>> {
+    return this.dispatch('shipment.update', updateCommandFromBody(checkId(shipmentId, 'shipmentId'), body), opts);
+  }
+
+  /** shipment.complete: `PUT /v9/shipments/:shipmentId/complete` with that body (or none). */
+  async completeShipment<O extends SendOptions>(
+    { shipmentId, body }: { shipmentId: number; body?: CompleteShipmentBody },
+    opts: O,
+  ): Promise<SendResult<O>> {
+    const id = checkId(shipmentId, 'shipmentId');
+    const parsed = parseOrThrow(completeBody, body ?? {});
+    return this.dispatch('shipment.complete', { ...parsed, shipment_id: id }, opts);
+  }
+
+  /** inventory.upsert: ticket groups of one office, inserted or replaced by remote_id. */
+  async upsertInventory<O extends SendOptions>(command: InventoryUpsertInput, opts: O): Promise<SendResult<O>> {
+    return this.send('inventory.upsert', command, opts);
+  }
+
+  /** inventory.map: map (id + event_id) or unmap (both null) ticket groups of one office. */
+  async mapInventory<O extends SendOptions>(command: InventoryMapInput, opts: O): Promise<SendResult<O>> {
+    return this.send('inventory.map', command, opts);
+  }
+
+  /** inventory.remove: delete ticket groups of one office by remote_id. */
+  async removeInventory<O extends SendOptions>(command: InventoryRemoveInput, opts: O): Promise<SendResult<O>> {
+    return this.send('inventory.remove', command, opts);
+  }
+
+  /** Any job of the job map, its payload checked by the schema its worker parses with. */
+  async send<N extends JobName, O extends SendOptions>(name: N, payload: JobInput<N>, opts: O): Promise<SendResult<O>> {
+    if (typeof name !== 'string' || !isJobName(name)) throw new InvalidParams(`name: unknown command ${String(name)}`, 'name');
+    const parsed = parseOrThrow(PAYLOAD_SCHEMAS[name], payload, 'payload') as JobMap[N];
+    return this.dispatch(name, parsed, opts);
+  }
+
+  /** Closes the queues, the result listeners and the connections the client opened (not one handed in). */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const waiters = await this.waitersReady?.catch(() => undefined);
+      await outcomeWithin(waiters?.close(), 5_000);
+      // A queue whose connection never came up is still waiting on it, and closing it would
+      // unhook the listener that keeps that wait's eventual failure handled: leave it be.
+      if (this.everReady) await this.queues.close().catch(() => {});
+      for (const t of this.templates) t.disconnect();
+      if (this.ownsConnection) {
+        if (this.connection.status === 'ready') await this.connection.quit().catch(() => this.connection.disconnect());
+        else this.connection.disconnect();
+      }
+    })();
+    return this.closing;
+  }
+
+  private async dispatch<N extends JobName, O extends SendOptions>(
+    name: N,
+    payload: JobMap[N],
+    opts: O,
+  ): Promise<SendResult<O>> {
+    const { commandId, actor, wait, timeoutMs } = this.checkOptions(opts);
+    assertStorableJson(payload, 'payload');
+    if (this.closing) throw new Error('FulfilmentClient is closed');
+    const envelope: Envelope<JobMap[N]> = {
+      commandId,
+      actor,
+      // The same hash the HTTP side computes, so a reused id is judged the same way (run-command.ts).
+      requestHash: requestFingerprint(name, payload),
+      payload,
+    };
+    await this.connected();
+    const queue = this.queues.queue(QUEUE_OF[name]);
+    if (!wait) {
+      await this.queues.enqueue(name, envelope);
+      // A job already under this id is left as it is: if it is another command, say so now.
+      const job = await queue.getJob(commandId).catch(() => undefined);
+      if (job && isConflict(job, name, envelope)) throw conflictError(commandId);
+      return { commandId } as SendResult<O>;
+    }
+    return (await this.awaitResult(queue, name, envelope, timeoutMs)) as SendResult<O>;
+  }
+
+  /**
+   * Listens before adding (one QueueEvents per queue for the whole client), then reads the job:
+   * it may have finished before the listener saw it, or be a job of the same id that finished
+   * long ago. A missed event costs at most RECHECK_MS, since the job is read again that often.
+   */
+  private async awaitResult<N extends JobName>(
+    queue: Queue,
+    name: N,
+    envelope: Envelope<JobMap[N]>,
+    timeoutMs: number,
+  ): Promise<CommandOutcome> {
+    const { commandId } = envelope;
+    const waiters = await this.waiters();
+    const deadline = Date.now() + timeoutMs;
+    let waiter = waiters.wait(commandId, Math.min(timeoutMs, RECHECK_MS));
+    try {
+      await this.queues.enqueue(name, envelope);
+      for (;;) {
+        const result = await this.resultOf(queue, name, envelope);
+        if (result) return { commandId, ...result };
+        if (this.closing) throw new Error(`FulfilmentClient closed while awaiting command ${commandId}`);
+        if (Date.now() >= deadline) throw new CommandTimeout(commandId, timeoutMs);
+        // The job under this id is this command's (resultOf found no other), so its completed
+        // event carries this command's result: no read of the job needed.
+        const woke = await waiter.done;
+        if (woke && woke.event === 'completed' && woke.result) return { commandId, ...woke.result };
+        waiter = waiters.wait(commandId, Math.max(1, Math.min(deadline - Date.now(), RECHECK_MS)));
+      }
+    } finally {
+      waiter.cancel();
+    }
+  }
+
+  /** The job's result when it has one; undefined while it runs (or Redis cannot tell right now). */
+  private async resultOf<N extends JobName>(
+    queue: Queue,
+    name: N,
+    envelope: Envelope<JobMap[N]>,
+  ): Promise<CommandResult | undefined> {
+    const { commandId } = envelope;
+    let job: Job | undefined;
+    try {
+      job = await queue.getJob(commandId);
+      if (!job) {
+        // Gone from Redis (trimmed, or Redis lost it): add it again. The workers answer a
+        // finished command from Postgres, so this cannot run it twice.
+        await this.queues.enqueue(name, envelope);
+        return undefined;
+      }
+      if (isConflict(job, name, envelope)) return { status: 409, body: toErrorBody(conflictError(commandId)) };
+      const done = resultIn(job.returnvalue);
+      if (done) return done;
+      if (job.finishedOn === undefined) return undefined;
+      const state = await job.getState();
+      if (state === 'failed') throw new CommandFailed(commandId, job.failedReason || 'unknown reason');
+      if (state === 'completed') return resultIn((await queue.getJob(commandId))?.returnvalue);
+      return undefined;
+    } catch (err) {
+      if (err instanceof CommandFailed) throw err;
+      return undefined; // the command was taken; only its result is not readable now
+    }
+  }
+
+  /** The result listeners, made on the first awaited call and shared by every later one. */
+  private waiters(): Promise<CommandWaiters> {
+    this.waitersReady ??= (async () => {
+      const waiters = new CommandWaiters(COMMAND_QUEUES, {
+        prefix: this.prefix,
+        // QueueEvents duplicates what it is given; the template itself never connects.
+        connection: () => {
+          const t = this.connection.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true, lazyConnect: true });
+          this.templates.push(t);
+          return t;
+        },
+      });
+      const ready = await outcomeWithin(waiters.ready(), this.connectTimeoutMs * 2);
+      if (ready !== 'ok') {
+        void outcomeWithin(waiters.close(), 5_000);
+        throw new Unavailable('Redis did not answer the result listener in time; the command was not sent');
+      }
+      return waiters;
+    })();
+    const pending = this.waitersReady;
+    pending.catch(() => {
+      if (this.waitersReady === pending) this.waitersReady = undefined; // the next call tries again
+    });
+    return pending;
+  }
+
+  private connected(): Promise<void> {
+    return whenConnected(this.connection, this.connectTimeoutMs);
+  }
+
+  private checkOptions(opts: SendOptions) {
+    return parseSendOptions(opts, this.defaultTimeoutMs);
+  }
+}
+
+/** A job under this id that carries another command (run-command.ts judges the same way). */
+function isConflict(job: Job, name: JobName, envelope: Envelope<unknown>): boolean {
+  const data = job.data as Partial<Envelope<unknown>> | undefined;
+  return !isSameCommand(
+    { name: job.name, brokerageId: data?.actor?.brokerageId ?? NaN, requestHash: data?.requestHash ?? '' },
+    { name, brokerageId: envelope.actor.brokerageId, requestHash: envelope.requestHash },
+  );
+}
+
+function conflictError(commandId: string): IdempotencyConflict {
+  return new IdempotencyConflict(`command id ${commandId} was already used for another command`);
+}
+

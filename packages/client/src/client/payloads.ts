@@ -1,0 +1,31 @@
+import type { z } from 'zod';
+import { inventoryMapCommand, inventoryRemoveCommand, inventoryUpsertCommand } from '../domain/inventory-commands.ts';
+import { acceptCommand } from '../domain/order-accept-input.ts';
+import { completeBody, completeCommand } from '../domain/shipment-complete-input.ts';
+import { buyerPickupBody, mobileTransferBody, sellerPickupBody, updateCommand } from '../domain/shipment-update-input.ts';
+import type { JobMap, JobName } from '../queues/job-map.ts';
+
+/** The schema of each job's payload: the ones the workers parse with (workers/*.ts). */
+export const PAYLOAD_SCHEMAS = {
+  'order.accept': acceptCommand,
+  'shipment.update': updateCommand,
+  'shipment.complete': completeCommand,
+  'inventory.upsert': inventoryUpsertCommand,
+  'inventory.map': inventoryMapCommand,
+  'inventory.remove': inventoryRemoveCommand,
+} as const satisfies { readonly [N in JobName]: z.ZodType<JobMap[N]> };
+
+/** What a producer may pass for a job (aliases and defaults allowed); JobMap[N] is what workers get. */
+export type JobInput<N extends JobName> = z.input<(typeof PAYLOAD_SCHEMAS)[N]>;
+
+export type AcceptOrderInput = JobInput<'order.accept'>;
+/** Exactly a PUT /v9/shipments/:id body: a mobile transfer, a seller or a buyer local pickup. */
+export type UpdateShipmentBody =
+  | z.input<typeof mobileTransferBody>
+  | z.input<typeof sellerPickupBody>
+  | z.input<typeof buyerPickupBody>;
+/** Exactly a PUT /v9/shipments/:id/complete body. */
+export type CompleteShipmentBody = z.input<typeof completeBody>;
+export type InventoryUpsertInput = JobInput<'inventory.upsert'>;
+export type InventoryMapInput = JobInput<'inventory.map'>;
+export type InventoryRemoveInput = JobInput<'inventory.remove'>;

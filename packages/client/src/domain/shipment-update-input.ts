@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { InvalidParams } from '../errors.ts';
+import { addressAttributes, boundedText, phoneNumberAttributes } from './contact-input.ts';
+import { parseOrThrow, positiveId } from './validation.ts';
+
+/** Legacy type names of existing clients, answered with the new names (docs/API.md §Shipments). */
+const TRANSFER_TYPE_ALIASES: Record<string, string> = { TMMobile: 'XMobile', TMMobileLink: 'XMobileLink', FlashSeats: 'XSeats' };
+export const TRANSFER_TYPES = ['XMobile', 'XMobileLink', 'XSeats', 'Eticket'] as const;
+
+export const transferSource = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 characters of A-Z a-z 0-9 _ -');
+
+export const mobileTransferBody = z.strictObject({
+  mobile_transfer_type: z.preprocess(
+    (v) => (typeof v === 'string' ? (TRANSFER_TYPE_ALIASES[v] ?? v) : v),
+    z.enum(TRANSFER_TYPES, { message: `must be one of ${TRANSFER_TYPES.join(', ')}` }),
+  ),
+  transfer_source: transferSource.optional(),
+});
+
+export const sellerPickupBody = z.strictObject({
+  ship_from_name: boundedText(200),
+  ship_from_phone_number_attributes: phoneNumberAttributes,
+  ship_from_address_attributes: addressAttributes,
+  pickup_time_range: boundedText(200),
+  pickup_instructions: z.string().max(2000).nullable().optional(),
+});
+
+export const buyerPickupBody = z.strictObject({
+  ship_to_name: boundedText(200),
+  phone_number_attributes: phoneNumberAttributes,
+  notes: z.string().max(2000).nullable().optional(),
+});
+
+
+export const updateCommand = z.discriminatedUnion('operation', [
+  mobileTransferBody.extend({ operation: z.literal('mobile_transfer'), shipment_id: positiveId }),
+  sellerPickupBody.extend({ operation: z.literal('seller_pickup'), shipment_id: positiveId }),
+  buyerPickupBody.extend({ operation: z.literal('buyer_pickup'), shipment_id: positiveId }),
+]);
+export type UpdateCommand = z.output<typeof updateCommand>;
+export type UpdateOperation = UpdateCommand['operation'];
+
+const BODY_SCHEMAS = { mobile_transfer: mobileTransferBody, seller_pickup: sellerPickupBody, buyer_pickup: buyerPickupBody } as const;
+
+const OPERATION_KEYS: Record<UpdateOperation, readonly string[]> = {
+  mobile_transfer: Object.keys(mobileTransferBody.shape),
+  seller_pickup: Object.keys(sellerPickupBody.shape),
+  buyer_pickup: Object.keys(buyerPickupBody.shape),
+};
+// Keys that say which operation a body is; transfer_source alone does not.
+const MARKERS: Record<UpdateOperation, readonly string[]> = {
+  mobile_transfer: ['mobile_transfer_type'],
+  seller_pickup: OPERATION_KEYS.seller_pickup,
+  buyer_pickup: OPERATION_KEYS.buyer_pickup,
+};
+
+/**
+ * A PUT /v9/shipments/:id body is exactly one of three operations (docs/API.md §Shipments); which one is told
+ * by its keys, and a body that mixes them is refused rather than guessed at.
+ */
+export function updateCommandFromBody(shipmentId: number, body: unknown): UpdateCommand {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidParams('body: must be a JSON object: a mobile transfer, seller local pickup or buyer local pickup', 'body');
+  }
+  const keys = Object.keys(body);
+  const matched = (Object.keys(MARKERS) as UpdateOperation[]).filter((op) => MARKERS[op].some((k) => keys.includes(k)));
+  if (matched.length === 0) {
+    throw new InvalidParams(
+      'body: must carry mobile_transfer_type, seller local pickup fields (ship_from_…) or buyer local pickup fields (ship_to_name, phone_number_attributes)',
+      'body',
+    );
+  }
+  if (matched.length > 1) {
+    throw new InvalidParams(`body: mixes operations (${matched.join(' and ')}); send one per request`, 'body');
+  }
+  const operation = matched[0]!;
+  // The body alone first, so a body that itself names `operation` or `shipment_id` is refused as
+  // an unknown field rather than silently overridden.
+  const parsed = parseOrThrow(BODY_SCHEMAS[operation], body);
+  return parseOrThrow(updateCommand, { ...parsed, operation, shipment_id: shipmentId });
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { InvalidParams } from '../errors.ts';
+
+/** Ids in payloads: positive integers that survive JSON as numbers. */
+export const positiveId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Parses with a zod schema; the first problem becomes a 400 invalid_params whose message names
+ * the field the way the contract spells it (`ship_from_address_attributes.country_code`).
+ */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where = 'body'): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.map(String).join('.');
+  const message = issue.code === 'unrecognized_keys'
+    ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => (field ? `${field}.${k}` : k)).join(', ')}`
+    : `${field || where}: ${issue.message}`;
+  throw new InvalidParams(message, field ? field : issue.code === 'unrecognized_keys' ? issue.keys[0] : where);
+}
+
+/** Path ids: positive integers within the safe range, or 400 naming the parameter. */
+export function parseId(value: unknown, name: string): number {
+  const s = String(value ?? '');
+  if (!/^[1-9]\d{0,15}$/.test(s) || !Number.isSafeInteger(Number(s))) {
+    throw new InvalidParams(`${name}: must be a positive integer`, name);
+  }
+  return Number(s);
+}
+
+// Postgres text and jsonb cannot hold NUL, and jsonb refuses unpaired surrogates.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export function isStorableText(s: string): boolean {
+  return !UNSTORABLE.test(s);
+}
+
+/** Deeper than any command needs; a limit keeps a hostile body from exhausting the stack. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Refuses a payload with text Postgres cannot store, or nested deeper than MAX_JSON_DEPTH,
+ * naming where; without this such a command would fail at the database instead of being
+ * refused as bad input. Iterative, so no input can overflow the stack.
+ */
+export function assertStorableJson(value: unknown, root = ''): void {
+  const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: root, depth: 0 }];
+  while (pending.length > 0) {
+    const { value: v, path, depth } = pending.pop()!;
+    const where = path || 'body';
+    if (typeof v === 'string') {
+      if (!isStorableText(v)) throw new InvalidParams(`${where}: must not contain NUL or unpaired surrogate characters`, where);
+      continue;
+    }
+    if (!v || typeof v !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) throw new InvalidParams(`${where}: nested more than ${MAX_JSON_DEPTH} levels deep`, where);
+    // Pushed in reverse so the first offending field in document order is the one named.
+    for (const [k, child] of Object.entries(v).reverse()) {
+      if (!isStorableText(k)) throw new InvalidParams(`${where}: a key contains NUL or unpaired surrogate characters`, where);
+      pending.push({ value: child, path: path ? `${path}.${k}` : k, depth: depth + 1 });
+    }
+  }
+}

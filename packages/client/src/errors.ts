@@ -1,0 +1,101 @@
+/**
+ * Every error the service answers with. Each class carries its code and HTTP status; the body
+ * `{"errors":[{"code","message",...extra}]}` is built in one place (toErrorBody), for HTTP
+ * answers and for command results stored in Postgres alike.
+ */
+export abstract class AppError extends Error {
+  abstract readonly code: string;
+  abstract readonly status: number;
+  /** Extra fields of the error object (docs/API.md §Errors: e.g. replaced_by). */
+  readonly extra: Record<string, unknown> = {};
+  headers: Record<string, string> = {};
+
+  constructor(message?: string, options?: ErrorOptions) {
+    super(message, options);
+    // The class's own name (Unavailable, InvalidParams, ...) in stack traces, logs and util.inspect.
+    this.name = new.target.name;
+  }
+}
+
+export class InvalidParams extends AppError {
+  readonly code = 'invalid_params';
+  readonly status = 400;
+  constructor(message: string, readonly field?: string) {
+    super(message);
+    if (field) this.extra.field = field;
+  }
+}
+
+export class Unauthorized extends AppError {
+  readonly code = 'unauthorized';
+  readonly status = 401;
+}
+
+export class Forbidden extends AppError {
+  readonly code = 'forbidden';
+  readonly status = 403;
+}
+
+export class NotFound extends AppError {
+  readonly code = 'not_found';
+  readonly status = 404;
+  constructor(message = 'not found') {
+    super(message);
+  }
+}
+
+export class IdempotencyConflict extends AppError {
+  readonly code = 'idempotency_conflict';
+  readonly status = 409;
+  constructor(message = 'this Idempotency-Key was already used with a different request') {
+    super(message);
+  }
+}
+
+export class ShipmentReplaced extends AppError {
+  readonly code = 'shipment_replaced';
+  readonly status = 410;
+  constructor(readonly replacedBy: number) {
+    super(`shipment was replaced by shipment ${replacedBy}; use the new id`);
+    this.extra.replaced_by = replacedBy;
+  }
+}
+
+export class PayloadTooLarge extends AppError {
+  readonly code = 'payload_too_large';
+  readonly status = 413;
+}
+
+export class InvalidTransition extends AppError {
+  readonly code = 'invalid_transition';
+  readonly status = 422;
+}
+
+export class RateLimited extends AppError {
+  readonly code = 'rate_limited';
+  readonly status = 429;
+  constructor(retryAfterSeconds: number) {
+    super(`rate limit exceeded; retry after ${retryAfterSeconds} s`);
+    this.headers['retry-after'] = String(retryAfterSeconds);
+  }
+}
+
+export class Unavailable extends AppError {
+  readonly code = 'unavailable';
+  readonly status = 503;
+  constructor(message = 'service temporarily unavailable; the request was not taken, nothing changed') {
+    super(message);
+  }
+}
+
+export interface ErrorBody {
+  errors: Array<{ code: string; message: string } & Record<string, unknown>>;
+}
+
+export function errorBody(code: string, message: string, extra: Record<string, unknown> = {}): ErrorBody {
+  return { errors: [{ code, message, ...extra }] };
+}
+
+export function toErrorBody(err: AppError): ErrorBody {
+  return errorBody(err.code, err.message, err.extra);
+}

@@ -1,0 +1,75 @@
+import type { AcceptCommand } from '../domain/order-accept-input.ts';
+import type { CompleteCommand } from '../domain/shipment-complete-input.ts';
+import type { UpdateCommand } from '../domain/shipment-update-input.ts';
+import type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from '../domain/inventory-commands.ts';
+
+/** Who a command acts for. HTTP calls carry the credential's; upstream jobs name a brokerage. */
+export interface Actor {
+  brokerageId: number;
+  userId: number | null;
+  via: 'api' | 'user' | 'upstream';
+}
+
+/** What travels in a BullMQ job: the command id doubles as the job id (so no ':' in it). */
+export interface Envelope<P> {
+  commandId: string;
+  actor: Actor;
+  /** sha256 of the request the command came from; a reused id with another hash is a conflict. */
+  requestHash: string;
+  payload: P;
+  /** The HTTP request that sent it, when one did: worker log lines carry it too. */
+  requestId?: string;
+}
+
+/** The answer a synchronous HTTP call gives; stored in commands.result_* when the job finishes. */
+export interface CommandResult {
+  status: number;
+  body: unknown;
+}
+
+/** Job name → payload. Every name has exactly one handler in workers/ (checked at start-up). */
+export interface JobMap {
+  'order.accept': AcceptCommand;
+  'shipment.update': UpdateCommand;
+  'shipment.complete': CompleteCommand;
+  'inventory.upsert': InventoryUpsertCommand;
+  'inventory.map': InventoryMapCommand;
+  'inventory.remove': InventoryRemoveCommand;
+}
+
+export type JobName = keyof JobMap;
+
+export const COMMAND_QUEUE = 'commands';
+export const INVENTORY_QUEUE = 'inventory';
+export const EVENTS_QUEUE = 'fulfil-events';
+export type CommandQueueName = typeof COMMAND_QUEUE | typeof INVENTORY_QUEUE;
+
+/** Inventory batches are large and slow; their own queue keeps them from delaying shipments. */
+export const QUEUE_OF: { readonly [N in JobName]: CommandQueueName } = {
+  'order.accept': COMMAND_QUEUE,
+  'shipment.update': COMMAND_QUEUE,
+  'shipment.complete': COMMAND_QUEUE,
+  'inventory.upsert': INVENTORY_QUEUE,
+  'inventory.map': INVENTORY_QUEUE,
+  'inventory.remove': INVENTORY_QUEUE,
+};
+
+export const JOB_NAMES = Object.keys(QUEUE_OF) as JobName[];
+export const COMMAND_QUEUES: readonly CommandQueueName[] = [COMMAND_QUEUE, INVENTORY_QUEUE];
+
+export function isJobName(name: string): name is JobName {
+  return Object.hasOwn(QUEUE_OF, name);
+}
+
+const COMMAND_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+export function isValidCommandId(id: string): boolean {
+  return COMMAND_ID.test(id);
+}
+
+/** Retries are for infrastructure errors only (domain rejections are results, not throws). */
+export const DEFAULT_JOB_OPTIONS = {
+  attempts: 12,
+  backoff: { type: 'exponential', delay: 250, jitter: 0.5 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+} as const;

@@ -1,0 +1,153 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseFixture } from '../support/fixtures.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+// The producer package as an upstream system gets it: `npm pack` of packages/client, installed
+// from the tarball into a scratch project of its own (bullmq, ioredis and zod come from the
+// registry, or npm's cache), then used from plain ESM, plain CommonJS and TypeScript (ESM and
+// CommonJS, type-checked with a standard tsconfig and run) against the real service.
+
+const run = promisify(execFile);
+const REPO = path.resolve(import.meta.dirname, '../..');
+const PACKAGE_DIR = path.join(REPO, 'packages/client');
+const TSC = path.join(REPO, 'node_modules/typescript/bin/tsc');
+const NPM_QUIET = ['--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
+const ORDER = { mjs: 760, cjs: 761, ts: 762, cts: 763 } as const;
+
+/** One consumer: accepts its order awaited, then shows the names of the errors a caller catches. */
+function consumer(kind: keyof typeof ORDER): string {
+  return `
+    const client = new FulfilmentClient({ redisUrl: process.env.REDIS_URL, prefix: process.env.QUEUE_PREFIX, defaultTimeoutMs: 20000 });
+    try {
+      const outcome = await client.acceptOrder({ order_id: ${ORDER[kind]}, reviewer_id: 100 }, { brokerageId: 1, await: true, commandId: 'pkg-${kind}' });
+      let invalid;
+      try {
+        await client.acceptOrder({ order_id: -1, reviewer_id: 100 }, { brokerageId: 1 });
+      } catch (err) {
+        invalid = err;
+      }
+      console.log(JSON.stringify({
+        outcome,
+        invalid: { name: invalid.name, isInvalidParams: invalid instanceof InvalidParams, code: invalid.code },
+        names: [new Unavailable().name, new CommandTimeout('c', 1).name, new CommandFailed('c', 'r').name],
+        schemas: Object.keys(PAYLOAD_SCHEMAS),
+      }));
+    } finally {
+      await client.close();
+    }`;
+}
+
+const ESM_IMPORT = `import { CommandFailed, CommandTimeout, FulfilmentClient, InvalidParams, PAYLOAD_SCHEMAS, Unavailable } from '@fulfil/client';`;
+const CJS_REQUIRE = `const { CommandFailed, CommandTimeout, FulfilmentClient, InvalidParams, PAYLOAD_SCHEMAS, Unavailable } = require('@fulfil/client');`;
+
+describe('@fulfil/client, packed and installed', () => {
+  let t: TestService;
+  let scratch: string;
+  let tarball: string;
+
+  beforeAll(async () => {
+    t = await startTestService();
+    const fixture = baseFixture();
+    for (const id of Object.values(ORDER)) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    await t.seed(fixture);
+
+    scratch = mkdtempSync(path.join(tmpdir(), 'fulfil-client-consumer-'));
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', scratch, '--loglevel=error'], { cwd: PACKAGE_DIR });
+    tarball = path.join(scratch, (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]!.filename);
+    writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'upstream', private: true, type: 'module' }));
+    await run('npm', ['install', ...NPM_QUIET, tarball, '@types/node@^20.19.0'], { cwd: scratch });
+  }, 300_000);
+
+  afterAll(async () => {
+    await t?.stop();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  async function node(file: string) {
+    const env = { ...process.env, REDIS_URL: t.config.REDIS_URL, QUEUE_PREFIX: t.prefix };
+    const { stdout } = await run(process.execPath, [file], { cwd: scratch, env, timeout: 60_000 });
+    return JSON.parse(stdout.trim().split('\n').at(-1)!);
+  }
+
+  async function expectAccepted(kind: keyof typeof ORDER, printed: any) {
+    expect(printed.outcome).toEqual({
+      commandId: `pkg-${kind}`,
+      status: 200,
+      body: {
+        id: ORDER[kind],
+        oid: `1001-${ORDER[kind]}`,
+        state: 'accepted',
+        shipments: [{ id: expect.any(Number), url: expect.stringMatching(/^\/shipments\/\d+$/), type: 'TBD' }],
+      },
+    });
+    expect(printed.invalid).toEqual({ name: 'InvalidParams', isInvalidParams: true, code: 'invalid_params' });
+    expect(printed.names).toEqual(['Unavailable', 'CommandTimeout', 'CommandFailed']);
+    expect(printed.schemas).toContain('order.accept');
+    const [order] = await t.db.database.sql!`select state from orders where id = ${ORDER[kind]}`;
+    expect(order!.state).toBe('accepted');
+  }
+
+  it('ships only the built package: no tests, no service code, no .ts sources outside src/', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const files = stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
+    expect(files).toContain('dist/esm/index.js');
+    expect(files).toContain('dist/esm/index.d.ts');
+    expect(files).toContain('dist/cjs/index.js');
+    expect(files).toContain('dist/cjs/index.d.ts');
+    expect(files).toContain('dist/cjs/package.json');
+    expect(files.filter((f) => !/^(dist|src)\/|^package\.json$|^README\.md$/.test(f))).toEqual([]);
+    const installed = JSON.parse(readFileSync(path.join(scratch, 'node_modules/@fulfil/client/package.json'), 'utf8'));
+    expect(Object.keys(installed.dependencies).sort()).toEqual(['bullmq', 'ioredis', 'zod']);
+  });
+
+  it('works from a plain ES module (import)', async () => {
+    writeFileSync(path.join(scratch, 'use.mjs'), `${ESM_IMPORT}\n${consumer('mjs')}\n`);
+    await expectAccepted('mjs', await node('use.mjs'));
+  }, 90_000);
+
+  it('works from plain CommonJS (require)', async () => {
+    writeFileSync(path.join(scratch, 'use.cjs'), `${CJS_REQUIRE}\n(async () => {${consumer('cjs')}\n})();\n`);
+    await expectAccepted('cjs', await node('use.cjs'));
+  }, 90_000);
+
+  it('type-checks and runs from TypeScript with a standard tsconfig, as ESM and as CommonJS', async () => {
+    const typed = (kind: 'ts' | 'cts') =>
+      consumer(kind).replace(
+        'const outcome = await',
+        // The declared result type of an awaited call: a wrong property here fails tsc.
+        'const outcome: { commandId: string; status: number; body: unknown } = await',
+      ).replace('let invalid;', 'let invalid: any;');
+    writeFileSync(path.join(scratch, 'use.ts'), `${ESM_IMPORT}\n${typed('ts')}\n`);
+    writeFileSync(
+      path.join(scratch, 'use-cjs.cts'),
+      `${ESM_IMPORT}\nasync function main(): Promise<void> {${typed('cts')}\n}\nvoid main();\n`,
+    );
+    writeFileSync(
+      path.join(scratch, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          types: ['node'],
+          outDir: 'out',
+          skipLibCheck: true,
+        },
+        include: ['use.ts', 'use-cjs.cts'],
+      }),
+    );
+    await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: scratch }).catch((err) => {
+      throw new Error(`tsc failed in the consumer project:\n${err.stdout}${err.stderr}`);
+    });
+    // The .cts file compiles to require(): the package's "require" types and code are the ones used.
+    expect(readFileSync(path.join(scratch, 'out/use-cjs.cjs'), 'utf8')).toContain(`require("@fulfil/client")`);
+    await expectAccepted('ts', await node('out/use.js'));
+    await expectAccepted('cts', await node('out/use-cjs.cjs'));
+  }, 180_000);
+});
