@@ -20,6 +20,12 @@ const PICKUP_SELLER = {
 };
 const PICKUP_BUYER = { ship_to_name: 'Bo Buyer', phone_number_attributes: { country_code: '+1', number: '3125550199' } };
 
+/** What a flow reads of an answer: the shipment id of an update, the first shipment of an accept. */
+export interface FlowAnswer {
+  id: number;
+  shipments: Array<{ id: number }>;
+}
+
 type Call = (cred: typeof SELLER, method: string, path: string, body?: object) => Promise<{ status: number; text: string }>;
 
 /** Signed keep-alive HTTP, as a broker's system calls the API. */
@@ -49,10 +55,10 @@ export function httpCaller(baseUrl: string, sockets: number): Call {
   };
 }
 
-async function ok(rec: Recorder, send: () => Promise<{ status: number; text: string }>): Promise<any> {
+async function ok(rec: Recorder, send: () => Promise<{ status: number; text: string }>): Promise<FlowAnswer> {
   const res = await rec.time(send);
   if (res.status !== 200) throw new Error(`${res.status} ${res.text.slice(0, 200)}`);
-  return JSON.parse(res.text);
+  return JSON.parse(res.text) as FlowAnswer;
 }
 
 /**
@@ -76,7 +82,7 @@ export async function clientFlow(client: FulfilmentClient, rec: Recorder, orderI
   const send = async (name: Parameters<FulfilmentClient['send']>[0], payload: object, brokerageId: number) => {
     const out = await rec.time(() => client.send(name, payload as never, { brokerageId, await: true }));
     if (out.status !== 200) throw new Error(`${name}: ${out.status} ${JSON.stringify(out.body).slice(0, 200)}`);
-    return out.body as any;
+    return out.body as FlowAnswer;
   };
   const accepted = await send('order.accept', { order_id: orderId, reviewer_id: 100 }, SELLER_BROKERAGE);
   const first = accepted.shipments[0].id;

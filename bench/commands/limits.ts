@@ -7,7 +7,7 @@ import type { JobName } from '../../src/queues/job-map.ts';
 import { CommandWaiters } from '../../src/queues/waiters.ts';
 import { registry } from '../../workers/index.ts';
 import { runCommand } from '../../workers/runner.ts';
-import { isPickupOrder, SELLER_BROKERAGE } from './flows.ts';
+import { isPickupOrder, SELLER_BROKERAGE, type FlowAnswer } from './flows.ts';
 import type { Recorder } from './load.ts';
 
 const silent = { log: pino({ level: 'silent' }) };
@@ -25,7 +25,7 @@ export async function transactionFlow(database: Database, rec: Recorder, orderId
       runCommand(database, handler, { commandId: `b-${randomUUID()}`, actor: { brokerageId, userId: null, via: 'api' }, requestHash: 'bench', payload }, silent),
     );
     if (result.status !== 200) throw new Error(`${name}: ${result.status} ${JSON.stringify(result.body).slice(0, 200)}`);
-    return result.body as any;
+    return result.body as FlowAnswer;
   };
   const accepted = await run('order.accept', { order_id: orderId, reviewer_id: 100 });
   const first = accepted.shipments[0].id;

@@ -1,5 +1,5 @@
 import { signedFetch } from '../../auth/signed-fetch.ts';
-import { CliFailure, UsageError, type CommandModule } from '../command.ts';
+import { UsageError, type CommandModule } from '../command.ts';
 
 export const call: CommandModule = {
   options: { token: { type: 'string' }, secret: { type: 'string' }, base: { type: 'string' } },
