@@ -67,7 +67,7 @@ async function ok(rec: Recorder, send: () => Promise<{ status: number; text: str
  */
 export async function httpFlow(call: Call, rec: Recorder, orderId: number): Promise<void> {
   const accepted = await ok(rec, () => call(SELLER, 'POST', `/v9/orders/${orderId}/accept`, { reviewer_id: 100 }));
-  const first = accepted.shipments[0].id;
+  const first = accepted.shipments[0]!.id;
   if (isPickupOrder(orderId)) {
     const seller = await ok(rec, () => call(SELLER, 'PUT', `/v9/shipments/${first}`, PICKUP_SELLER));
     await ok(rec, () => call(BUYER, 'PUT', `/v9/shipments/${seller.id}`, PICKUP_BUYER));
@@ -85,7 +85,7 @@ export async function clientFlow(client: FulfilmentClient, rec: Recorder, orderI
     return out.body as FlowAnswer;
   };
   const accepted = await send('order.accept', { order_id: orderId, reviewer_id: 100 }, SELLER_BROKERAGE);
-  const first = accepted.shipments[0].id;
+  const first = accepted.shipments[0]!.id;
   if (isPickupOrder(orderId)) {
     const seller = await send('shipment.update', { shipment_id: first, operation: 'seller_pickup', ...PICKUP_SELLER }, SELLER_BROKERAGE);
     await send('shipment.update', { shipment_id: seller.id, operation: 'buyer_pickup', ...PICKUP_BUYER }, 2);

@@ -28,7 +28,7 @@ export async function transactionFlow(database: Database, rec: Recorder, orderId
     return result.body as FlowAnswer;
   };
   const accepted = await run('order.accept', { order_id: orderId, reviewer_id: 100 });
-  const first = accepted.shipments[0].id;
+  const first = accepted.shipments[0]!.id;
   if (isPickupOrder(orderId)) {
     const seller = await run('shipment.update', {
       shipment_id: first, operation: 'seller_pickup', ship_from_name: 'Sam Seller', pickup_time_range: '6pm-7pm',
