@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connections.ts';
 import type { Logger } from 'pino';
 import type { Database, SqlRunner } from '../db/client.ts';
 import { EVENTS_QUEUE } from '../queues/job-map.ts';
@@ -20,7 +20,7 @@ const PRUNE = `delete from outbox where relayed_at is not null and relayed_at < 
 
 export interface RelayOptions {
   database: Database;
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
   log: Logger;
   batchSize?: number;

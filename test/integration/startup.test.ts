@@ -65,7 +65,7 @@ describe('start-up with embedded defaults', () => {
       expect(await stopCli(first.child)).toBe(0);
       expect(first.output()).toContain('"database":"pglite"');
       const stopped = first.output().split('\n').filter((l) => l.includes('"msg":"stopped step"')).map((l) => JSON.parse(l).step);
-      expect(stopped).toEqual(['http', 'workers', 'outbox relay', 'command retention', 'lost-command recovery', 'queues', 'database', 'redis connections']);
+      expect(stopped).toEqual(['http', 'workers', 'outbox relay', 'housekeeping', 'queues', 'database', 'redis connections']);
       expect(first.output()).toContain('"msg":"stopped"');
 
       // A credential created between runs must still be there after the restart.
