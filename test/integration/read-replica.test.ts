@@ -38,7 +38,7 @@ describe('with a read replica', () => {
 
   /** Waits until the replica has replayed everything the primary has written so far. */
   const caughtUp = async () => {
-    const [{ lsn }] = await primarySql`select pg_current_wal_lsn()::text as lsn`;
+    const [{ lsn }] = (await primarySql`select pg_current_wal_lsn()::text as lsn`) as unknown as [{ lsn: string }];
     await until('the replica to catch up', async () => {
       const [row] = await replicaSql`select pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as done`;
       return row!.done === true;

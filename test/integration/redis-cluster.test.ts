@@ -45,7 +45,7 @@ describe('on a Redis Cluster', () => {
   it('is a real cluster of three masters, and the service uses a hash-tagged prefix', async () => {
     const node = new Redis(cluster.ports[0]!, '127.0.0.1');
     try {
-      const masters = (await node.cluster('NODES')).split('\n').filter((l) => l.includes('master') && /\d+-\d+/.test(l));
+      const masters = String(await node.cluster('NODES')).split('\n').filter((l) => l.includes('master') && /\d+-\d+/.test(l));
       expect(masters).toHaveLength(3);
     } finally {
       node.disconnect();
