@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { signRequest } from '../src/auth/signer.ts';
 
-export const BENCH_CREDENTIAL = { token: 'ScaleApiToken0000000000000000002', secret: 'scale-api-secret-000000000000000000000002' };
+export const BENCH_CREDENTIAL = { token: 'ScaleApiToken0000000000000000002', secret: 'scale-api-secret-00000000000000000000002' };
 
 /** One seller with an API credential and one buyer; the orders are inserted in bulk by the bench. */
 export function benchFixture() {

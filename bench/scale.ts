@@ -48,7 +48,7 @@ export async function run(argv: string[]): Promise<number> {
   const redis = await startPrivateRedis(path.join(dataDir, 'redis'));
   const postmasterPid = Number(readFileSync(path.join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const admin = postgres(pg.url, { max: 2, onnotice: () => {} });
-  const results: Array<{ apis: number; workers: number; commandsPerSecond: number; p50: number; p99: number; work: PgWork; redisCpuMsPerCommand: number; redisCores: number }> = [];
+  const results: Row[] = [];
   try {
     await admin`create extension if not exists pg_stat_statements`;
     for (const [apis, workers] of configs) {
@@ -75,9 +75,11 @@ export async function run(argv: string[]): Promise<number> {
         await runFlows({ apiUrls: fleet.apiUrls, clients, orders: [flows + 1, flows + warmup], credential: BENCH_CREDENTIAL });
         const before = await pgSnapshot(admin, 'fulfil_bench_scale', postmasterPid);
         const redisBefore = processTreeCpuMs(redis.pid);
+        const serviceBefore = fleetCpuMs(fleet.pids);
         const run = await runFlows({ apiUrls: fleet.apiUrls, clients, orders: [1, flows], credential: BENCH_CREDENTIAL });
         const after = await pgSnapshot(admin, 'fulfil_bench_scale', postmasterPid);
         const redisMs = processTreeCpuMs(redis.pid) - redisBefore;
+        const serviceMs = fleetCpuMs(fleet.pids) - serviceBefore;
         const commands = flows * 3;
         results.push({
           apis,
@@ -88,6 +90,8 @@ export async function run(argv: string[]): Promise<number> {
           work: await pgWork(admin, before, after, commands),
           redisCpuMsPerCommand: redisMs / commands,
           redisCores: redisMs / 1000 / run.seconds,
+          serviceCpuMsPerCommand: serviceMs / commands,
+          serviceCores: serviceMs / 1000 / run.seconds,
         });
         process.stderr.write(`${apis} api × ${workers} workers: ${(commands / run.seconds).toFixed(0)} commands/s, p99 ${run.p99.toFixed(0)} ms\n`);
       } finally {
@@ -104,15 +108,36 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-function report(results: Array<{ apis: number; workers: number; commandsPerSecond: number; p50: number; p99: number; work: PgWork; redisCpuMsPerCommand: number; redisCores: number }>, o: { flows: number; clients: number }): string {
+interface Row {
+  apis: number;
+  workers: number;
+  commandsPerSecond: number;
+  p50: number;
+  p99: number;
+  work: PgWork;
+  redisCpuMsPerCommand: number;
+  redisCores: number;
+  serviceCpuMsPerCommand: number;
+  serviceCores: number;
+}
+
+/** CPU of the service's own processes (node: API and workers). */
+function fleetCpuMs(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + processTreeCpuMs(pid), 0);
+}
+
+function report(results: Row[], o: { flows: number; clients: number }): string {
   const f = (n: number | undefined, d = 1) => (n === undefined ? 'n/a' : n.toFixed(d));
   const lines = [
     `### Scale-out: ${o.flows} link-delivery flows (${o.flows * 3} commands) per row, ${o.clients} concurrent HTTP clients`,
     `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ${new Date().toISOString().slice(0, 10)}.`,
     '',
-    '| API procs | worker procs | commands/s | p50 ms | p99 ms | Postgres CPU (cores) | Redis CPU (cores) |',
-    '|---|---|---|---|---|---|---|',
-    ...results.map((r) => `| ${r.apis} | ${r.workers} | ${f(r.commandsPerSecond)} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.work.cpuCores, 2)} | ${f(r.redisCores, 2)} |`),
+    '| API procs | worker procs | commands/s | p50 ms | p99 ms | service CPU (cores) | Postgres CPU (cores) | Redis CPU (cores) |',
+    '|---|---|---|---|---|---|---|---|',
+    ...results.map(
+      (r) =>
+        `| ${r.apis} | ${r.workers} | ${f(r.commandsPerSecond)} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.serviceCores, 2)} | ${f(r.work.cpuCores, 2)} | ${f(r.redisCores, 2)} |`,
+    ),
     '',
     'Work per command (mean over the rows):',
     '',
@@ -134,6 +159,7 @@ function report(results: Array<{ apis: number; workers: number; commandsPerSecon
     `| order-lock statement time (waits included), ms | ${f(mean((r) => r.work.lockStatementMsPerCommand), 3)} |`,
     `| Postgres CPU (all its processes), ms | ${f(pgCpu, 3)} |`,
     `| Redis CPU, ms | ${f(redisCpu, 3)} |`,
+    `| service CPU (API + worker processes), ms | ${f(mean((r) => r.serviceCpuMsPerCommand), 3)} |`,
     '',
     `Implied ceiling: ${f(pgCpu ? 1000 / pgCpu : undefined, 0)} commands/s per Postgres core, ${f(redisCpu ? 1000 / redisCpu : undefined, 0)} commands/s per Redis core (single-threaded).`,
     '',

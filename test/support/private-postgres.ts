@@ -86,7 +86,7 @@ async function startServer(bin: string, dataDir: string, settings: Record<string
 /** A fresh primary (trust auth for user postgres, WAL for replicas) with any extra server settings. */
 export async function startPrivatePrimary(settings: Record<string, string> = {}, bin = postgresBinDir()): Promise<PrivatePostgres> {
   if (!bin) throw new Error('PostgreSQL server binaries (initdb, pg_ctl) not found; install postgresql');
-  const dataDir = path.join(privateDir('fulfil-pg-'), 'data');
+  const dataDir = path.join(privateDir('fulfil-private-pg-'), 'data');
   run(bin, 'initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
   return startServer(bin, dataDir, { wal_level: 'replica', max_wal_senders: '5', ...settings });
 }
@@ -94,7 +94,7 @@ export async function startPrivatePrimary(settings: Record<string, string> = {},
 /** A hot standby streaming from `primary`: pg_basebackup -R of it, started on its own port. */
 export async function startStreamingReplica(primary: PrivatePostgres, bin = postgresBinDir()): Promise<PrivatePostgres> {
   if (!bin) throw new Error('PostgreSQL server binaries (pg_basebackup, pg_ctl) not found; install postgresql');
-  const dataDir = path.join(privateDir('fulfil-pg-replica-'), 'data');
+  const dataDir = path.join(privateDir('fulfil-private-pg-replica-'), 'data');
   run(bin, 'pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
   return startServer(bin, dataDir, { hot_standby: 'on' });
 }
