@@ -7,13 +7,16 @@ import { freePort } from '../src/redis/private-server.ts';
  */
 export interface Fleet {
   apiUrls: string[];
-  pids: number[];
+  apiPids: number[];
+  workerPids: number[];
   stop(): Promise<void>;
 }
 
 export async function startFleet(opts: { apis: number; workers: number; env: Record<string, string> }): Promise<Fleet> {
   const children: ChildProcess[] = [];
   const apiUrls: string[] = [];
+  const apiPids: number[] = [];
+  const workerPids: number[] = [];
   const launch = (role: 'api' | 'worker', env: Record<string, string>) => {
     const child = spawn(process.execPath, ['bin/fulfil.mjs', 'start', '--role', role], {
       env: { PATH: process.env.PATH, ...opts.env, ...env },
@@ -35,10 +38,10 @@ export async function startFleet(opts: { apis: number; workers: number; env: Rec
     );
   };
   try {
-    for (let i = 0; i < opts.workers; i++) launch('worker', {});
+    for (let i = 0; i < opts.workers; i++) workerPids.push(launch('worker', {}).pid!);
     for (let i = 0; i < opts.apis; i++) {
       const port = await freePort();
-      launch('api', { PORT: String(port), HOST: '127.0.0.1' });
+      apiPids.push(launch('api', { PORT: String(port), HOST: '127.0.0.1' }).pid!);
       apiUrls.push(`http://127.0.0.1:${port}`);
     }
     for (const url of apiUrls) await waitReady(url, children);
@@ -46,7 +49,7 @@ export async function startFleet(opts: { apis: number; workers: number; env: Rec
     await stop();
     throw err;
   }
-  return { apiUrls, pids: children.map((c) => c.pid!), stop };
+  return { apiUrls, apiPids, workerPids, stop };
 }
 
 async function waitReady(url: string, children: ChildProcess[], timeoutMs = 60_000): Promise<void> {

@@ -75,11 +75,14 @@ export async function run(argv: string[]): Promise<number> {
         await runFlows({ apiUrls: fleet.apiUrls, clients, orders: [flows + 1, flows + warmup], credential: BENCH_CREDENTIAL });
         const before = await pgSnapshot(admin, 'fulfil_bench_scale', postmasterPid);
         const redisBefore = processTreeCpuMs(redis.pid);
-        const serviceBefore = fleetCpuMs(fleet.pids);
+        const apiBefore = fleetCpuMs(fleet.apiPids);
+        const workerBefore = fleetCpuMs(fleet.workerPids);
         const run = await runFlows({ apiUrls: fleet.apiUrls, clients, orders: [1, flows], credential: BENCH_CREDENTIAL });
         const after = await pgSnapshot(admin, 'fulfil_bench_scale', postmasterPid);
         const redisMs = processTreeCpuMs(redis.pid) - redisBefore;
-        const serviceMs = fleetCpuMs(fleet.pids) - serviceBefore;
+        const apiMs = fleetCpuMs(fleet.apiPids) - apiBefore;
+        const workerMs = fleetCpuMs(fleet.workerPids) - workerBefore;
+        const serviceMs = apiMs + workerMs;
         const commands = flows * 3;
         results.push({
           apis,
@@ -92,6 +95,8 @@ export async function run(argv: string[]): Promise<number> {
           redisCores: redisMs / 1000 / run.seconds,
           serviceCpuMsPerCommand: serviceMs / commands,
           serviceCores: serviceMs / 1000 / run.seconds,
+          apiCpuMsPerCommand: apiMs / commands,
+          workerCpuMsPerCommand: workerMs / commands,
         });
         process.stderr.write(`${apis} api × ${workers} workers: ${(commands / run.seconds).toFixed(0)} commands/s, p99 ${run.p99.toFixed(0)} ms\n`);
       } finally {
@@ -119,6 +124,8 @@ interface Row {
   redisCores: number;
   serviceCpuMsPerCommand: number;
   serviceCores: number;
+  apiCpuMsPerCommand: number;
+  workerCpuMsPerCommand: number;
 }
 
 /** CPU of the service's own processes (node: API and workers). */
@@ -160,6 +167,8 @@ function report(results: Row[], o: { flows: number; clients: number }): string {
     `| Postgres CPU (all its processes), ms | ${f(pgCpu, 3)} |`,
     `| Redis CPU, ms | ${f(redisCpu, 3)} |`,
     `| service CPU (API + worker processes), ms | ${f(mean((r) => r.serviceCpuMsPerCommand), 3)} |`,
+    `| of which API processes, ms | ${f(mean((r) => r.apiCpuMsPerCommand), 3)} |`,
+    `| of which worker processes, ms | ${f(mean((r) => r.workerCpuMsPerCommand), 3)} |`,
     '',
     `Implied ceiling: ${f(pgCpu ? 1000 / pgCpu : undefined, 0)} commands/s per Postgres core, ${f(redisCpu ? 1000 / redisCpu : undefined, 0)} commands/s per Redis core (single-threaded).`,
     '',
