@@ -84,6 +84,9 @@ export async function startService(config: Config, roles: Roles, log = createLog
   if (roles.api && config.NODE_ENV === 'production' && config.OPS_TOKEN === undefined) {
     throw new ConfigError(['OPS_TOKEN: required when NODE_ENV=production to run the API (it guards /metrics and /ops/queues)']);
   }
+  if (config.DATABASE_READ_URL && !config.DATABASE_URL) {
+    throw new ConfigError(['DATABASE_READ_URL: a replica needs its primary in DATABASE_URL (the embedded PGlite has none)']);
+  }
   if (!config.DATABASE_URL && !(roles.api && roles.worker)) {
     throw new Error('DATABASE_URL: required to run --role api or --role worker alone (embedded PGlite serves one process)');
   }
@@ -149,6 +152,9 @@ export async function startService(config: Config, roles: Roles, log = createLog
       });
       onStop({ phase: 'workers', name: 'workers', close: () => pool.close(config.SHUTDOWN_DEADLINE_MS) });
       const workerProducer = track(producerConnection(redis.url));
+      // A BullMQ queue made on a fail-fast connection that is not ready yet can fail its set-up
+      // for good (a cluster client between 'connect' and 'ready' refuses commands): as the API does.
+      await waitReady(workerProducer);
       // One process of the deployment relays at a time; the others stand by (relay-leadership.ts).
       const relay = new ActiveRelay({
         database, databaseUrl: config.DATABASE_URL, connection: workerProducer, prefix, log,

@@ -33,11 +33,12 @@ export interface RelayOptions {
 /**
  * Moves outbox rows to the fulfil-events queue, oldest first. A commit that adds outbox rows
  * notifies OUTBOX_CHANNEL, which wakes the relay; a slow poll covers a notification lost while
- * the listening connection was down. Each batch is one transaction holding a transaction-level
- * advisory lock, so with several worker processes exactly one relays at a time and batches never
- * overtake each other. A crash between Redis taking the batch and the commit re-publishes it
- * under the same job ids (event ids): delivery is at least once and never out of order within an
- * order (the order lock in the handlers makes outbox ids follow commit order per order).
+ * the listening connection was down. Only one process runs a relay at a time (ActiveRelay,
+ * relay-leadership.ts); each batch is still one transaction holding a transaction-level advisory
+ * lock, so even two relays briefly running at once relay one batch at a time, never overtaking.
+ * A crash between Redis taking the batch and the commit re-publishes it under the same job ids
+ * (event ids): delivery is at least once and never out of order within an order (the order lock
+ * in the handlers makes outbox ids follow commit order per order).
  */
 export class OutboxRelay {
   readonly queue: Queue;

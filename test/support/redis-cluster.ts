@@ -51,7 +51,7 @@ export async function startRedisCluster(masters = 3): Promise<PrivateCluster> {
         'redis-server',
         [
           '--port', String(port), '--bind', '127.0.0.1', '--dir', nodeDir,
-          '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000',
+          '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '15000',
           '--appendonly', 'no', '--save', '', '--maxmemory-policy', 'noeviction', '--daemonize', 'no',
         ],
         { stdio: 'ignore' },
@@ -62,6 +62,7 @@ export async function startRedisCluster(masters = 3): Promise<PrivateCluster> {
     for (const port of ports) {
       await until(`redis-server on ${port}`, async () => {
         const r = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        r.on('error', () => {}); // not listening yet: the connect() below rejects, that is enough
         try {
           await r.connect();
           return (await r.ping()) === 'PONG';
