@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/client.ts';
+import { startService } from '../../src/service.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startTestService } from '../support/service.ts';
 
@@ -43,5 +45,10 @@ describe('Postgres connection settings', () => {
     } finally {
       await database.close();
     }
+  });
+
+  it('refuses a read replica without a primary', async () => {
+    const config = loadConfig({ DATABASE_READ_URL: db.url, DATA_DIR: '/nonexistent-fulfil-dir', LOG_LEVEL: 'silent' });
+    await expect(startService(config, { api: true, worker: true })).rejects.toThrow(/DATABASE_READ_URL: a replica needs its primary/);
   });
 });
