@@ -88,10 +88,11 @@ export class ActiveRelay {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.checking;
+    const wasActive = this.active;
     await this.standDown();
     if (this.lockSql) {
       // Ending the session frees the lock anyway; unlocking first hands over without waiting.
-      await this.lockSql.unsafe(RESIGN, [RELAY_LEADER_KEY]).catch(() => {});
+      if (wasActive) await this.lockSql.unsafe(RESIGN, [RELAY_LEADER_KEY]).catch(() => {});
       await this.lockSql.end({ timeout: 2 });
     }
   }
