@@ -11,7 +11,7 @@ import { openDatabase } from '../src/db/client.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';
 import { seedDatabase } from '../src/db/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
-import { blockingConnection } from '../src/redis/connections.ts';
+import { blockingConnection, type RedisConnection } from '../src/redis/connections.ts';
 import { startService } from '../src/service.ts';
 import { dropPrefix } from '../test/support/redis.ts';
 import { recreateBenchDatabase } from './bench-database.ts';
@@ -131,7 +131,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const c of levels) await phase('limit: worker transaction alone', c, (rec) => transactionFlow(database, rec, takeOrder()));
     }
     if (want('bullmq')) {
-      const conns: Redis[] = [];
+      const conns: RedisConnection[] = [];
       const noop = await startNoopQueue({ prefix, connection: () => (conns.push(blockingConnection(redisUrl)), conns.at(-1)!), concurrency: Number(concurrency) });
       try {
         for (const c of levels) await phase('limit: BullMQ add + wait, no-op', c, (rec) => noop.roundTrip(rec));

@@ -5,6 +5,7 @@
 const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<number> }>> = {
   inventory: () => import('./inventory.ts'),
   commands: () => import('./commands.ts'),
+  scale: () => import('./scale.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

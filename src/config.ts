@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { resolveFileVariables } from './config-files.ts';
+import { clusterSafePrefix, isClusterUrl, parseRedisUrl } from './redis/redis-url.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -16,9 +17,20 @@ const envSchema = z.object({
     (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
     'must be a postgres:// or postgresql:// URL',
   ),
+  /** A streaming replica for the inventory index and the order event feed (docs/SCALING.md); else the primary. */
+  DATABASE_READ_URL: optionalString.refine(
+    (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+    'must be a postgres:// or postgresql:// URL',
+  ),
+  /** Postgres connections per process (per database URL); the listener and the relay's lock take one more each. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
+  /** Server-side limits on every pooled connection; 0 turns one off. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(24 * 3600_000).default(60_000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(24 * 3600_000).default(60_000),
+  /** One Redis (`redis://`, `rediss://`) or a cluster's seed nodes (`redis+cluster://host:port,host:port`). */
   REDIS_URL: optionalString.refine(
-    (v) => v === undefined || /^rediss?:\/\//.test(v),
-    'must be a redis:// or rediss:// URL',
+    (v) => v === undefined || (/^rediss?(\+cluster)?:\/\//.test(v) && parsesAsRedis(v)),
+    'must be a redis:// or rediss:// URL, or redis+cluster://host:port,host:port,…',
   ),
   FULFIL_SECRET_KEY: optionalString.refine(
     (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
@@ -40,6 +52,8 @@ const envSchema = z.object({
   /** Outbox relay: events per batch and idle poll interval. */
   RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(200),
   RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
+  /** How often a standing-by relay asks for the relay lock (and the active one checks it still holds it). */
+  RELAY_LEADER_CHECK_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
   /** Unfinished commands older than this whose job Redis no longer has are queued again (checked every RECOVERY_EVERY_MS). */
   RECOVERY_AFTER_MS: z.coerce.number().int().min(10).max(24 * 3600_000).default(60_000),
   RECOVERY_EVERY_MS: z.coerce.number().int().min(10).max(3600_000).default(30_000),
@@ -62,7 +76,20 @@ const envSchema = z.object({
   NODE_ENV: optionalString.default('development'),
 });
 
-export type Config = z.infer<typeof envSchema>;
+function parsesAsRedis(url: string): boolean {
+  try {
+    parseRedisUrl(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// On a cluster every key of the service needs one hash tag (redis-url.ts): the CLI and the
+// service read the prefix from here, so both use the same keys.
+const configSchema = envSchema.transform((c) => ({ ...c, QUEUE_PREFIX: clusterSafePrefix(c.QUEUE_PREFIX, c.REDIS_URL !== undefined && isClusterUrl(c.REDIS_URL)) }));
+
+export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -89,7 +116,7 @@ function describeValue(name: string, value: string | undefined): string {
 export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
   const { env, problems } = resolveFileVariables(rawEnv);
   if (problems.length > 0) throw new ConfigError(problems);
-  const parsed = envSchema.safeParse(env);
+  const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((i) => {

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { SecretBox, loadSecretKey } from './auth/secret-box.ts';
 import { CommandDispatcher } from './queues/dispatcher.ts';
@@ -9,23 +8,21 @@ import { ConfigError, type Config } from './config.ts';
 import { withDeadline } from './deadline.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
-import { OutboxRelay } from './events/outbox-relay.ts';
+import { ActiveRelay } from './events/relay-leadership.ts';
 import { buildApp } from './http/app.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { CommandQueues } from './queues/command-queues.ts';
 import { Queue } from 'bullmq';
-import { logRecovery, recoverLostCommands } from '../workers/recover-lost.ts';
-import { startCommandRetention } from '../workers/command-retention.ts';
-import { startPeriodic } from './periodic.ts';
+import { startHousekeeping } from '../workers/housekeeping.ts';
 import { HttpMetrics } from './ops/metrics.ts';
 import { startMetricsServer } from './ops/metrics-server.ts';
-import { redactedUrl } from './ops/redact-url.ts';
 import { loadOpsConfig, type OpsConfig } from './ops/ops-config.ts';
 import { serveEmbeddedDatabase } from './db/pglite-socket.ts';
 import { COMMAND_QUEUES, EVENTS_QUEUE } from './queues/job-map.ts';
 import { CommandWaiters } from './queues/waiters.ts';
 import { startWorkers, type WorkerPool } from '../workers/pool.ts';
-import { blockingConnection, producerConnection } from './redis/connections.ts';
+import { blockingConnection, producerConnection, type RedisConnection } from './redis/connections.ts';
+import { redisUrlForLog } from './redis/redis-url.ts';
 import { resolveRedis, type ResolvedRedis } from './redis/resolve.ts';
 import { registry } from '../workers/index.ts';
 
@@ -38,6 +35,8 @@ export interface Service {
   config: Config;
   log: Logger;
   database: Database;
+  /** Where the inventory index and the event feed read: the replica of DATABASE_READ_URL, else `database`. */
+  readDatabase: Database;
   redis: ResolvedRedis;
   secretBox: SecretBox;
   app?: FastifyInstance;
@@ -54,7 +53,7 @@ export function pgliteDir(config: Config): string {
 
 /** Opens the database the configuration names (PGlite under DATA_DIR when none) and migrates it. */
 export async function openMigratedDatabase(config: Config, opts: { onStatement?: (text: string) => void } = {}): Promise<Database> {
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDir: pgliteDir(config), ...opts });
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDir: pgliteDir(config), ...poolOptions(config), ...opts });
   try {
     await migrateDatabase(database, config.DATABASE_URL);
   } catch (err) {
@@ -62,6 +61,15 @@ export async function openMigratedDatabase(config: Config, opts: { onStatement?:
     throw err;
   }
   return database;
+}
+
+/** Pool size and server-side limits of a process's Postgres connections (docs/SCALING.md). */
+export function poolOptions(config: Config) {
+  return {
+    maxConnections: config.DATABASE_POOL_SIZE,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    idleInTransactionTimeoutMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  };
 }
 
 export function secretBoxFor(config: Config): SecretBox {
@@ -92,6 +100,9 @@ export async function startService(
   // can reach the port. Only the API serves them, so only it needs the token (CLI and workers don't).
   if (roles.api && config.NODE_ENV === 'production' && config.OPS_TOKEN === undefined) {
     throw new ConfigError(['OPS_TOKEN: required when NODE_ENV=production to run the API (it guards /metrics and /ops/queues)']);
+  }
+  if (config.DATABASE_READ_URL && !config.DATABASE_URL) {
+    throw new ConfigError(['DATABASE_READ_URL: a replica needs its primary in DATABASE_URL (the embedded PGlite has none)']);
   }
   if (!config.DATABASE_URL && !(roles.api && roles.worker)) {
     throw new Error('DATABASE_URL: required to run --role api or --role worker alone (embedded PGlite serves one process)');
@@ -129,25 +140,33 @@ export async function startService(
       const socket = await serveEmbeddedDatabase(database.pglite, pgliteDir(config));
       onStop({ phase: 'queues', name: 'embedded database socket', close: () => socket.close() });
     }
+    let readDatabase = database;
+    if (config.DATABASE_READ_URL && roles.api) {
+      // Only the API reads from the replica; its schema is the primary's (no migration there).
+      const replica = await openDatabase({ databaseUrl: config.DATABASE_READ_URL, ...poolOptions(config), applicationName: 'fulfil read' });
+      onStop({ phase: 'database', name: 'read database', close: () => replica.close() });
+      readDatabase = replica;
+      log.info('reads of the inventory index and event feed go to DATABASE_READ_URL');
+    }
 
     const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR });
     if (redis.private) onStop({ phase: 'private redis', name: 'private redis', close: () => redis.private!.stop() });
-    log.info({ redis: redactedUrl(redis.url), source: redis.source }, 'redis resolved');
+    log.info({ redis: redisUrlForLog(redis.url), source: redis.source }, 'redis resolved');
 
-    const connections: Redis[] = [];
+    const connections: RedisConnection[] = [];
     onStop({
       phase: 'redis',
       name: 'redis connections',
       close: () => Promise.all(connections.map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c.disconnect()))),
     });
-    const track = (c: Redis) => {
+    const track = (c: RedisConnection) => {
       connections.push(c);
       watchConnection(c, log);
       return c;
     };
     const blocking = () => track(blockingConnection(redis.url));
     const prefix = config.QUEUE_PREFIX;
-    const service: Service = { config, log, database, redis, secretBox, stop };
+    const service: Service = { config, log, database, readDatabase, redis, secretBox, stop };
 
     if (roles.worker) {
       const pool: WorkerPool = startWorkers({
@@ -155,22 +174,23 @@ export async function startService(
       });
       onStop({ phase: 'workers', name: 'workers', close: () => pool.close(config.SHUTDOWN_DEADLINE_MS) });
       const workerProducer = track(producerConnection(redis.url));
-      const relay = new OutboxRelay({
-        database, connection: workerProducer, prefix, log,
-        batchSize: config.RELAY_BATCH_SIZE, intervalMs: config.RELAY_INTERVAL_MS,
+      // A BullMQ queue made on a fail-fast connection that is not ready yet can fail its set-up
+      // for good (a cluster client between 'connect' and 'ready' refuses commands): as the API does.
+      await waitReady(workerProducer);
+      // One process of the deployment relays at a time; the others stand by (relay-leadership.ts).
+      const relay = new ActiveRelay({
+        database, databaseUrl: config.DATABASE_URL, connection: workerProducer, prefix, log,
+        batchSize: config.RELAY_BATCH_SIZE, intervalMs: config.RELAY_INTERVAL_MS, checkMs: config.RELAY_LEADER_CHECK_MS,
       });
       await relay.start();
       onStop({ phase: 'workers', name: 'outbox relay', close: () => relay.stop() });
-      const retention = startCommandRetention({ database, retentionHours: config.COMMAND_RETENTION_HOURS, log });
-      onStop({ phase: 'workers', name: 'command retention', close: () => retention.stop() });
       const requeue = new CommandQueues({ prefix, connection: workerProducer, attempts: config.JOB_ATTEMPTS, backoffMs: config.JOB_BACKOFF_MS });
-      const recovery = startPeriodic({
-        name: 'recovering lost commands',
-        everyMs: config.RECOVERY_EVERY_MS,
-        log,
-        run: async () => logRecovery(log, await recoverLostCommands({ database, queues: requeue, olderThanMs: config.RECOVERY_AFTER_MS })),
+      // Recovery and retention run once per period for the deployment, not per process.
+      const housekeeping = startHousekeeping({
+        database, prefix, producer: workerProducer, connection: blocking, queues: requeue, log,
+        recoveryEveryMs: config.RECOVERY_EVERY_MS, recoveryAfterMs: config.RECOVERY_AFTER_MS, retentionHours: config.COMMAND_RETENTION_HOURS,
       });
-      onStop({ phase: 'workers', name: 'lost-command recovery', close: async () => { await recovery.stop(); await requeue.close(); } });
+      onStop({ phase: 'workers', name: 'housekeeping', close: async () => { await housekeeping.close(); await requeue.close(); } });
       if (!roles.api) {
         const metrics = await startMetricsServer({ port: ops.METRICS_PORT, host: config.HOST, opsToken: config.OPS_TOKEN, db: database.db, connection: workerProducer, prefix, log });
         onStop({ phase: 'http', name: 'metrics server', close: () => metrics.close() });
@@ -188,7 +208,7 @@ export async function startService(
       await waiters.ready();
       const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: config.COMMAND_WAIT_MS });
       const app = await buildApp({
-        config, database, log, dispatcher, secretBox,
+        config, database, readDatabase, log, dispatcher, secretBox,
         ops: { queues: [...queues.queues.values(), eventsQueue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },
         rateLimiter: new RateLimiter(producer, prefix, {
           perCredential: config.RATE_LIMIT_PER_MINUTE, authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE,
@@ -211,7 +231,7 @@ export async function startService(
 
 
 /** Logs a Redis connection's trouble once per outage instead of once per reconnect attempt. */
-function watchConnection(conn: Redis, log: Logger): void {
+function watchConnection(conn: RedisConnection, log: Logger): void {
   let down = false;
   conn.on('error', (err) => {
     if (!down) log.warn({ err: err.message }, 'redis connection error; reconnecting');
@@ -223,7 +243,7 @@ function watchConnection(conn: Redis, log: Logger): void {
   });
 }
 
-function waitReady(conn: Redis): Promise<void> {
+function waitReady(conn: RedisConnection): Promise<void> {
   if (conn.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('Redis did not become ready in 10 s')), 10_000);

@@ -1,8 +1,6 @@
 import { and, inArray, lt } from 'drizzle-orm';
-import type { Logger } from 'pino';
 import type { Database } from '../src/db/client.ts';
 import { commands } from '../src/db/schema.ts';
-import { startPeriodic } from '../src/periodic.ts';
 
 /**
  * Deletes commands that finished longer ago than the retention (docs/API.md §Commands promises replays for at least
@@ -22,17 +20,4 @@ export async function pruneCommands(database: Database, retentionHours: number, 
     total += deleted.length;
     if (deleted.length < batch) return total;
   }
-}
-
-export function startCommandRetention(opts: { database: Database; retentionHours: number; log: Logger; everyMs?: number }) {
-  return startPeriodic({
-    name: 'pruning commands',
-    everyMs: opts.everyMs ?? 15 * 60_000,
-    firstAfterMs: 60_000,
-    log: opts.log,
-    run: async () => {
-      const n = await pruneCommands(opts.database, opts.retentionHours);
-      if (n > 0) opts.log.info({ pruned: n, retentionHours: opts.retentionHours }, 'pruned finished commands');
-    },
-  });
 }

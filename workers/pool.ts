@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { MetricsTime, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../src/redis/connections.ts';
 import type { Database } from '../src/db/client.ts';
 import { markExhausted } from './mark-exhausted.ts';
 import { runCommand } from './runner.ts';
@@ -19,7 +19,7 @@ export function startWorkers(opts: {
   database: Database;
   registry: Registry;
   prefix: string;
-  connection: () => Redis;
+  connection: () => RedisConnection;
   concurrency: number;
   log: Logger;
 }): WorkerPool {

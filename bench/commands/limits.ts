@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../src/redis/connections.ts';
 import pino from 'pino';
 import type { Database } from '../../src/db/client.ts';
 import type { JobName } from '../../src/queues/job-map.ts';
@@ -46,7 +46,7 @@ export async function transactionFlow(database: Database, rec: Recorder, orderId
  * The limit under the service's queue hop: BullMQ add, a worker that does nothing, and the
  * `completed` event back to a waiter, as the API waits for a command.
  */
-export async function startNoopQueue(opts: { prefix: string; connection: () => Redis; concurrency: number }) {
+export async function startNoopQueue(opts: { prefix: string; connection: () => RedisConnection; concurrency: number }) {
   const name = 'bench-noop';
   const queue = new Queue(name, { prefix: opts.prefix, connection: opts.connection() });
   const worker = new Worker(name, async () => ({ status: 200, body: { ok: true } }), {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connections.ts';
 import { RateLimited } from '../errors.ts';
 
 /**
@@ -10,7 +10,7 @@ import { RateLimited } from '../errors.ts';
  */
 export class RateLimiter {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
     private readonly limits: { perCredential: number; authFailuresPerAddress: number },
   ) {}

@@ -54,6 +54,11 @@ export interface OpenOptions {
   /** Where PGlite keeps its files when there is no DATABASE_URL; `memory://` for none. */
   pgliteDir?: string;
   maxConnections?: number;
+  /** Server-side statement_timeout and idle_in_transaction_session_timeout of every connection; 0 or absent: none. */
+  statementTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
+  /** Shown in pg_stat_activity. */
+  applicationName?: string;
   /** Called with every statement's text before it is sent (postgres.js only): statement budgets in tests. */
   onStatement?: (text: string) => void;
 }
@@ -82,7 +87,12 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       onnotice: () => {},
       // int8 ids stay well inside 2^53, so raw queries read them as numbers, as drizzle does
       types: { int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) } },
-      connection: { application_name: 'fulfil' },
+      // Startup parameters: the limits hold on every connection of the pool from its first statement.
+      connection: {
+        application_name: options.applicationName ?? 'fulfil',
+        ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+        ...(options.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs } : {}),
+      },
       ...(options.onStatement ? { debug: (_c: number, text: string) => options.onStatement!(text) } : {}),
     });
     return postgresDatabase(sql, { prepare: true });

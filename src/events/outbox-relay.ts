@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connections.ts';
 import type { Logger } from 'pino';
 import type { Database, SqlRunner } from '../db/client.ts';
 import { EVENTS_QUEUE } from '../queues/job-map.ts';
@@ -21,7 +21,7 @@ const PRUNE = `delete from outbox where relayed_at is not null and relayed_at < 
 
 export interface RelayOptions {
   database: Database;
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
   log: Logger;
   batchSize?: number;
@@ -34,11 +34,12 @@ export interface RelayOptions {
 /**
  * Moves outbox rows to the fulfil-events queue, oldest first. A commit that adds outbox rows
  * notifies OUTBOX_CHANNEL, which wakes the relay; a slow poll covers a notification lost while
- * the listening connection was down. Each batch is one transaction holding a transaction-level
- * advisory lock, so with several worker processes exactly one relays at a time and batches never
- * overtake each other. A crash between Redis taking the batch and the commit re-publishes it
- * under the same job ids (event ids): delivery is at least once and never out of order within an
- * order (the order lock in the handlers makes outbox ids follow commit order per order).
+ * the listening connection was down. Only one process runs a relay at a time (ActiveRelay,
+ * relay-leadership.ts); each batch is still one transaction holding a transaction-level advisory
+ * lock, so even two relays briefly running at once relay one batch at a time, never overtaking.
+ * A crash between Redis taking the batch and the commit re-publishes it under the same job ids
+ * (event ids): delivery is at least once and never out of order within an order (the order lock
+ * in the handlers makes outbox ids follow commit order per order).
  */
 export class OutboxRelay {
   readonly queue: Queue;

@@ -17,6 +17,8 @@ import { v9Routes } from './v9.ts';
 export interface AppDeps {
   config: Config;
   database: Database;
+  /** The inventory index and the order event feed read here (a replica), when given. */
+  readDatabase?: Database;
   log: Logger;
   readiness: ReadinessCheck[];
   secretBox: SecretBox;

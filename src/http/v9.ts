@@ -17,7 +17,10 @@ import { shipmentRoutes } from './routes/shipments.ts';
  * Everything under /v9: authenticated, JSON whatever the Content-Type. Each route file only
  * translates HTTP to a command or a query; rules live in workers/ and src/domain/.
  */
-export function v9Routes(deps: AuthDeps & { database: Database; dispatcher: Dispatch }): FastifyPluginAsync {
+export function v9Routes(deps: AuthDeps & { database: Database; readDatabase?: Database; dispatcher: Dispatch }): FastifyPluginAsync {
+  // A replica may lag: it serves the reads that tolerate that (docs/SCALING.md §Read replica);
+  // command status, orders and shipments answer from the primary.
+  const replica = { database: deps.readDatabase ?? deps.database };
   return async (v9) => {
     // Raw bytes first (auth verifies them), then auth, then JSON: all before every route.
     installRawBody(v9);
@@ -29,9 +32,9 @@ export function v9Routes(deps: AuthDeps & { database: Database; dispatcher: Disp
     commandRoutes(v9, deps);
     orderRoutes(v9, deps);
     shipmentRoutes(v9, deps);
-    inventoryRoutes(v9, deps);
+    inventoryRoutes(v9, replica);
     orderReadRoutes(v9, deps);
     shipmentReadRoutes(v9, deps);
-    orderEventRoutes(v9, deps);
+    orderEventRoutes(v9, replica);
   };
 }

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import Fastify from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connections.ts';
 import type { Logger } from 'pino';
 import type { Executor } from '../db/client.ts';
 import { AppError, NotFound, toErrorBody } from '../errors.ts';
@@ -23,7 +23,7 @@ export async function startMetricsServer(opts: {
   host: string;
   opsToken: string | undefined;
   db: Executor;
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
   log: Logger;
 }): Promise<MetricsServer> {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../src/redis/connections.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandDispatcher } from '../../src/queues/dispatcher.ts';
 import { CommandQueues } from '../../src/queues/command-queues.ts';
@@ -29,7 +29,7 @@ describe('inventory ingest through the queue and the workers', () => {
   let dispatcher: CommandDispatcher;
   let queues: CommandQueues;
   let waiters: CommandWaiters;
-  const connections: Redis[] = [];
+  const connections: RedisConnection[] = [];
   let dir: string;
 
   const send = async <N extends JobName>(name: N, payload: unknown, brokerageId = 1, idempotencyKey?: string) => {
@@ -54,7 +54,7 @@ describe('inventory ingest through the queue and the workers', () => {
   beforeAll(async () => {
     t = await startTestService();
     await t.seed(baseFixture());
-    const track = (c: Redis) => (connections.push(c), c);
+    const track = (c: RedisConnection) => (connections.push(c), c);
     queues = new CommandQueues({ prefix: t.prefix, connection: track(producerConnection(TEST_REDIS_URL, { enableOfflineQueue: true })) });
     waiters = new CommandWaiters([INVENTORY_QUEUE], { prefix: t.prefix, connection: () => track(blockingConnection(TEST_REDIS_URL)) });
     await waiters.ready();

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../src/redis/connections.ts';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
@@ -32,7 +32,7 @@ describe('statements per command', () => {
   let t: TestService;
   let workerDb: Database;
   let pool: WorkerPool;
-  const connections: Redis[] = [];
+  const connections: RedisConnection[] = [];
   const api: string[] = [];
   const worker: string[] = [];
   let call: ReturnType<typeof apiClient>;

@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
-import type { Redis } from 'ioredis';
 import { CommandDispatcher } from '../../queues/dispatcher.ts';
 import { loadConfig } from '../../config.ts';
 import { offices } from '../../db/schema.ts';
@@ -10,7 +9,7 @@ import type { TicketGroupInput } from '../../inventory/ticket-group-input.ts';
 import { CommandQueues } from '../../queues/command-queues.ts';
 import { INVENTORY_QUEUE, type Actor, type CommandResult } from '../../queues/job-map.ts';
 import { CommandWaiters } from '../../queues/waiters.ts';
-import { blockingConnection, producerConnection } from '../../redis/connections.ts';
+import { blockingConnection, producerConnection, type RedisConnection } from '../../redis/connections.ts';
 import { resolveRedis } from '../../redis/resolve.ts';
 import { openCliDatabase } from '../database.ts';
 import { requestFingerprint } from '../../commands/fingerprint.ts';
@@ -52,9 +51,9 @@ export const inventoryImport: CommandModule = {
       }
       // A private Redis started here would have no workers behind it: only a shared one will do.
       const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR, binary: undefined });
-      const connections: Redis[] = [];
+      const connections: RedisConnection[] = [];
       closers.push(async () => connections.forEach((c) => c.disconnect()));
-      const connect = (make: () => Redis) => {
+      const connect = (make: () => RedisConnection) => {
         const c = make();
         connections.push(c);
         return c;

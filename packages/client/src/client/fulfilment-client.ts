@@ -1,5 +1,5 @@
 import type { Job, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { isSameCommand, requestFingerprint } from '../commands/fingerprint.ts';
 import { completeBody } from '../domain/shipment-complete-input.ts';
 import { updateCommandFromBody } from '../domain/shipment-update-input.ts';
@@ -16,7 +16,8 @@ import {
   type JobName,
 } from '../queues/job-map.ts';
 import { CommandWaiters, resultIn } from '../queues/waiters.ts';
-import { producerConnection } from '../redis/connections.ts';
+import { blockingDuplicate, producerConnection, type RedisConnection } from '../redis/connections.ts';
+import { clusterSafePrefix, isClusterUrl } from '../redis/redis-url.ts';
 import { CommandFailed, CommandTimeout } from './errors.ts';
 import { checkId, parseSendOptions, type SendOptions } from './options.ts';
 import { outcomeWithin, whenConnected } from './redis-ready.ts';
@@ -34,14 +35,17 @@ import {
 export type { SendOptions };
 
 export interface FulfilmentClientOptions {
-  /** `redis://…` of the service's Redis. The client opens (and closes) its own connections. */
+  /**
+   * `redis://…` of the service's Redis, or `redis+cluster://host:port,host:port` of its Redis
+   * Cluster (the service's REDIS_URL). The client opens (and closes) its own connections.
+   */
   redisUrl?: string;
   /**
    * Or a connection of yours: used for adding jobs, duplicated for awaiting results, and left
    * open by close(). Make it with `enableOfflineQueue: false` to keep the fail-fast behaviour.
    */
-  connection?: Redis;
-  /** The service's QUEUE_PREFIX. Default `fulfil`. */
+  connection?: RedisConnection;
+  /** The service's QUEUE_PREFIX. Default `fulfil`; on a cluster wrapped in a hash tag (`{fulfil}`) as the service does. */
   prefix?: string;
   /** How long `await: true` waits when a call gives no timeoutMs. Default 10 000 ms. */
   defaultTimeoutMs?: number;
@@ -82,12 +86,12 @@ const RECHECK_MS = 1_000;
 export class FulfilmentClient {
   readonly prefix: string;
   readonly defaultTimeoutMs: number;
-  private readonly connection: Redis;
+  private readonly connection: RedisConnection;
   private readonly ownsConnection: boolean;
   private readonly connectTimeoutMs: number;
   private readonly queues: CommandQueues;
   private waitersReady: Promise<CommandWaiters> | undefined;
-  private readonly templates: Redis[] = [];
+  private readonly templates: RedisConnection[] = [];
   private closing: Promise<void> | undefined;
   private everReady = false;
 
@@ -95,7 +99,10 @@ export class FulfilmentClient {
     if ((opts.redisUrl === undefined) === (opts.connection === undefined)) {
       throw new TypeError('FulfilmentClient: give exactly one of redisUrl and connection');
     }
-    this.prefix = opts.prefix ?? DEFAULT_PREFIX;
+    this.prefix = clusterSafePrefix(
+      opts.prefix ?? DEFAULT_PREFIX,
+      opts.connection ? opts.connection instanceof Cluster : isClusterUrl(opts.redisUrl!),
+    );
     this.defaultTimeoutMs = opts.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.ownsConnection = opts.connection === undefined;
@@ -271,7 +278,7 @@ export class FulfilmentClient {
         prefix: this.prefix,
         // QueueEvents duplicates what it is given; the template itself never connects.
         connection: () => {
-          const t = this.connection.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true, lazyConnect: true });
+          const t = blockingDuplicate(this.connection);
           this.templates.push(t);
           return t;
         },

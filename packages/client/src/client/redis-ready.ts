@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connections.ts';
 import { Unavailable } from '../errors.ts';
 
 export function unavailable(detail: string): Unavailable {
@@ -9,7 +9,7 @@ export function unavailable(detail: string): Unavailable {
  * Fail fast: a ready connection is used at once; one still making its first connection is
  * given timeoutMs; one that lost Redis answers Unavailable at once (no offline queue).
  */
-export async function whenConnected(c: Redis, timeoutMs: number): Promise<void> {
+export async function whenConnected(c: RedisConnection, timeoutMs: number): Promise<void> {
   if (c.status === 'ready') return;
   if (c.status === 'wait') c.connect().catch(() => {});
   else if (c.status !== 'connecting' && c.status !== 'connect') throw unavailable(`Redis connection is ${c.status}`);

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connections.ts';
 import { Unavailable } from '../errors.ts';
 import {
   COMMAND_QUEUES,
@@ -16,7 +16,7 @@ import {
 export class CommandQueues {
   readonly queues: ReadonlyMap<CommandQueueName, Queue>;
 
-  constructor(opts: { prefix: string; connection: Redis; attempts?: number; backoffMs?: number }) {
+  constructor(opts: { prefix: string; connection: RedisConnection; attempts?: number; backoffMs?: number }) {
     const jobOptions = {
       ...DEFAULT_JOB_OPTIONS,
       attempts: opts.attempts ?? DEFAULT_JOB_OPTIONS.attempts,

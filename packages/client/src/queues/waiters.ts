@@ -1,5 +1,5 @@
 import { QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connections.ts';
 import type { CommandResult } from './job-map.ts';
 
 /** What woke a waiter: the job completed (with the result it returned) or an attempt failed. */
@@ -17,7 +17,7 @@ export class CommandWaiters {
   closed = false;
   private readonly events: QueueEvents[];
 
-  constructor(queueNames: readonly string[], opts: { prefix: string; connection: () => Redis; onError?: (err: Error) => void }) {
+  constructor(queueNames: readonly string[], opts: { prefix: string; connection: () => RedisConnection; onError?: (err: Error) => void }) {
     this.events = queueNames.map(
       (name) => new QueueEvents(name, { prefix: opts.prefix, connection: opts.connection(), autorun: true }),
     );
