@@ -23,7 +23,13 @@ const envSchema = z.object({
     (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
     'must be 32 bytes, as 64 hex digits or base64',
   ),
-  PUBLIC_HOST: optionalString,
+  /**
+   * Host names clients sign, comma-separated (a proxy in front may rewrite Host). When set, only
+   * these verify: the Host header is not trusted for signatures.
+   */
+  PUBLIC_HOST: optionalString.transform((v) =>
+    v === undefined ? undefined : v.split(',').map((h) => h.trim()).filter((h) => h !== ''),
+  ),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   DATA_DIR: optionalString.default('.data'),
   QUEUE_PREFIX: optionalString
