@@ -48,7 +48,17 @@ export function pgliteDir(config: Config): string {
 
 /** Opens the database the configuration names (PGlite under DATA_DIR when none) and migrates it. */
 export async function openMigratedDatabase(config: Config): Promise<Database> {
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDir: pgliteDir(config) });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    pgliteDir: pgliteDir(config),
+    maxConnections: config.DB_POOL_MAX,
+    timeouts: {
+      connectMs: config.DB_CONNECT_TIMEOUT_MS,
+      statementMs: config.DB_STATEMENT_TIMEOUT_MS,
+      idleInTransactionMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      idleMs: config.DB_IDLE_TIMEOUT_MS,
+    },
+  });
   try {
     await migrateDatabase(database, config.DATABASE_URL);
   } catch (err) {

@@ -29,7 +29,19 @@ export interface OpenOptions {
   /** Where PGlite keeps its files when there is no DATABASE_URL; `memory://` for none. */
   pgliteDir?: string;
   maxConnections?: number;
+  timeouts?: DatabaseTimeouts;
 }
+
+/** Every connection has them (milliseconds; 0 turns one off). */
+export interface DatabaseTimeouts {
+  connectMs: number;
+  statementMs: number;
+  idleInTransactionMs: number;
+  idleMs: number;
+}
+
+/** Defaults for callers without a configuration (tests, tools); the service passes its config's. */
+export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 15_000, idleInTransactionMs: 15_000, idleMs: 60_000 };
 
 /** Rows of a raw `execute`, whichever driver ran it (postgres.js gives an array, PGlite `{rows}`). */
 export async function query<T extends Record<string, unknown>>(ex: Executor, statement: SQL): Promise<T[]> {
@@ -39,12 +51,26 @@ export async function query<T extends Record<string, unknown>>(ex: Executor, sta
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
+    const t = options.timeouts ?? DEFAULT_TIMEOUTS;
     const sql = postgres(options.databaseUrl, {
       max: options.maxConnections ?? 10,
       onnotice: () => {},
       // int8 ids stay well inside 2^53, so raw queries read them as numbers, as drizzle does
       types: { int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) } },
-      connection: { application_name: 'fulfil' },
+      // postgres.js counts these in seconds. A connection that cannot open fails fast (the
+      // request answers 503) rather than after the driver's default 30 s.
+      connect_timeout: t.connectMs / 1000,
+      idle_timeout: t.idleMs > 0 ? t.idleMs / 1000 : undefined,
+      // Server-side limits, sent as startup parameters so every connection, also one reopened
+      // after Postgres restarted, has them without a round trip.
+      connection: {
+        application_name: 'fulfil',
+        statement_timeout: t.statementMs,
+        idle_in_transaction_session_timeout: t.idleInTransactionMs,
+      },
+      // A Postgres restart closes every connection: postgres.js opens new ones on the next query
+      // (after `backoff`); queries in flight fail with a connection error that callers turn into
+      // 503 (HTTP) or a retry (workers). See scripts/patch-postgres.mjs for why that is safe.
     });
     const db = drizzlePostgres(sql, { schema }) as unknown as Db;
     return { kind: 'postgres', db, sql, close: () => sql.end({ timeout: 5 }) };
