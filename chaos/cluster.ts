@@ -8,7 +8,8 @@ import { SecretBox } from '../src/auth/secret-box.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { seedDatabase } from '../src/db/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
-import { freePort, startPrivateRedis, type PrivateRedis } from '../src/redis/private-server.ts';
+import { freePort } from '../src/redis/private-server.ts';
+import { startRestartableRedis, type RestartableRedis } from './restartable-redis.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../test/support/private-postgres.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,7 +29,7 @@ export interface ServiceProcess {
 export interface Cluster {
   dir: string;
   pg: PrivatePostgres;
-  redis: PrivateRedis;
+  redis: RestartableRedis;
   /** A second handle on the database, for seeding and for checking outcomes. */
   db: Database;
   secretKey: string;
@@ -39,6 +40,8 @@ export interface Cluster {
   seed(fixture: unknown): Promise<void>;
   /** Starts a replacement worker (after a SIGKILL, say). */
   addWorker(): Promise<ServiceProcess>;
+  /** SIGKILLs a process on purpose (a fault, not a crash). */
+  kill(p: ServiceProcess): Promise<void>;
   /** Every process that exited without being asked to. */
   crashes(): Array<{ name: string; pid: number; how: string }>;
   stop(): Promise<void>;
@@ -85,7 +88,7 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: s
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fulfil-chaos-'));
   const pg = await startPrivatePostgres();
-  const redis = await startPrivateRedis(path.join(dir, 'redis'));
+  const redis = await startRestartableRedis(path.join(dir, 'redis'));
   const secretKey = randomBytes(32).toString('hex');
   const port = await freePort();
   const env: Record<string, string> = {
@@ -127,6 +130,15 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       workers.push(w);
       await waitForLog(w, 'fulfil started', 30_000);
       return w;
+    },
+    async kill(p) {
+      const own = procs.find((q) => q === p);
+      if (!own || own.child.exitCode !== null || own.child.signalCode !== null) return;
+      own.markStopping();
+      const exited = new Promise((r) => own.child.once('exit', r));
+      own.child.kill('SIGKILL');
+      await exited;
+      workers.splice(workers.indexOf(own), 1);
     },
     crashes: () => procs.filter((p) => p.crashed()).map((p) => ({ name: p.name, pid: p.pid, how: p.crashed()! })),
     async stop() {
