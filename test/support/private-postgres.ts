@@ -74,7 +74,14 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const tree = (): number[] => {
     const root = pid();
     if (!root) return [];
-    const children = spawnSync('pgrep', ['-P', String(root)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+    // children by their parent pid, read from /proc (no dependency on procps' pgrep)
+    const children = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+      try {
+        return Number(readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]) === root;
+      } catch {
+        return false;
+      }
+    }).map(Number);
     return [root, ...children];
   };
   const base = `postgres://postgres@127.0.0.1:${port}`;
