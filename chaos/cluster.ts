@@ -159,6 +159,19 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       if (!process.env.CHAOS_KEEP) rmSync(dir, { recursive: true, force: true });
     },
   };
+  // An interrupted run (Ctrl-C) still stops what it started: pg_ctl's Postgres is not in our
+  // process group and would outlive us.
+  const onSignal = (signal: NodeJS.Signals) => {
+    void cluster.stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const stop = cluster.stop;
+  cluster.stop = async () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await stop();
+  };
   try {
     await waitFor(async () => (await fetch(`${apiUrl}/readyz`)).ok, 60_000, 'api');
     await Promise.all(workers.map((w) => waitForLog(w, 'fulfil started', 60_000)));
