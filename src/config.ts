@@ -10,6 +10,10 @@ const optionalString = z
   .optional()
   .transform((s) => (s === '' ? undefined : s));
 
+function ms(min: number, max: number, fallback: number) {
+  return z.coerce.number().int().min(min).max(max).default(fallback);
+}
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: optionalString.default('0.0.0.0'),
@@ -24,9 +28,6 @@ const envSchema = z.object({
   ),
   /** Postgres connections per process (per database URL); the listener and the relay's lock take one more each. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
-  /** Server-side limits on every pooled connection; 0 turns one off. */
-  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(24 * 3600_000).default(60_000),
-  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(24 * 3600_000).default(60_000),
   /** One Redis (`redis://`, `rediss://`) or a cluster's seed nodes (`redis+cluster://host:port,host:port`). */
   REDIS_URL: optionalString.refine(
     (v) => v === undefined || (/^rediss?(\+cluster)?:\/\//.test(v) && parsesAsRedis(v)),
@@ -36,7 +37,13 @@ const envSchema = z.object({
     (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
     'must be 32 bytes, as 64 hex digits or base64',
   ),
-  PUBLIC_HOST: optionalString,
+  /**
+   * Host names clients sign, comma-separated (a proxy in front may rewrite Host). When set, only
+   * these verify: the Host header is not trusted for signatures.
+   */
+  PUBLIC_HOST: optionalString.transform((v) =>
+    v === undefined ? undefined : v.split(',').map((h) => h.trim()).filter((h) => h !== ''),
+  ),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   DATA_DIR: optionalString.default('.data'),
   QUEUE_PREFIX: optionalString
@@ -74,6 +81,37 @@ const envSchema = z.object({
   /** Failed authentications per client address per minute before 429; 0 turns it off. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   NODE_ENV: optionalString.default('development'),
+
+  // Timeouts and caps (docs/RELIABILITY.md says what a caller gets when each one fires).
+  /** A whole request (headers and body) must arrive within this, else 408 and the connection is closed. */
+  HTTP_REQUEST_TIMEOUT_MS: ms(1_000, 600_000, 30_000),
+  /** The request line and headers must arrive within this (at most HTTP_REQUEST_TIMEOUT_MS). */
+  HTTP_HEADERS_TIMEOUT_MS: ms(1_000, 600_000, 10_000),
+  /** A request whose handler has not answered by then gets 503 `unavailable`; more than COMMAND_WAIT_MS. */
+  HTTP_HANDLER_TIMEOUT_MS: ms(1_000, 600_000, 25_000),
+  /** An idle keep-alive connection is closed after this. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: ms(1_000, 600_000, 65_000),
+  /** A connection on which nothing moves for this long is closed (0: never). */
+  HTTP_CONNECTION_TIMEOUT_MS: ms(0, 3_600_000, 120_000),
+  /** Open connections the HTTP server keeps at once; further ones are closed at once. */
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  /** Requests served on one keep-alive connection before it is closed (0: no limit). */
+  HTTP_MAX_REQUESTS_PER_SOCKET: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
+  /** Opening a Postgres connection gives up after this (the request then answers 503). */
+  DATABASE_CONNECT_TIMEOUT_MS: ms(100, 600_000, 5_000),
+  /** Postgres cancels a statement running longer (statement_timeout; 0: off). */
+  DATABASE_STATEMENT_TIMEOUT_MS: ms(0, 3_600_000, 15_000),
+  /** Postgres ends a session idle inside a transaction for longer (idle_in_transaction_session_timeout; 0: off). */
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: ms(0, 3_600_000, 15_000),
+  /** A pooled Postgres connection unused for this long is closed (0: kept). */
+  DATABASE_IDLE_TIMEOUT_MS: ms(0, 3_600_000, 60_000),
+}).superRefine((c, ctx) => {
+  if (c.HTTP_HEADERS_TIMEOUT_MS > c.HTTP_REQUEST_TIMEOUT_MS) {
+    ctx.addIssue({ code: 'custom', path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS' });
+  }
+  if (c.HTTP_HANDLER_TIMEOUT_MS <= c.COMMAND_WAIT_MS) {
+    ctx.addIssue({ code: 'custom', path: ['HTTP_HANDLER_TIMEOUT_MS'], message: 'must exceed COMMAND_WAIT_MS (a command call waits that long before its 202)' });
+  }
 });
 
 function parsesAsRedis(url: string): boolean {

@@ -67,8 +67,12 @@ export async function openMigratedDatabase(config: Config, opts: { onStatement?:
 export function poolOptions(config: Config) {
   return {
     maxConnections: config.DATABASE_POOL_SIZE,
-    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
-    idleInTransactionTimeoutMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    timeouts: {
+      connectMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+      statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      idleMs: config.DATABASE_IDLE_TIMEOUT_MS,
+    },
   };
 }
 

@@ -64,7 +64,7 @@ async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Ca
   }
   const signed = verifySignature(
     secret,
-    { method: request.method, host: request.host, url: request.url, body: request.rawBody, publicHost: deps.config.PUBLIC_HOST },
+    { method: request.method, host: request.host, url: request.url, body: request.rawBody, publicHosts: deps.config.PUBLIC_HOST },
     signature,
   );
   if (!signed) throw refuse('signature mismatch');

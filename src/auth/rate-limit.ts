@@ -17,12 +17,16 @@ export class RateLimiter {
 
   /** Counts one request of this credential; 429 past the limit. */
   async check(token: string, now = Date.now()): Promise<void> {
+    // 0 means off: no key is counted and no request is refused.
+    if (this.limits.perCredential <= 0) return;
     const count = await this.count(`ratelimit:${token}`, this.limits.perCredential, now, 'incr');
     if (count > this.limits.perCredential) throw this.limited(now);
   }
 
   /** 429 when this address already failed authentication too often in this window. */
   async checkAuthFailures(address: string, now = Date.now()): Promise<void> {
+    // 0 means off. Without this, a count of 0 against a limit of 0 refused every request.
+    if (this.limits.authFailuresPerAddress <= 0) return;
     const count = await this.count(`authfail:${address}`, this.limits.authFailuresPerAddress, now, 'get');
     if (count >= this.limits.authFailuresPerAddress) throw this.limited(now);
   }

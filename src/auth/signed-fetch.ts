@@ -17,6 +17,7 @@ export async function signedFetch(
   pathAndQuery: string,
   body?: string | object,
   extraHeaders: Record<string, string> = {},
+  signal?: AbortSignal,
 ): Promise<Response> {
   const base = new URL(baseUrl);
   const q = pathAndQuery.indexOf('?');
@@ -32,5 +33,5 @@ export async function signedFetch(
     ...(bytes !== undefined ? { 'content-type': 'application/json' } : {}),
     ...extraHeaders,
   };
-  return fetch(new URL(signed.target, base.origin), { method: upper, headers, body: bytes });
+  return fetch(new URL(signed.target, base.origin), { method: upper, headers, body: bytes, signal });
 }

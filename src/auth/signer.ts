@@ -125,30 +125,41 @@ export interface IncomingRequest {
   url: string;
   /** The body bytes as received; absent or empty means the request has no body. */
   body?: Uint8Array | undefined;
-  /** PUBLIC_HOST: the name clients sign when a proxy in front rewrites Host. */
-  publicHost?: string | undefined;
+  /**
+   * PUBLIC_HOST: the host names clients sign. When given, only these verify (each with and
+   * without its port) and the Host header is ignored: a proxy may rewrite it, and a client must
+   * not be able to pick the name its signature is checked against.
+   */
+  publicHosts?: readonly string[] | undefined;
 }
+
+/**
+ * Characters a query may carry unencoded (RFC 3986 pchar, "/", "?", plus the brackets clients
+ * send in page[items]). The raw query form is accepted only when it stays within them, so a
+ * JSON body (which has "{" and '"') can never verify as a query: a signature made over a body
+ * cannot be replayed with that text moved into the query of a request without body.
+ */
+const QUERY_SYNTAX = /^[A-Za-z0-9\-._~%!$&'()*+,;=:@/?[\]]*$/;
 
 function unique<T>(items: T[]): T[] {
   return [...new Set(items)];
 }
 
 /**
- * Every string to sign the server accepts for this request: each host form (without port, with
- * port, PUBLIC_HOST) times each rest form (the body; or the canonical, top-level-sorted and raw
- * query). At most a dozen HMACs per request.
+ * Every string to sign the server accepts for this request: each host form (the Host header
+ * without and with its port, or only the PUBLIC_HOST names when configured) times each rest
+ * form. A request with a body is verified against its body only; one without a body against its
+ * query only (canonical, top-level sorted, and the raw query when it is in query syntax).
+ * At most a dozen HMACs per request.
  */
 export function acceptedStringsToSign(req: IncomingRequest): Buffer[] {
   const q = req.url.indexOf('?');
   const path = q === -1 ? req.url : req.url.slice(0, q);
   const rawQuery = q === -1 ? '' : req.url.slice(q + 1);
-  const hosts = unique(
-    [hostWithoutPort(req.host), req.host, req.publicHost, req.publicHost && hostWithoutPort(req.publicHost)].filter(
-      (h): h is string => typeof h === 'string' && h !== '',
-    ),
-  );
-  const rests: Array<string | Uint8Array> =
-    req.body && req.body.length > 0 ? [req.body] : unique([canonicalQuery(rawQuery), topLevelSortedQuery(rawQuery), rawQuery]);
+  const named = req.publicHosts && req.publicHosts.length > 0 ? req.publicHosts : [req.host];
+  const hosts = unique(named.flatMap((h) => [hostWithoutPort(h), h]).filter((h) => h !== ''));
+  const queryForms = [canonicalQuery(rawQuery), topLevelSortedQuery(rawQuery), ...(QUERY_SYNTAX.test(rawQuery) ? [rawQuery] : [])];
+  const rests: Array<string | Uint8Array> = req.body && req.body.length > 0 ? [req.body] : unique(queryForms);
   return hosts.flatMap((host) => rests.map((rest) => stringToSign({ method: req.method, host, path, rest })));
 }
 

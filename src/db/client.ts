@@ -54,14 +54,23 @@ export interface OpenOptions {
   /** Where PGlite keeps its files when there is no DATABASE_URL; `memory://` for none. */
   pgliteDir?: string;
   maxConnections?: number;
-  /** Server-side statement_timeout and idle_in_transaction_session_timeout of every connection; 0 or absent: none. */
-  statementTimeoutMs?: number;
-  idleInTransactionTimeoutMs?: number;
+  timeouts?: DatabaseTimeouts;
   /** Shown in pg_stat_activity. */
   applicationName?: string;
   /** Called with every statement's text before it is sent (postgres.js only): statement budgets in tests. */
   onStatement?: (text: string) => void;
 }
+
+/** Every connection has them (milliseconds; 0 turns one off). */
+export interface DatabaseTimeouts {
+  connectMs: number;
+  statementMs: number;
+  idleInTransactionMs: number;
+  idleMs: number;
+}
+
+/** Defaults for callers without a configuration (tests, tools); the service passes its config's. */
+export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 15_000, idleInTransactionMs: 15_000, idleMs: 60_000 };
 
 /** Rows of a raw `execute`, whichever driver ran it (postgres.js gives an array, PGlite `{rows}`). */
 export async function query<T extends Record<string, unknown>>(ex: Executor, statement: SQL): Promise<T[]> {
@@ -82,17 +91,30 @@ function builderOn(session: PostgresJsSession<never, never, never> | PgliteSessi
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
+    const t = options.timeouts ?? DEFAULT_TIMEOUTS;
     const sql = postgres(options.databaseUrl, {
       max: options.maxConnections ?? 10,
       onnotice: () => {},
       // int8 ids stay well inside 2^53, so raw queries read them as numbers, as drizzle does
       types: { int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) } },
-      // Startup parameters: the limits hold on every connection of the pool from its first statement.
+      // postgres.js counts these in seconds. A connection that cannot open fails fast (the
+      // request answers 503) rather than after the driver's default 30 s.
+      connect_timeout: t.connectMs / 1000,
+      idle_timeout: t.idleMs > 0 ? t.idleMs / 1000 : undefined,
+      // Server-side limits, sent as startup parameters so every connection, also one reopened
+      // after Postgres restarted, has them without a round trip.
       connection: {
         application_name: options.applicationName ?? 'fulfil',
-        ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
-        ...(options.idleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs } : {}),
+        statement_timeout: t.statementMs,
+        idle_in_transaction_session_timeout: t.idleInTransactionMs,
       },
+      // A Postgres restart closes every connection: postgres.js opens new ones on the next query,
+      // waiting `backoff` seconds after each failed attempt; queries in flight fail with a
+      // connection error that callers turn into 503 (HTTP) or a retry (workers); see
+      // scripts/patch-postgres.mjs for why that is safe. The driver's default backoff grows as
+      // 3^n/100 s up to 20 s, so a restart of a few seconds left the service waiting far longer
+      // than Postgres was away; retrying a refused connect is cheap, so it is capped at 1 s.
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
       ...(options.onStatement ? { debug: (_c: number, text: string) => options.onStatement!(text) } : {}),
     });
     return postgresDatabase(sql, { prepare: true });

@@ -43,7 +43,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler: clientErrorHandler(deps.log as FastifyBaseLogger),
     forceCloseConnections: 'idle',
+    // Every connection and request is bounded (docs/RELIABILITY.md): a client sending slowly
+    // is cut off with 408, a handler stuck on a backend answers 503, idle sockets are closed.
+    requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_MS,
+    handlerTimeout: deps.config.HTTP_HANDLER_TIMEOUT_MS,
+    keepAliveTimeout: deps.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    connectionTimeout: deps.config.HTTP_CONNECTION_TIMEOUT_MS,
+    maxRequestsPerSocket: deps.config.HTTP_MAX_REQUESTS_PER_SOCKET,
+    http: {
+      headersTimeout: deps.config.HTTP_HEADERS_TIMEOUT_MS,
+      // Node checks the two timeouts above on this interval (30 s by default, too coarse).
+      connectionsCheckingInterval: Math.min(1_000, deps.config.HTTP_HEADERS_TIMEOUT_MS),
+    },
   });
+  // Connections past the cap are closed by Node as they arrive, before any byte is read.
+  app.server.maxConnections = deps.config.HTTP_MAX_CONNECTIONS;
   installShutdownGate(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

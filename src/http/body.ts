@@ -36,10 +36,19 @@ export function installJsonBody(v9: FastifyInstance): void {
   });
 }
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /** JSON.parse that throws only InvalidParams, and refuses the keys which could poison a prototype once merged into an object. */
 function parseJson(raw: Buffer): unknown {
+  let text: string;
   try {
-    return JSON.parse(raw.toString('utf8'), (key, value: unknown) => {
+    text = STRICT_UTF8.decode(raw);
+  } catch {
+    // Decoding leniently would turn the bad bytes into U+FFFD and store a text the client never sent.
+    throw new InvalidParams('request body is not valid UTF-8', 'body');
+  }
+  try {
+    return JSON.parse(text, (key, value: unknown) => {
       if (key === '__proto__' || (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value)) {
         throw new InvalidParams(`request body must not contain the key "${key}"`, 'body');
       }

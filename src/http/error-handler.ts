@@ -51,7 +51,7 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
       : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new InvalidParams('path: a path parameter is too long', 'path')
         : (toAppError(error) ?? new Unavailable());
-  request.log.info({ code: error.code, url: request.url }, 'request refused before routing');
+  request.log.info({ code: error.code, path: request.url.split('?')[0] }, 'request refused before routing');
   void reply.status(appError.status).headers(appError.headers).header('x-request-id', request.id).send(toErrorBody(appError));
 }
 
@@ -103,6 +103,24 @@ function toAppError(error: FastifyError): AppError | undefined {
     return new InvalidParams(`request body is not valid JSON: ${error.message}`, 'body');
   }
   if (error.validation) return new InvalidParams(error.message);
+  // Routes check their input, so this is a safety net: text Postgres cannot store (a NUL byte)
+  // that reached it is the request's fault, not the server's.
+  if (['22021', '22P05'].includes(sqlStateOf(error) ?? '')) {
+    return new InvalidParams('a value contains a character that cannot be stored (such as a NUL byte)');
+  }
+  if (error.code === 'FST_ERR_HANDLER_TIMEOUT') {
+    // Unlike the other 503s, the work may have been taken (a command recorded before a backend
+    // stalled): only a retry with the same Idempotency-Key is safe, and it tells the outcome.
+    return new Unavailable('the request did not finish in time; retry it with the same Idempotency-Key to get its outcome');
+  }
   if (isInfrastructureError(error)) return new Unavailable();
   return undefined;
+}
+
+/** The SQLSTATE of a Postgres error, also when drizzle wrapped it (as the cause). */
+function sqlStateOf(error: unknown, depth = 0): string | undefined {
+  const e = error as { code?: unknown; cause?: unknown } | undefined;
+  if (!e || depth > 5) return undefined;
+  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  return sqlStateOf(e.cause, depth + 1);
 }

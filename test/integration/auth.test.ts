@@ -140,20 +140,24 @@ describe('signed requests (docs/API.md §Signature)', () => {
       expect(wrong.status).toBe(401);
     });
 
-    it('accepts PUBLIC_HOST when configured, and only then', async () => {
+    it('accepts PUBLIC_HOST when configured, and only then; with it, only its names verify', async () => {
       const publicHost = 'api.fulfil.test';
       const signature = sign(SELLER.secret, `GET ${publicHost}${path}?`);
       const before = await rawRequest(t.url, { method: 'GET', target: path, headers: { 'x-token': SELLER.token, 'x-signature': signature } });
       expect(before.status).toBe(401);
 
-      const proxied = await startTestService({ db: t.db, roles: { api: true, worker: false }, env: { PUBLIC_HOST: publicHost } });
+      const proxied = await startTestService({ db: t.db, roles: { api: true, worker: false }, env: { PUBLIC_HOST: `${publicHost}, api2.fulfil.test` } });
       try {
         const res = await rawRequest(proxied.url, { method: 'GET', target: path, headers: { 'x-token': SELLER.token, 'x-signature': signature } });
         expect(res.status).toBe(200);
         expect(res.json).toMatchObject({ token: SELLER.token });
-        // The Host as received still works behind PUBLIC_HOST.
-        const direct = await signedFetch(proxied.url, SELLER, 'GET', path);
-        expect(direct.status).toBe(200);
+        const second = sign(SELLER.secret, `GET api2.fulfil.test${path}?`);
+        expect((await rawRequest(proxied.url, { method: 'GET', target: path, headers: { 'x-token': SELLER.token, 'x-signature': second } })).status).toBe(200);
+        // Pinned: a signature for the address reached, or for any name sent as Host, is refused.
+        expect((await signedFetch(proxied.url, SELLER, 'GET', path)).status).toBe(401);
+        const chosen = sign(SELLER.secret, `GET evil.example.net${path}?`);
+        const spoofed = await rawRequest(proxied.url, { method: 'GET', target: path, headers: { host: 'evil.example.net', 'x-token': SELLER.token, 'x-signature': chosen } });
+        expect(spoofed.status).toBe(401);
       } finally {
         await proxied.stop();
       }
@@ -208,6 +212,16 @@ describe('signed requests (docs/API.md §Signature)', () => {
       await expectRefused(await send('{"reviewer_id":101}'), INVALID);
       // Same JSON value, other bytes: the signature covers the bytes.
       await expectRefused(await send('{ "reviewer_id": 100 }'), INVALID);
+    });
+
+    it('a body signature does not verify the same text moved into the query of a request without body', async () => {
+      const signed = '{"reviewer_id":100}';
+      const signature = sign(SELLER.secret, `POST 127.0.0.1${path}/verify?${signed}`);
+      const headers = { 'x-token': SELLER.token, 'x-signature': signature };
+      const asBody = await rawRequest(t.url, { method: 'POST', target: `${path}/verify`, headers, body: signed });
+      expect(asBody.status).toBe(200);
+      await expectRefused(await rawRequest(t.url, { method: 'POST', target: `${path}/verify?${signed}`, headers }), INVALID);
+      await expectRefused(await rawRequest(t.url, { method: 'POST', target: `${path}/verify?${encodeURI(signed)}`, headers }), INVALID);
     });
 
     it('missing X-Token', async () => {
@@ -280,6 +294,12 @@ describe('signed requests (docs/API.md §Signature)', () => {
       const res = await post('{"a":', headers as Record<string, string>);
       expect(res.status).toBe(400);
       expect(res.json).toEqual({ errors: [{ code: 'invalid_params', message: 'request body is not valid JSON', field: 'body' }] });
+    });
+
+    it('a body that is not valid UTF-8 is 400 invalid_params, not text with U+FFFD stored', async () => {
+      const res = await post(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), { 'content-type': 'application/json' });
+      expect(res.status).toBe(400);
+      expect(res.json).toEqual({ errors: [{ code: 'invalid_params', message: 'request body is not valid UTF-8', field: 'body' }] });
     });
 
     it('a __proto__ key is refused as invalid_params', async () => {

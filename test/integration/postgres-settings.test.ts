@@ -31,7 +31,7 @@ describe('Postgres connection settings', () => {
   });
 
   it('a statement over the limit and a transaction left idle are ended by the server', async () => {
-    const database: Database = await openDatabase({ databaseUrl: db.url, maxConnections: 2, statementTimeoutMs: 200, idleInTransactionTimeoutMs: 300 });
+    const database: Database = await openDatabase({ databaseUrl: db.url, maxConnections: 2, timeouts: { connectMs: 5_000, statementMs: 200, idleInTransactionMs: 300, idleMs: 0 } });
     try {
       await expect(database.rows('select pg_sleep(2)', [])).rejects.toMatchObject({ code: '57014' });
       const idle = database.transaction(async (tx) => {

@@ -42,3 +42,23 @@ describe('per-credential rate limit', () => {
     expect((await call(STRANGER, 'GET', '/v9/credentials/current')).status).toBe(429);
   }, 90_000);
 });
+
+describe('limits set to 0 are off', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0' } });
+    await t.seed(baseFixture());
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('AUTH_FAILURES_PER_MINUTE=0 and RATE_LIMIT_PER_MINUTE=0 refuse nothing, however many failures', async () => {
+    const call = apiClient(t.url);
+    // Before the fix, a count of 0 against a limit of 0 answered every /v9 request 429.
+    expect((await call(SELLER, 'GET', '/v9/credentials/current')).status).toBe(200);
+    const forged = { token: STRANGER.token, secret: 'not-the-secret-000000000000000000000000' };
+    for (let i = 0; i < 30; i++) expect((await call(forged, 'GET', '/v9/credentials/current')).status).toBe(401);
+    for (let i = 0; i < 30; i++) expect((await call(SELLER, 'GET', '/v9/credentials/current')).status).toBe(200);
+  }, 60_000);
+});

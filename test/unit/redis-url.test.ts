@@ -46,8 +46,8 @@ describe('Postgres settings', () => {
   it('has a pool size and server-side timeouts by default, 0 turning a timeout off', () => {
     expect(loadConfig({})).toMatchObject({
       DATABASE_POOL_SIZE: 10,
-      DATABASE_STATEMENT_TIMEOUT_MS: 60_000,
-      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: 60_000,
+      DATABASE_STATEMENT_TIMEOUT_MS: 15_000,
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: 15_000,
       RELAY_LEADER_CHECK_MS: 1_000,
     });
     expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '0' }).DATABASE_STATEMENT_TIMEOUT_MS).toBe(0);

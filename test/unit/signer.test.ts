@@ -142,9 +142,19 @@ describe('accepted strings to sign', () => {
     );
   });
 
-  it('adds PUBLIC_HOST (with and without its port) and drops duplicate forms', () => {
-    const got = strings({ method: 'GET', host: 'internal:8080', url: '/v9/x', publicHost: 'api.example.com:443' });
-    expect(got.sort()).toEqual(['GET api.example.com/v9/x?', 'GET api.example.com:443/v9/x?', 'GET internal/v9/x?', 'GET internal:8080/v9/x?']);
+  it('with PUBLIC_HOST, only its names (with and without port) are signed hosts, never the Host header', () => {
+    const got = strings({ method: 'GET', host: 'internal:8080', url: '/v9/x', publicHosts: ['api.example.com:443', 'api.example.org'] });
+    expect(got.sort()).toEqual(['GET api.example.com/v9/x?', 'GET api.example.com:443/v9/x?', 'GET api.example.org/v9/x?']);
+  });
+
+  it('the raw query form only when it is in query syntax: a JSON text as query verifies no body signature', () => {
+    const body = '{"reviewer_id":100}';
+    const got = strings({ method: 'POST', host: 'h', url: `/v9/orders/1/accept?${body}` });
+    expect(got).not.toContain(`POST h/v9/orders/1/accept?${body}`);
+    const signedOverBody = hmac(`POST h/v9/orders/1/accept?${body}`);
+    expect(verifySignature(SECRET, { method: 'POST', host: 'h', url: '/v9/orders/1/accept', body: Buffer.from(body) }, signedOverBody)).toBe(true);
+    expect(verifySignature(SECRET, { method: 'POST', host: 'h', url: `/v9/orders/1/accept?${body}` }, signedOverBody)).toBe(false);
+    expect(verifySignature(SECRET, { method: 'POST', host: 'h', url: `/v9/orders/1/accept?${encodeURIComponent(body)}` }, signedOverBody)).toBe(false);
   });
 
   it('a body replaces the query, byte for byte (even bytes that are not UTF-8)', () => {
@@ -175,7 +185,11 @@ describe('verifySignature with each compatibility form', () => {
   it('accepts PUBLIC_HOST only when configured', () => {
     const s = sig('GET api.example.com/v9/x?');
     expect(verifySignature(SECRET, { method: 'GET', host: 'internal:8080', url: '/v9/x' }, s)).toBe(false);
-    expect(verifySignature(SECRET, { method: 'GET', host: 'internal:8080', url: '/v9/x', publicHost: 'api.example.com' }, s)).toBe(true);
+    expect(verifySignature(SECRET, { method: 'GET', host: 'internal:8080', url: '/v9/x', publicHosts: ['api.example.com'] }, s)).toBe(true);
+    // Pinned: a signature for any other name fails even when sent with that name as Host.
+    const forOther = sig('GET evil.example.net/v9/x?');
+    expect(verifySignature(SECRET, { method: 'GET', host: 'evil.example.net', url: '/v9/x', publicHosts: ['api.example.com'] }, forOther)).toBe(false);
+    expect(verifySignature(SECRET, { method: 'GET', host: 'evil.example.net', url: '/v9/x' }, forOther)).toBe(true);
   });
 
   it.each([

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
+import { installFatalHandlers } from '../../process-fatal.ts';
 import { seedDatabase } from '../../db/seed.ts';
 import { startService, type Roles } from '../../service.ts';
 import { readFixtureFile } from '../fixture-file.ts';
@@ -19,6 +20,7 @@ export const start: CommandModule = {
     if (!roles) throw new UsageError(`--role: expected all, api or worker, got ${values.role}`);
     const config = loadConfig();
     const log = createLogger(config.LOG_LEVEL, { role: values.role });
+    const uninstallFatal = installFatalHandlers(log);
     // Read before starting, so a bad fixture stops nothing half-started.
     const fixture = values.seed ? await readFixtureFile(String(values.seed)) : undefined;
     const service = await startService(config, roles, log);
@@ -41,6 +43,7 @@ export const start: CommandModule = {
       process.once('SIGINT', onSignal);
     });
     log.info('stopped');
+    uninstallFatal();
     return 0;
   },
 };
