@@ -25,11 +25,7 @@ export interface SqlRunner {
 /** A transaction: raw SQL, and the query builder over the same connection for cold paths. */
 export interface SqlTx extends SqlRunner {
   readonly db: Tx;
-  /**
-   * The transaction's last statement, sent together with COMMIT (one round trip for both). Should
-   * the statement fail, Postgres turns that COMMIT into a rollback and the error is thrown here.
-   * Nothing may run on the transaction afterwards.
-   */
+  /** The transaction's last statement: nothing may run on the transaction afterwards. */
   finish<T extends object>(text: string, params: readonly unknown[]): Promise<T[]>;
 }
 
@@ -142,58 +138,36 @@ export function postgresDatabase(sql: postgres.Sql, opts: { prepare: boolean }):
       const { unlisten } = await sql.listen(channel, () => onNotify());
       return unlisten;
     },
-    transaction: (fn) => pipelinedTransaction(sql, opts.prepare, fn),
+    transaction: (fn) => driverTransaction(sql, opts.prepare, fn),
     close: () => sql.end({ timeout: 5 }),
   };
 }
 
 /**
- * A transaction on a reserved connection whose BEGIN travels with its first statement and whose
- * COMMIT travels with its last (SqlTx.finish): postgres.js writes what is issued in one tick
- * together and Postgres answers in order, so a command's transaction costs two round trips fewer
- * than sql.begin(), which waits for BEGIN and for the last statement before COMMIT.
+ * A transaction through postgres.js's own begin(), which survives a connection that dies midway
+ * (it rejects the transaction; the pool replaces the connection). Sending BEGIN with the first
+ * statement and COMMIT with the last, on a reserved connection, saved two round trips a command
+ * but leaked the connection from the pool whenever Postgres closed it mid-transaction (a query on
+ * a closed reserved connection parks it as busy for good): docs/DECISIONS.md.
  */
-async function pipelinedTransaction<T>(sql: postgres.Sql, prepare: boolean, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
-  const c = await sql.reserve();
-  let ended = false;
-  const run = (text: string, params: readonly unknown[]) => {
-    if (ended) throw new Error('transaction already finished');
-    return c.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare }).execute();
-  };
-  const begin = run('begin', []);
-  begin.catch(() => {}); // its failure also fails the first statement, which is awaited
-  let txDb: Tx | undefined;
-  const tx: SqlTx = {
-    rows: (text, params) => run(text, params) as never,
-    async finish(text, params) {
-      const last = run(text, params);
-      const commit = run('commit', []);
-      ended = true;
-      const [rows, committed] = await Promise.allSettled([last, commit]);
-      if (rows.status === 'rejected') throw rows.reason;
-      if (committed.status === 'rejected') throw committed.reason;
-      if ((committed.value as unknown as { command?: string }).command === 'ROLLBACK') throw new Error('transaction rolled back at commit');
-      return rows.value as never;
-    },
-    get db() {
-      return (txDb ??= builderOn(new PostgresJsSession(c as never, dialect, undefined)));
-    },
-  };
-  try {
-    const result = await fn(tx);
-    await begin;
-    if (!ended) {
-      ended = true;
-      await c.unsafe('commit').execute();
-    }
-    return result;
-  } catch (err) {
-    if (!ended) {
-      ended = true;
-      await c.unsafe('rollback').execute().catch(() => {});
-    }
-    throw err;
-  } finally {
-    c.release();
-  }
+function driverTransaction<T>(sql: postgres.Sql, prepare: boolean, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+  return sql.begin(async (t) => {
+    let ended = false;
+    const rows = (text: string, params: readonly unknown[]) => {
+      if (ended) throw new Error('transaction already finished');
+      return t.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare }) as unknown as Promise<never>;
+    };
+    let txDb: Tx | undefined;
+    return fn({
+      rows,
+      async finish(text, params) {
+        const out = await rows(text, params);
+        ended = true;
+        return out;
+      },
+      get db() {
+        return (txDb ??= builderOn(new PostgresJsSession(t as never, dialect, undefined)));
+      },
+    });
+  }) as Promise<T>;
 }

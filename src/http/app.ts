@@ -7,6 +7,7 @@ import type { Database } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
 import type { Dispatch } from '../queues/dispatcher.ts';
 import { BODY_LIMIT } from './body.ts';
+import { installRequestDeadline } from './request-deadline.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installShutdownGate } from './error-handler.ts';
 import { installApiDocs } from './openapi/plugin.ts';
 import { frontDoorRoutes } from './routes/front-door.ts';
@@ -44,9 +45,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: clientErrorHandler(deps.log as FastifyBaseLogger),
     forceCloseConnections: 'idle',
     // Every connection and request is bounded (docs/RELIABILITY.md): a client sending slowly
-    // is cut off with 408, a handler stuck on a backend answers 503, idle sockets are closed.
+    // is cut off with 408, a handler stuck on a backend answers 503 (request-deadline.ts), idle
+    // sockets are closed.
     requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_MS,
-    handlerTimeout: deps.config.HTTP_HANDLER_TIMEOUT_MS,
     keepAliveTimeout: deps.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     connectionTimeout: deps.config.HTTP_CONNECTION_TIMEOUT_MS,
     maxRequestsPerSocket: deps.config.HTTP_MAX_REQUESTS_PER_SOCKET,
@@ -59,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Connections past the cap are closed by Node as they arrive, before any byte is read.
   app.server.maxConnections = deps.config.HTTP_MAX_CONNECTIONS;
   installShutdownGate(app);
+  installRequestDeadline(app, deps.config.HTTP_HANDLER_TIMEOUT_MS);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -41,7 +41,16 @@ export async function startMetricsServer(opts: {
   app.get('/metrics', { onRequest: requireOpsToken(opts.opsToken, 'bearer') }, async (_request, reply) =>
     reply.type(METRICS_CONTENT_TYPE).send(await renderMetrics({ queues, db: opts.db })),
   );
-  const url = await app.listen({ port: opts.port, host: opts.host });
+  let url: string;
+  try {
+    url = await app.listen({ port: opts.port, host: opts.host });
+  } catch (err) {
+    // Several workers on one host (no container per process) would all want the same port: the
+    // second one still works, on a free port it names, rather than refusing to start.
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || opts.port === 0) throw err;
+    url = await app.listen({ port: 0, host: opts.host });
+    opts.log.warn({ wanted: opts.port, url }, 'METRICS_PORT is taken by another process; serving worker metrics on a free port');
+  }
   opts.log.info({ url }, 'worker metrics listening');
   return {
     url,
