@@ -52,7 +52,7 @@ const envSchema = z.object({
   /** How long a synchronous HTTP call waits for its command before answering 202. */
   COMMAND_WAIT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
   /** Attempts of a command's job before it is given up (infrastructure errors only), and the first backoff. */
-  JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(12),
+  JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(40),
   JOB_BACKOFF_MS: z.coerce.number().int().min(1).max(600_000).default(250),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { MetricsTime, Worker, type Job } from 'bullmq';
+import { MetricsTime, Worker, type Job, type MinimalJob } from 'bullmq';
 import type { Logger } from 'pino';
 import type { RedisConnection } from '../src/redis/connections.ts';
 import type { Database } from '../src/db/client.ts';
@@ -7,6 +7,7 @@ import { markExhausted } from './mark-exhausted.ts';
 import { runCommand } from './runner.ts';
 import type { Registry } from './registry.ts';
 import { observeCommand } from '../src/ops/metrics.ts';
+import { retryDelay } from '../src/queues/retry-backoff.ts';
 import { COMMAND_QUEUES, isJobName, type Envelope } from '../src/queues/job-map.ts';
 
 export interface WorkerPool {
@@ -50,6 +51,8 @@ export function startWorkers(opts: {
       connection: opts.connection(),
       concurrency: opts.concurrency,
       metrics: { maxDataPoints: MetricsTime.ONE_WEEK }, // job totals for /metrics (exportPrometheusMetrics)
+      // Jobs name the capped backoff; the delay doubles from the one the producer set.
+      settings: { backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob) => retryDelay(attemptsMade, backoffBase(job)) },
     });
     w.on('failed', (job, err) => {
       log.warn({ err, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade }, 'command attempt failed');
@@ -76,4 +79,10 @@ export function startWorkers(opts: {
       }
     },
   };
+}
+
+function backoffBase(job?: MinimalJob): number {
+  const backoff = job?.opts.backoff;
+  const delay = typeof backoff === 'object' ? backoff.delay : backoff;
+  return typeof delay === 'number' && delay > 0 ? delay : 250;
 }

@@ -1,3 +1,4 @@
+import { RETRY_BACKOFF_TYPE } from './retry-backoff.ts';
 import type { AcceptCommand } from '../domain/order-accept-input.ts';
 import type { CompleteCommand } from '../domain/shipment-complete-input.ts';
 import type { UpdateCommand } from '../domain/shipment-update-input.ts';
@@ -68,8 +69,9 @@ export function isValidCommandId(id: string): boolean {
 
 /** Retries are for infrastructure errors only (domain rejections are results, not throws). */
 export const DEFAULT_JOB_OPTIONS = {
-  attempts: 12,
-  backoff: { type: 'exponential', delay: 250, jitter: 0.5 },
+  // With the capped backoff (retry-backoff.ts), 40 attempts keep retrying for about 3 minutes.
+  attempts: 40,
+  backoff: { type: RETRY_BACKOFF_TYPE, delay: 250 },
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 } as const;
