@@ -9,6 +9,8 @@ import { countTransitions } from '../ops/metrics.ts';
 const RELAY_LOCK_KEY = 7_245_301_978;
 /** The channel the outbox trigger notifies (drizzle/0004_order_event_seq.sql) on every commit that adds rows. */
 export const OUTBOX_CHANNEL = 'fulfil_outbox';
+/** How long a notification waits for more before the relay takes the batch. */
+const GATHER_MS = 25;
 
 const TRY_LOCK = `select pg_try_advisory_xact_lock($1::bigint) as locked`;
 // Marked relayed in the transaction that hands the batch to Redis: if Redis refuses, the
@@ -45,6 +47,7 @@ export class OutboxRelay {
   readonly queue: Queue;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private gathering: NodeJS.Timeout | undefined;
   /** Woken while a batch ran: run again right after it. */
   private again = false;
   private stopped = false;
@@ -62,7 +65,7 @@ export class OutboxRelay {
   async start(): Promise<void> {
     this.stopped = false;
     try {
-      this.unlisten = await this.opts.database.listen(OUTBOX_CHANNEL, () => this.wake());
+      this.unlisten = await this.opts.database.listen(OUTBOX_CHANNEL, () => this.gather());
     } catch (err) {
       // Without notifications the safety poll still relays everything, only later.
       this.opts.log.warn({ err }, 'outbox relay cannot listen for notifications; polling only');
@@ -73,6 +76,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.gathering);
     await this.unlisten?.().catch(() => {});
     await this.running;
     await this.queue.close();
@@ -92,6 +96,19 @@ export class OutboxRelay {
       countTransitions(rows.map((r) => r.payload));
       return rows.length;
     });
+  }
+
+  /**
+   * A notification starts a short gathering window rather than a batch at once: every command
+   * notifies, and relaying each event in its own transaction would cost a transaction per
+   * command next to the commands themselves. Events wait GATHER_MS at most.
+   */
+  private gather(): void {
+    if (this.stopped || this.gathering) return;
+    this.gathering = setTimeout(() => {
+      this.gathering = undefined;
+      this.wake();
+    }, GATHER_MS);
   }
 
   private wake(): void {
