@@ -12,7 +12,15 @@ export default tseslint.config(
     languageOptions: {
       ecmaVersion: 2023,
       sourceType: 'module',
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
     },
     plugins: { 'import-x': importX },
     settings: {
@@ -32,8 +40,8 @@ export default tseslint.config(
     },
   },
   {
-    // Tests and examples read JSON answers whose shape the assertion itself states.
-    files: ['test/**', 'examples/**'],
+    // Tests, examples and the chaos harness read JSON answers whose shape the assertion itself states.
+    files: ['test/**', 'examples/**', 'chaos/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
 );

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import { SecretBox } from '../src/auth/secret-box.ts';
 import { FulfilmentClient } from '../src/client/fulfilment-client.ts';
 import { loadConfig } from '../src/config.ts';
@@ -71,13 +70,25 @@ export async function run(argv: string[]): Promise<number> {
 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-bench-'));
   const env = {
-    DATABASE_URL: url, REDIS_URL: redisUrl, HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_DIR: dataDir,
-    FULFIL_SECRET_KEY: key, QUEUE_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: String(1e9), WORKER_CONCURRENCY: concurrency,
+    DATABASE_URL: url,
+    REDIS_URL: redisUrl,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    FULFIL_SECRET_KEY: key,
+    QUEUE_PREFIX: prefix,
+    RATE_LIMIT_PER_MINUTE: String(1e9),
+    WORKER_CONCURRENCY: concurrency,
     NODE_ENV: 'development',
   };
   const rows: Row[] = [];
   const memory: string[] = [];
-  const phase = async (name: string, callers: number, flow: (rec: Recorder) => Promise<void>, watch: ServiceProcess[] = []): Promise<Summary> => {
+  const phase = async (
+    name: string,
+    callers: number,
+    flow: (rec: Recorder) => Promise<void>,
+    watch: ServiceProcess[] = [],
+  ): Promise<Summary> => {
     const rec = new Recorder();
     const rssStart = watch.map((p) => rssOf(p.child.pid!));
     const elapsed = await closedLoop(callers, seconds, async (_caller, until) => {
@@ -85,8 +96,13 @@ export async function run(argv: string[]): Promise<number> {
     });
     const summary = rec.summary(elapsed, callers);
     rows.push({ phase: name, ...summary });
-    if (watch.length) memory.push(`${name} at ${callers}: ${watch.map((p, i) => `${p.role} ${mb(rssStart[i]!)}→${mb(rssOf(p.child.pid!))} MiB`).join(', ')}`);
-    process.stderr.write(`${name.padEnd(34)} ${String(callers).padStart(3)} callers: ${summary.perSecond.toFixed(0)} commands/s, p50 ${summary.p50.toFixed(1)} ms, p99 ${summary.p99.toFixed(1)} ms, errors ${summary.errors}${summary.firstError ? ` (${summary.firstError})` : ''}\n`);
+    if (watch.length)
+      memory.push(
+        `${name} at ${callers}: ${watch.map((p, i) => `${p.role} ${mb(rssStart[i]!)}→${mb(rssOf(p.child.pid!))} MiB`).join(', ')}`,
+      );
+    process.stderr.write(
+      `${name.padEnd(34)} ${String(callers).padStart(3)} callers: ${summary.perSecond.toFixed(0)} commands/s, p50 ${summary.p50.toFixed(1)} ms, p99 ${summary.p99.toFixed(1)} ms, errors ${summary.errors}${summary.firstError ? ` (${summary.firstError})` : ''}\n`,
+    );
     return summary;
   };
 
@@ -95,7 +111,9 @@ export async function run(argv: string[]): Promise<number> {
       const minutes = Number(values['soak-minutes']);
       return await soak({ env, minutes, takeOrder, rows });
     }
-    const statements = want('statements') ? await countStatements({ url, redisUrl, key, prefix: `${prefix}s`, dataDir, takeOrder }) : undefined;
+    const statements = want('statements')
+      ? await countStatements({ url, redisUrl, key, prefix: `${prefix}s`, dataDir, takeOrder })
+      : undefined;
 
     if (want('one')) {
       const port = await freePort();
@@ -132,7 +150,11 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (want('bullmq')) {
       const conns: RedisConnection[] = [];
-      const noop = await startNoopQueue({ prefix, connection: () => (conns.push(blockingConnection(redisUrl)), conns.at(-1)!), concurrency: Number(concurrency) });
+      const noop = await startNoopQueue({
+        prefix,
+        connection: () => (conns.push(blockingConnection(redisUrl)), conns.at(-1)!),
+        concurrency: Number(concurrency),
+      });
       try {
         for (const c of levels) await phase('limit: BullMQ add + wait, no-op', c, (rec) => noop.roundTrip(rec));
       } finally {
@@ -141,7 +163,10 @@ export async function run(argv: string[]): Promise<number> {
       }
     }
     printReport({
-      rows, statements, memory, seconds,
+      rows,
+      statements,
+      memory,
+      seconds,
       machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${mb(totalmem())} MiB, Node ${process.version}, worker concurrency ${concurrency}`,
     });
   } finally {
@@ -153,12 +178,26 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** Statements per command over every statement the service sent (API, workers, relay), in process. */
-async function countStatements(o: { url: string; redisUrl: string; key: string; prefix: string; dataDir: string; takeOrder: () => number }) {
+async function countStatements(o: {
+  url: string;
+  redisUrl: string;
+  key: string;
+  prefix: string;
+  dataDir: string;
+  takeOrder: () => number;
+}) {
   let count = 0;
   const service = await startService(
     loadConfig({
-      DATABASE_URL: o.url, REDIS_URL: o.redisUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', DATA_DIR: o.dataDir,
-      FULFIL_SECRET_KEY: o.key, QUEUE_PREFIX: o.prefix, RATE_LIMIT_PER_MINUTE: String(1e9),
+      DATABASE_URL: o.url,
+      REDIS_URL: o.redisUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: o.dataDir,
+      FULFIL_SECRET_KEY: o.key,
+      QUEUE_PREFIX: o.prefix,
+      RATE_LIMIT_PER_MINUTE: String(1e9),
     }),
     { api: true, worker: true },
     undefined,
@@ -192,7 +231,10 @@ async function soak(o: { env: Record<string, string>; minutes: number; takeOrder
     const rec = new Recorder();
     const samples: string[] = [];
     const started = Date.now();
-    const sampler = setInterval(() => samples.push(`${((Date.now() - started) / 60_000).toFixed(1)} min: ${mb(rssOf(svc.child.pid!))} MiB`), 30_000);
+    const sampler = setInterval(
+      () => samples.push(`${((Date.now() - started) / 60_000).toFixed(1)} min: ${mb(rssOf(svc.child.pid!))} MiB`),
+      30_000,
+    );
     samples.push(`start: ${mb(rssOf(svc.child.pid!))} MiB`);
     const elapsed = await closedLoop(32, o.minutes * 60, async (_c, until) => {
       while (performance.now() < until) await httpFlow(call, rec, o.takeOrder()).catch((err) => rec.fail(err));
@@ -220,7 +262,10 @@ function fixture() {
   return {
     brokerages: [
       {
-        id: 1, name: 'Seller', offices: [{ id: 10, name: 'Office' }], users: [{ id: 100, name: 'Rev', email: 'rev@seller.test' }],
+        id: 1,
+        name: 'Seller',
+        offices: [{ id: 10, name: 'Office' }],
+        users: [{ id: 100, name: 'Rev', email: 'rev@seller.test' }],
         credentials: [{ kind: 'api', ...SELLER }],
       },
       { id: 2, name: 'Buyer', offices: [], users: [], credentials: [{ kind: 'api', ...BUYER }] },

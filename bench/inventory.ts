@@ -55,8 +55,14 @@ export async function run(argv: string[]): Promise<number> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-bench-'));
   const service = await startService(
     loadConfig({
-      DATABASE_URL: url, REDIS_URL: process.env.REDIS_URL, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
-      DATA_DIR: dataDir, FULFIL_SECRET_KEY: key, QUEUE_PREFIX: `bench${process.pid}`,
+      DATABASE_URL: url,
+      REDIS_URL: process.env.REDIS_URL,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      FULFIL_SECRET_KEY: key,
+      QUEUE_PREFIX: `bench${process.pid}`,
       // High enough never to refuse, while its Redis round trip stays in every measured request.
       RATE_LIMIT_PER_MINUTE: String(1_000_000_000),
     }),
@@ -76,15 +82,17 @@ export async function run(argv: string[]): Promise<number> {
 
 function fixture() {
   return {
-    brokerages: [{
-      id: 1, name: 'Bench Brokerage',
-      offices: OFFICES.map((id) => ({ id, name: `Office ${id}` })),
-      credentials: [{ kind: 'api' as const, ...CRED }],
-    }],
+    brokerages: [
+      {
+        id: 1,
+        name: 'Bench Brokerage',
+        offices: OFFICES.map((id) => ({ id, name: `Office ${id}` })),
+        credentials: [{ kind: 'api' as const, ...CRED }],
+      },
+    ],
     events: Array.from({ length: 50 }, (_, i) => ({ id: 5000 + i, name: `Event ${i}` })),
   };
 }
-
 
 /**
  * Office by office, in remote_id order, as imports arrive. Every fourth group is unmapped; the
@@ -169,16 +177,31 @@ function httpGetter(baseUrl: string) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   return (pathAndQuery: string) => {
     const q = pathAndQuery.indexOf('?');
-    const signed = signRequest({ secret: CRED.secret, method: 'GET', host: base.hostname, path: pathAndQuery.slice(0, q), query: pathAndQuery.slice(q + 1) });
+    const signed = signRequest({
+      secret: CRED.secret,
+      method: 'GET',
+      host: base.hostname,
+      path: pathAndQuery.slice(0, q),
+      query: pathAndQuery.slice(q + 1),
+    });
     return new Promise<{ status: number; text: string }>((resolve, reject) => {
       http
-        .get({ host: base.hostname, port: base.port, path: signed.target, agent, headers: { 'x-token': CRED.token, 'x-signature': signed.signature } }, (res) => {
-          res.setEncoding('utf8');
-          let text = '';
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-          res.on('error', reject);
-        })
+        .get(
+          {
+            host: base.hostname,
+            port: base.port,
+            path: signed.target,
+            agent,
+            headers: { 'x-token': CRED.token, 'x-signature': signed.signature },
+          },
+          (res) => {
+            res.setEncoding('utf8');
+            let text = '';
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+            res.on('error', reject);
+          },
+        )
         .on('error', reject);
     });
   };
@@ -189,7 +212,9 @@ async function measure(baseUrl: string, bare: Database, iterations: number): Pro
   const httpGet = httpGetter(baseUrl);
   for (const kind of KINDS) {
     const [{ k: last }] = (await bare.sql!.unsafe(kind.lastCursor)) as unknown as [{ k: number }];
-    const [{ k: middle }] = (await bare.sql!.unsafe(kind.lastCursor.replace(/desc offset \d+/, `offset ${PER_OFFICE / 3}`))) as unknown as [{ k: number }];
+    const [{ k: middle }] = (await bare.sql!.unsafe(kind.lastCursor.replace(/desc offset \d+/, `offset ${PER_OFFICE / 3}`))) as unknown as [
+      { k: number },
+    ];
     const cursors = { first: 1, middle: Number(middle), last: Number(last) };
 
     // Body sizes by cursor, from the bare query: the endpoint must answer the very same text.
@@ -248,8 +273,10 @@ async function measure(baseUrl: string, bare: Database, iterations: number): Pro
       '',
       '| path | p50 ms | p99 ms | rows/s at p50 |',
       '|---|---|---|---|',
-      ...PATHS.map(([p, label]) =>
-        `| ${label} | ${pct(all[p], 50).toFixed(2)} | ${pct(all[p], 99).toFixed(2)} | ${Math.round(kind.rows / (pct(all[p], 50) / 1000)).toLocaleString('en-US')} |`),
+      ...PATHS.map(
+        ([p, label]) =>
+          `| ${label} | ${pct(all[p], 50).toFixed(2)} | ${pct(all[p], 99).toFixed(2)} | ${Math.round(kind.rows / (pct(all[p], 50) / 1000)).toLocaleString('en-US')} |`,
+      ),
       '',
       `ratio endpoint/bare: node:http ${ratio('http')}; fetch ${ratio('fetch')}`,
       '',
@@ -266,5 +293,6 @@ async function measure(baseUrl: string, bare: Database, iterations: number): Pro
 }
 
 function check(status: number, length: number, expected: number | undefined): void {
-  if (status !== 200 || length !== expected) throw new Error(`endpoint answered ${status} with ${length} characters; bare SQL gave ${expected}`);
+  if (status !== 200 || length !== expected)
+    throw new Error(`endpoint answered ${status} with ${length} characters; bare SQL gave ${expected}`);
 }

@@ -54,7 +54,9 @@ export interface PgWork {
 }
 
 export async function pgWork(admin: postgres.Sql, a: PgSnapshot, b: PgSnapshot, commands: number): Promise<PgWork> {
-  const [{ bytes }] = (await admin`select pg_wal_lsn_diff(${b.wal}::pg_lsn, ${a.wal}::pg_lsn)::float8 as bytes`) as unknown as [{ bytes: number }];
+  const [{ bytes }] = (await admin`select pg_wal_lsn_diff(${b.wal}::pg_lsn, ${a.wal}::pg_lsn)::float8 as bytes`) as unknown as [
+    { bytes: number },
+  ];
   const seconds = (b.at - a.at) / 1000;
   return {
     ...(a.statements && b.statements

@@ -7,7 +7,13 @@ export const BENCH_CREDENTIAL = { token: 'ScaleApiToken0000000000000000002', sec
 export function benchFixture() {
   return {
     brokerages: [
-      { id: 1, name: 'Seller', offices: [{ id: 10, name: 'Office' }], users: [{ id: 100, name: 'Rev', email: 'rev@seller.test' }], credentials: [{ kind: 'api', ...BENCH_CREDENTIAL }] },
+      {
+        id: 1,
+        name: 'Seller',
+        offices: [{ id: 10, name: 'Office' }],
+        users: [{ id: 100, name: 'Rev', email: 'rev@seller.test' }],
+        credentials: [{ kind: 'api', ...BENCH_CREDENTIAL }],
+      },
       { id: 2, name: 'Buyer', offices: [], users: [], credentials: [] },
     ],
   };
@@ -60,7 +66,14 @@ function httpClient(baseUrl: string, sockets: number, cred: { token: string; sec
     const signed = signRequest({ secret: cred.secret, method, host: base.hostname, path: p, body: bytes });
     return new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = http.request(
-        { method, host: base.hostname, port: base.port, path: signed.target, agent, headers: { 'x-token': cred.token, 'x-signature': signed.signature, 'content-type': 'application/json' } },
+        {
+          method,
+          host: base.hostname,
+          port: base.port,
+          path: signed.target,
+          agent,
+          headers: { 'x-token': cred.token, 'x-signature': signed.signature, 'content-type': 'application/json' },
+        },
         (res) => {
           res.setEncoding('utf8');
           let text = '';

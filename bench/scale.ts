@@ -67,8 +67,13 @@ export async function run(argv: string[]): Promise<number> {
         apis,
         workers,
         env: {
-          DATABASE_URL: url, REDIS_URL: redis.url, QUEUE_PREFIX: `scale${apis}x${workers}`, LOG_LEVEL: 'warn',
-          FULFIL_SECRET_KEY: key, RATE_LIMIT_PER_MINUTE: String(1e9), DATA_DIR: path.join(dataDir, `${apis}x${workers}`),
+          DATABASE_URL: url,
+          REDIS_URL: redis.url,
+          QUEUE_PREFIX: `scale${apis}x${workers}`,
+          LOG_LEVEL: 'warn',
+          FULFIL_SECRET_KEY: key,
+          RATE_LIMIT_PER_MINUTE: String(1e9),
+          DATA_DIR: path.join(dataDir, `${apis}x${workers}`),
         },
       });
       try {
@@ -98,7 +103,9 @@ export async function run(argv: string[]): Promise<number> {
           apiCpuMsPerCommand: apiMs / commands,
           workerCpuMsPerCommand: workerMs / commands,
         });
-        process.stderr.write(`${apis} api × ${workers} workers: ${(commands / run.seconds).toFixed(0)} commands/s, p99 ${run.p99.toFixed(0)} ms\n`);
+        process.stderr.write(
+          `${apis} api × ${workers} workers: ${(commands / run.seconds).toFixed(0)} commands/s, p99 ${run.p99.toFixed(0)} ms\n`,
+        );
       } finally {
         await fleet.stop();
       }
@@ -161,14 +168,32 @@ function report(results: Row[], o: { flows: number; clients: number }): string {
     `| Postgres statements | ${f(mean((r) => r.work.statementsPerCommand))} |`,
     `| Postgres transactions | ${f(mean((r) => r.work.xactsPerCommand))} |`,
     `| rows written (ins+upd+del) | ${f(mean((r) => r.work.tuplesPerCommand))} |`,
-    `| WAL bytes | ${f(mean((r) => r.work.walBytesPerCommand), 0)} |`,
-    `| Postgres server execution time, ms | ${f(mean((r) => r.work.serverExecMsPerCommand), 3)} |`,
-    `| order-lock statement time (waits included), ms | ${f(mean((r) => r.work.lockStatementMsPerCommand), 3)} |`,
+    `| WAL bytes | ${f(
+      mean((r) => r.work.walBytesPerCommand),
+      0,
+    )} |`,
+    `| Postgres server execution time, ms | ${f(
+      mean((r) => r.work.serverExecMsPerCommand),
+      3,
+    )} |`,
+    `| order-lock statement time (waits included), ms | ${f(
+      mean((r) => r.work.lockStatementMsPerCommand),
+      3,
+    )} |`,
     `| Postgres CPU (all its processes), ms | ${f(pgCpu, 3)} |`,
     `| Redis CPU, ms | ${f(redisCpu, 3)} |`,
-    `| service CPU (API + worker processes), ms | ${f(mean((r) => r.serviceCpuMsPerCommand), 3)} |`,
-    `| of which API processes, ms | ${f(mean((r) => r.apiCpuMsPerCommand), 3)} |`,
-    `| of which worker processes, ms | ${f(mean((r) => r.workerCpuMsPerCommand), 3)} |`,
+    `| service CPU (API + worker processes), ms | ${f(
+      mean((r) => r.serviceCpuMsPerCommand),
+      3,
+    )} |`,
+    `| of which API processes, ms | ${f(
+      mean((r) => r.apiCpuMsPerCommand),
+      3,
+    )} |`,
+    `| of which worker processes, ms | ${f(
+      mean((r) => r.workerCpuMsPerCommand),
+      3,
+    )} |`,
     '',
     `Implied ceiling: ${f(pgCpu ? 1000 / pgCpu : undefined, 0)} commands/s per Postgres core, ${f(redisCpu ? 1000 / redisCpu : undefined, 0)} commands/s per Redis core (single-threaded).`,
     '',

@@ -12,10 +12,21 @@ import { isContractError } from './fuzz.ts';
  * (no data at all) and Postgres shows nothing changed.
  */
 
-interface Cred { token: string; secret: string }
-interface Req { method: string; path: string; query?: string; body?: string }
+interface Cred {
+  token: string;
+  secret: string;
+}
+interface Req {
+  method: string;
+  path: string;
+  query?: string;
+  body?: string;
+}
 
-interface Sent { status: number; text: string }
+interface Sent {
+  status: number;
+  text: string;
+}
 
 function raw(base: URL, method: string, target: string, headers: Record<string, string | string[]>, body?: string): Promise<Sent> {
   return new Promise((resolve, reject) => {
@@ -94,22 +105,55 @@ export async function runAuthMatrix(c: Cluster, orderId: number, otherOrderId: n
     await check(name('unknown token'), raw(base, r.method, t, h('Z'.repeat(32), good), r.body), is401);
     await check(name('malformed token'), raw(base, r.method, t, h(`${SELLER.token}'--`, good), r.body), is401);
     await check(name('revoked credential'), raw(base, r.method, t, h(revoked.token, sig(revoked, r)), r.body), is401);
-    await check(name('token sent twice'), raw(base, r.method, t, { 'x-token': [SELLER.token, SELLER.token], 'x-signature': good }, r.body), is401);
+    await check(
+      name('token sent twice'),
+      raw(base, r.method, t, { 'x-token': [SELLER.token, SELLER.token], 'x-signature': good }, r.body),
+      is401,
+    );
     await check(name('signature truncated'), raw(base, r.method, t, h(SELLER.token, good.slice(0, -2)), r.body), is401);
-    await check(name('signature of another method'), raw(base, r.method, t, h(SELLER.token, sig(SELLER, r, '127.0.0.1', { method: r.method === 'GET' ? 'POST' : 'GET' })), r.body), is401);
-    await check(name('signature of another path'), raw(base, r.method, t, h(SELLER.token, sig(SELLER, r, '127.0.0.1', { path: `${r.path}x` })), r.body), is401);
-    await check(name('signature for another host'), raw(base, r.method, t, h(SELLER.token, sig(SELLER, r, 'api.elsewhere.test')), r.body), is401);
+    await check(
+      name('signature of another method'),
+      raw(base, r.method, t, h(SELLER.token, sig(SELLER, r, '127.0.0.1', { method: r.method === 'GET' ? 'POST' : 'GET' })), r.body),
+      is401,
+    );
+    await check(
+      name('signature of another path'),
+      raw(base, r.method, t, h(SELLER.token, sig(SELLER, r, '127.0.0.1', { path: `${r.path}x` })), r.body),
+      is401,
+    );
+    await check(
+      name('signature for another host'),
+      raw(base, r.method, t, h(SELLER.token, sig(SELLER, r, 'api.elsewhere.test')), r.body),
+      is401,
+    );
     if (r.body !== undefined) {
-      await check(name('tampered body'), raw(base, r.method, t, h(SELLER.token, good), r.body.replace(/\d/, '7').replace('}', ',"x":1}')), is401);
-      await check(name('body signature replayed with the body as query'), raw(base, r.method, `${r.path}?${r.body}`, h(SELLER.token, good)), is401);
+      await check(
+        name('tampered body'),
+        raw(base, r.method, t, h(SELLER.token, good), r.body.replace(/\d/, '7').replace('}', ',"x":1}')),
+        is401,
+      );
+      await check(
+        name('body signature replayed with the body as query'),
+        raw(base, r.method, `${r.path}?${r.body}`, h(SELLER.token, good)),
+        is401,
+      );
       await check(name('body dropped'), raw(base, r.method, t, h(SELLER.token, good)), is401);
     } else {
-      await check(name('tampered query'), raw(base, r.method, `${r.path}?${r.query ? `${r.query}1` : 'x=1'}`, h(SELLER.token, good)), is401);
-      await check(name('query signature replayed with a body'), raw(base, 'POST', r.path, h(SELLER.token, good), r.query ?? ''), (s) => is4xx(s));
+      await check(
+        name('tampered query'),
+        raw(base, r.method, `${r.path}?${r.query ? `${r.query}1` : 'x=1'}`, h(SELLER.token, good)),
+        is401,
+      );
+      await check(name('query signature replayed with a body'), raw(base, 'POST', r.path, h(SELLER.token, good), r.query ?? ''), (s) =>
+        is4xx(s),
+      );
     }
     // Cross-tenant: correctly signed by a brokerage that is not the seller.
     if (r.path !== '/v9/credentials/current' && r.path !== '/v9/credentials/current/verify') {
-      for (const [who, cred] of [['stranger', STRANGER], ['buyer', BUYER]] as const) {
+      for (const [who, cred] of [
+        ['stranger', STRANGER],
+        ['buyer', BUYER],
+      ] as const) {
         await check(name(`cross-tenant (${who})`), raw(base, r.method, t, h(cred.token, sig(cred, r)), r.body), is4xx);
       }
     }

@@ -68,7 +68,11 @@ function spawnService(role: 'api' | 'worker', name: string, env: Record<string, 
     if (!stopping) exit = signal ? `signal ${signal}` : `exit code ${code}`;
   });
   const proc: ServiceProcess & { markStopping(): void } = {
-    role, name, child, pid: child.pid!, logFile,
+    role,
+    name,
+    child,
+    pid: child.pid!,
+    logFile,
     crashed: () => exit,
     markStopping: () => void (stopping = true),
   };
@@ -123,7 +127,15 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const workers = Array.from({ length: opts.workers ?? 2 }, () => start('worker'));
   const box = SecretBox.fromKey(secretKey);
   const cluster: Cluster = {
-    dir, pg, redis, db, secretKey, api, apiUrl, workers, env,
+    dir,
+    pg,
+    redis,
+    db,
+    secretKey,
+    api,
+    apiUrl,
+    workers,
+    env,
     seed: async (fixture) => void (await seedDatabase(db, fixtureSchema.parse(fixture), box)),
     async addWorker() {
       const w = start('worker');
@@ -185,8 +197,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
 /** Resolves once the process logged a line containing `text`. */
 export async function waitForLog(p: ServiceProcess, text: string, timeoutMs: number): Promise<void> {
   const { readFileSync } = await import('node:fs');
-  await waitFor(async () => {
-    if (p.crashed()) throw new Error(`${p.name} exited: ${p.crashed()}`);
-    return readFileSync(p.logFile, 'utf8').includes(text);
-  }, timeoutMs, p.name);
+  await waitFor(
+    async () => {
+      if (p.crashed()) throw new Error(`${p.name} exited: ${p.crashed()}`);
+      return readFileSync(p.logFile, 'utf8').includes(text);
+    },
+    timeoutMs,
+    p.name,
+  );
 }

@@ -82,10 +82,23 @@ export interface FaultFigures {
 async function timeToRecover(c: Cluster, probeOrder: number, deadline: number): Promise<number> {
   const started = Date.now();
   while (Date.now() < deadline) {
-    const ready = await fetch(`${c.apiUrl}/readyz`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
+    const ready = await fetch(`${c.apiUrl}/readyz`, { signal: AbortSignal.timeout(5_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) {
-      const res = await signedFetch(c.apiUrl, SELLER, 'POST', `/v9/orders/${probeOrder}/accept`, { reviewer_id: 100 }, {}, AbortSignal.timeout(15_000))
-        .then((r) => r.status, () => 0);
+      const res = await signedFetch(
+        c.apiUrl,
+        SELLER,
+        'POST',
+        `/v9/orders/${probeOrder}/accept`,
+        { reviewer_id: 100 },
+        {},
+        AbortSignal.timeout(15_000),
+      ).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (res === 200) return Date.now() - started;
       if (res === 202) {
         // taken but not finished within COMMAND_WAIT_MS: finish it the careful way, then stop the clock
@@ -103,7 +116,9 @@ async function timeToRecover(c: Cluster, probeOrder: number, deadline: number): 
  * When every flow has ended, Postgres is asked what happened (not the clients).
  */
 export async function runFaultRun(
-  c: Cluster, fault: Fault, opts: { first: number; flows: number; probeOrder: number; concurrency: number; timeoutMs: number },
+  c: Cluster,
+  fault: Fault,
+  opts: { first: number; flows: number; probeOrder: number; concurrency: number; timeoutMs: number },
 ): Promise<FaultFigures> {
   const tally = newTally();
   const started = Date.now();

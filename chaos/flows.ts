@@ -11,7 +11,13 @@ export const FIRST_ORDER = 100_000;
 export function chaosFixture(orders: number) {
   return {
     brokerages: [
-      { id: 1, name: 'Seller', offices: [{ id: 10, name: 'Seller NYC' }], users: [{ id: 100, name: 'Ann', email: 'ann@seller.test' }], credentials: [{ kind: 'api', ...SELLER }] },
+      {
+        id: 1,
+        name: 'Seller',
+        offices: [{ id: 10, name: 'Seller NYC' }],
+        users: [{ id: 100, name: 'Ann', email: 'ann@seller.test' }],
+        credentials: [{ kind: 'api', ...SELLER }],
+      },
       { id: 2, name: 'Buyer', offices: [{ id: 20, name: 'Buyer CHI' }], users: [], credentials: [{ kind: 'api', ...BUYER }] },
       { id: 3, name: 'Stranger', offices: [{ id: 30, name: 'Elsewhere' }], users: [], credentials: [{ kind: 'api', ...STRANGER }] },
     ],
@@ -61,7 +67,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * the command's status until it finished. Returns the final answer, or undefined past the deadline.
  */
 export async function reliableCommand(
-  base: string, cred: SigningCredential, method: string, path: string, body: object, tally: Tally, deadline: number,
+  base: string,
+  cred: SigningCredential,
+  method: string,
+  path: string,
+  body: object,
+  tally: Tally,
+  deadline: number,
 ): Promise<{ status: number; body: any } | undefined> {
   const key = randomUUID();
   while (Date.now() < deadline) {
@@ -107,11 +119,25 @@ export async function runFlow(base: string, orderId: number, tally: Tally, deadl
   const accepted = await reliableCommand(base, SELLER, 'POST', `/v9/orders/${orderId}/accept`, { reviewer_id: 100 }, tally, deadline);
   if (accepted?.status !== 200) return false;
   const shipmentId = accepted.body.shipments[0].id;
-  const updated = await reliableCommand(base, SELLER, 'PUT', `/v9/shipments/${shipmentId}`,
-    { mobile_transfer_type: 'XMobileLink', transfer_source: 'ticketmaster' }, tally, deadline);
+  const updated = await reliableCommand(
+    base,
+    SELLER,
+    'PUT',
+    `/v9/shipments/${shipmentId}`,
+    { mobile_transfer_type: 'XMobileLink', transfer_source: 'ticketmaster' },
+    tally,
+    deadline,
+  );
   if (updated?.status !== 200) return false;
-  const completed = await reliableCommand(base, SELLER, 'PUT', `/v9/shipments/${updated.body.id}/complete`,
-    { x_mobile_link: `https://claim.example.test/${orderId}`, transfer_source: 'ticketmaster' }, tally, deadline);
+  const completed = await reliableCommand(
+    base,
+    SELLER,
+    'PUT',
+    `/v9/shipments/${updated.body.id}/complete`,
+    { x_mobile_link: `https://claim.example.test/${orderId}`, transfer_source: 'ticketmaster' },
+    tally,
+    deadline,
+  );
   return completed?.status === 200 && completed.body.state === 'delivered';
 }
 

@@ -26,11 +26,28 @@ const ROUTES: Array<{ methods: string[]; path: (id: string) => string }> = [
 ];
 
 const hexByte = fc.integer({ min: 0, max: 255 }).map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`);
-const urlChar = fc.constantFrom(...'abcXYZ019-._~!$&\'()*+,;=:@[]'.split(''));
+const urlChar = fc.constantFrom(..."abcXYZ019-._~!$&'()*+,;=:@[]".split(''));
 const idArb = fc.oneof(
   fc.integer({ min: -5, max: 2 ** 53 }).map(String),
   // the ids most likely to slip past a route's checks weigh more
-  { weight: 3, arbitrary: fc.constantFrom('0', '-1', '1e3', '0x10', '00012', '9'.repeat(30), 'c-00000000-0000-0000-0000-000000000000', '%00', 'a%00', '%C0%AF', '%FF', '..', '%2e%2e') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '0',
+      '-1',
+      '1e3',
+      '0x10',
+      '00012',
+      '9'.repeat(30),
+      'c-00000000-0000-0000-0000-000000000000',
+      '%00',
+      'a%00',
+      '%C0%AF',
+      '%FF',
+      '..',
+      '%2e%2e',
+    ),
+  },
   fc.array(fc.oneof(urlChar, hexByte), { minLength: 1, maxLength: 24 }).map((a) => a.join('')),
   fc.integer({ min: 100_000, max: 100_050 }).map(String),
 );
@@ -55,21 +72,52 @@ const bodyArb: fc.Arbitrary<Buffer | undefined> = fc.oneof(
   jsonValue.map((v) => Buffer.from(JSON.stringify(v))),
   fc.string({ unit: 'binary', maxLength: 200 }).map((s) => Buffer.from(s)),
   fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)),
-  fc.constantFrom('{"a":"\\u0000"}', '{"a":"\u0000"}', '{"a":"\\ud800"}', '[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]', '{"a":1,"a":2}', '{', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}').map((s) => Buffer.from(s)),
+  fc
+    .constantFrom(
+      '{"a":"\\u0000"}',
+      '{"a":"\u0000"}',
+      '{"a":"\\ud800"}',
+      '[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]',
+      '{"a":1,"a":2}',
+      '{',
+      '{"__proto__":{"x":1}}',
+      '{"constructor":{"prototype":{}}}',
+    )
+    .map((s) => Buffer.from(s)),
   fc.constant(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d])),
 );
 const queryArb = fc.oneof(
   fc.constant(''),
-  fc.array(fc.tuple(
-    fc.oneof(fc.constantFrom('office_id', 'state', 'response', 'page[cursor]', 'page[items]', 'x'), fc.array(fc.oneof(urlChar, hexByte), { maxLength: 8 }).map((a) => a.join(''))),
-    fc.oneof(fc.integer({ min: -10, max: 100_000 }).map(String), fc.constantFrom('ALL', 'MAPPED', 'detailed', '10', ''), fc.array(fc.oneof(urlChar, hexByte), { maxLength: 12 }).map((a) => a.join(''))),
-  ), { maxLength: 5 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')),
+  fc
+    .array(
+      fc.tuple(
+        fc.oneof(
+          fc.constantFrom('office_id', 'state', 'response', 'page[cursor]', 'page[items]', 'x'),
+          fc.array(fc.oneof(urlChar, hexByte), { maxLength: 8 }).map((a) => a.join('')),
+        ),
+        fc.oneof(
+          fc.integer({ min: -10, max: 100_000 }).map(String),
+          fc.constantFrom('ALL', 'MAPPED', 'detailed', '10', ''),
+          fc.array(fc.oneof(urlChar, hexByte), { maxLength: 12 }).map((a) => a.join('')),
+        ),
+      ),
+      { maxLength: 5 },
+    )
+    .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')),
 );
 const headersArb = fc.record(
   {
-    'idempotency-key': fc.oneof(fc.uuid(), fc.string({ maxLength: 300 }).filter((s) => /^[\x20-\x7e]*$/.test(s))),
+    'idempotency-key': fc.oneof(
+      fc.uuid(),
+      fc.string({ maxLength: 300 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
+    ),
     prefer: fc.constantFrom('respond-async', 'wait=1', ''),
-    'content-type': fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    ),
     'x-request-id': fc.string({ maxLength: 140 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
   },
   { requiredKeys: [] },
@@ -105,17 +153,21 @@ function send(base: URL, c: FuzzCase): Promise<{ status: number; text: string }>
   if (c.signing !== 'unsigned') {
     const rest = c.body && c.body.length > 0 ? c.body : c.query;
     headers['x-token'] = c.signing === 'garbage-token' ? 'not a token' : cred.token;
-    headers['x-signature'] = c.signing === 'bad-signature'
-      ? 'AAAA' + signatureFor(cred.secret, { method, host: hostWithoutPort(base.host), path, rest }).slice(4)
-      : signatureFor(cred.secret, { method, host: hostWithoutPort(base.host), path, rest });
+    headers['x-signature'] =
+      c.signing === 'bad-signature'
+        ? 'AAAA' + signatureFor(cred.secret, { method, host: hostWithoutPort(base.host), path, rest }).slice(4)
+        : signatureFor(cred.secret, { method, host: hostWithoutPort(base.host), path, rest });
   }
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: base.hostname, port: base.port, method, path: target, headers, agent: false, timeout: 30_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: base.hostname, port: base.port, method, path: target, headers, agent: false, timeout: 30_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('no answer within 30 s')));
     req.on('error', reject);
     req.end(c.body);
@@ -126,9 +178,18 @@ function send(base: URL, c: FuzzCase): Promise<{ status: number; text: string }>
 export function isContractError(text: string): boolean {
   try {
     const body = JSON.parse(text) as { errors?: unknown };
-    return Array.isArray(body.errors) && body.errors.length > 0 &&
-      body.errors.every((e) => typeof e === 'object' && e !== null && typeof (e as any).code === 'string' && typeof (e as any).message === 'string') &&
-      Object.keys(body).length === 1;
+    return (
+      Array.isArray(body.errors) &&
+      body.errors.length > 0 &&
+      body.errors.every(
+        (e) =>
+          typeof e === 'object' &&
+          e !== null &&
+          typeof (e as { code?: unknown }).code === 'string' &&
+          typeof (e as { message?: unknown }).message === 'string',
+      ) &&
+      Object.keys(body).length === 1
+    );
   } catch {
     return false;
   }

@@ -23,14 +23,40 @@ export async function startRestartableRedis(dir: string): Promise<RestartableRed
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes',
-      '--appendfsync', 'everysec', '--save', '', '--maxmemory-policy', 'noeviction', '--daemonize', 'no'], { stdio: 'ignore' });
+    child = spawn(
+      binary,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'everysec',
+        '--save',
+        '',
+        '--maxmemory-policy',
+        'noeviction',
+        '--daemonize',
+        'no',
+      ],
+      { stdio: 'ignore' },
+    );
     const deadline = Date.now() + 15_000;
     for (;;) {
       const ok = await new Promise<boolean>((resolve) => {
         const s = net.connect(port, '127.0.0.1');
-        s.once('connect', () => { s.destroy(); resolve(true); });
-        s.once('error', () => { s.destroy(); resolve(false); });
+        s.once('connect', () => {
+          s.destroy();
+          resolve(true);
+        });
+        s.once('error', () => {
+          s.destroy();
+          resolve(false);
+        });
       });
       if (ok) return;
       if (Date.now() > deadline || child.exitCode !== null) throw new Error('private redis-server did not start');

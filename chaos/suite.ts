@@ -23,7 +23,18 @@ export interface ChaosFigures {
   auth: AuthFigures;
   slow: SlowFigures;
   crashes: Array<{ name: string; pid: number; how: string }>;
-  totals: { flows: number; calls: number; s200: number; s202: number; s4xx: number; s5xx: number; s503: number; lost: number; duplicated: number; stuck: number };
+  totals: {
+    flows: number;
+    calls: number;
+    s200: number;
+    s202: number;
+    s4xx: number;
+    s5xx: number;
+    s503: number;
+    lost: number;
+    duplicated: number;
+    stuck: number;
+  };
   durationMs: number;
 }
 
@@ -72,7 +83,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosFigures> {
         timeoutMs: 240_000,
       });
       faults.push(f);
-      log(`fault "${name}": ${f.flows} flows, ${f.tally.calls} calls (200 ${f.tally.s200}, 202 ${f.tally.s202}, 4xx ${f.tally.s4xx}, 5xx ${f.tally.s5xx} of which 503 ${f.tally.s503}, refused connections ${f.tally.network}); lost ${f.lost}, duplicated ${f.duplicated}, stuck ${f.stuck}; recovery ${(f.recoveryMs / 1000).toFixed(1)} s; run took ${(f.durationMs / 1000).toFixed(1)} s`);
+      log(
+        `fault "${name}": ${f.flows} flows, ${f.tally.calls} calls (200 ${f.tally.s200}, 202 ${f.tally.s202}, 4xx ${f.tally.s4xx}, 5xx ${f.tally.s5xx} of which 503 ${f.tally.s503}, refused connections ${f.tally.network}); lost ${f.lost}, duplicated ${f.duplicated}, stuck ${f.stuck}; recovery ${(f.recoveryMs / 1000).toFixed(1)} s; run took ${(f.durationMs / 1000).toFixed(1)} s`,
+      );
     }
     const auth = await runAuthMatrix(c, FIRST_ORDER + flowsTotal + probes, FIRST_ORDER + flowsTotal + probes + 1);
     log(`auth matrix: ${auth.cases} cases, ${auth.refused} refused in the contract's shape, ${auth.dataReturned} returned data`);
@@ -82,10 +95,19 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosFigures> {
     log(`slow clients: ${slow.clients}, closed within ${slow.limitMs} ms: ${slow.closedInTime}, last closed after ${slow.maxCloseMs} ms`);
     const sum = (k: 'calls' | 's200' | 's202' | 's4xx' | 's5xx' | 's503') => faults.reduce((n, f) => n + f.tally[k], 0);
     return {
-      faults, fuzz, auth, slow,
+      faults,
+      fuzz,
+      auth,
+      slow,
       crashes: c.crashes(),
       totals: {
-        flows: flowsTotal, calls: sum('calls'), s200: sum('s200'), s202: sum('s202'), s4xx: sum('s4xx'), s5xx: sum('s5xx'), s503: sum('s503'),
+        flows: flowsTotal,
+        calls: sum('calls'),
+        s200: sum('s200'),
+        s202: sum('s202'),
+        s4xx: sum('s4xx'),
+        s5xx: sum('s5xx'),
+        s503: sum('s503'),
         lost: faults.reduce((n, f) => n + f.lost + f.failedFlows, 0),
         duplicated: faults.reduce((n, f) => n + f.duplicated, 0),
         stuck: faults.reduce((n, f) => n + f.stuck, 0),
@@ -107,7 +129,8 @@ export function violations(f: ChaosFigures): string[] {
   if (f.totals.s4xx) out.push(`${f.totals.s4xx} 4xx answers to valid flow calls`);
   if (f.crashes.length) out.push(`crashed processes: ${JSON.stringify(f.crashes)}`);
   if (f.faults.some((x) => Number.isNaN(x.recoveryMs))) out.push('a fault from which the service did not recover');
-  if (f.fuzz.fivexx || f.fuzz.badShape) out.push(`fuzz: ${f.fuzz.fivexx} 5xx, ${f.fuzz.badShape} wrong shape: ${f.fuzz.failures.slice(0, 5).join(' | ')}`);
+  if (f.fuzz.fivexx || f.fuzz.badShape)
+    out.push(`fuzz: ${f.fuzz.fivexx} 5xx, ${f.fuzz.badShape} wrong shape: ${f.fuzz.failures.slice(0, 5).join(' | ')}`);
   if (f.auth.dataReturned) out.push(`auth matrix: ${f.auth.dataReturned} cases returned data: ${f.auth.failures.slice(0, 5).join(' | ')}`);
   if (f.slow.stillOpen) out.push(`${f.slow.stillOpen} slow clients not closed within ${f.slow.limitMs} ms`);
   return out;

@@ -66,7 +66,8 @@ try {
   );
 } catch (err) {
   if (err instanceof Unavailable) console.error(`Redis is not reachable at the given REDIS_URL: ${err.message}`);
-  else if (err instanceof CommandTimeout) console.error(`no result in time (are the workers running on prefix ${client.prefix}?): ${err.message}`);
+  else if (err instanceof CommandTimeout)
+    console.error(`no result in time (are the workers running on prefix ${client.prefix}?): ${err.message}`);
   else console.error(err instanceof Error ? err.message : err);
   process.exitCode = 1;
 } finally {

@@ -27,9 +27,7 @@ export interface PersistedOrder {
 
 export type OrderView = { state: OrderState };
 
-export type OrderResult =
-  | { ok: true; snapshot: PersistedOrder; view: OrderView }
-  | { ok: false; view: OrderView; reason: string };
+export type OrderResult = { ok: true; snapshot: PersistedOrder; view: OrderView } | { ok: false; view: OrderView; reason: string };
 
 type OrderSnapshot = ReturnType<typeof orderMachine.resolveState>;
 

@@ -27,8 +27,7 @@ export const shipmentMachine = setup({
   types: {} as { context: ShipmentContext; events: ShipmentEvent; input: ShipmentInput },
   guards: {
     // "A seller may change any order to XMobile or XSeats" — the only way out of LocalPickup.
-    leavesPickup: ({ event }) =>
-      event.type === 'MOBILE_TRANSFER' && (event.transferType === 'XMobile' || event.transferType === 'XSeats'),
+    leavesPickup: ({ event }) => event.type === 'MOBILE_TRANSFER' && (event.transferType === 'XMobile' || event.transferType === 'XSeats'),
     // docs/API.md §Shipments, complete: XMobileLink needs a link, XSeats/Eticket take no body, XMobile either.
     linkFitsType: ({ context, event }) => {
       if (event.type !== 'COMPLETE') return false;
@@ -38,8 +37,7 @@ export const shipmentMachine = setup({
     },
   },
   actions: {
-    takeTransferType: assign(({ event }) =>
-      event.type === 'MOBILE_TRANSFER' ? { type: event.transferType, lastPickupBy: null } : {}),
+    takeTransferType: assign(({ event }) => (event.type === 'MOBILE_TRANSFER' ? { type: event.transferType, lastPickupBy: null } : {})),
     sellerSupplied: assign({ lastPickupBy: 'seller' as const }),
     buyerSupplied: assign({ lastPickupBy: 'buyer' as const }),
   },
@@ -116,8 +114,7 @@ export type ShipmentView = {
 };
 
 export type ShipmentResult =
-  | { ok: true; snapshot: PersistedShipment; view: ShipmentView }
-  | { ok: false; view: ShipmentView; reason: string };
+  { ok: true; snapshot: PersistedShipment; view: ShipmentView } | { ok: false; view: ShipmentView; reason: string };
 
 type ShipmentSnapshot = ReturnType<typeof shipmentMachine.resolveState>;
 
@@ -161,9 +158,15 @@ export function shipmentView(persisted: PersistedShipment): ShipmentView {
 function refusal(view: ShipmentView, event: ShipmentEvent): string {
   let what: string;
   switch (event.type) {
-    case 'MOBILE_TRANSFER': what = `be changed to ${event.transferType}`; break;
-    case 'SELLER_PICKUP': what = 'take seller local pickup details'; break;
-    case 'BUYER_PICKUP': what = 'take buyer local pickup details'; break;
+    case 'MOBILE_TRANSFER':
+      what = `be changed to ${event.transferType}`;
+      break;
+    case 'SELLER_PICKUP':
+      what = 'take seller local pickup details';
+      break;
+    case 'BUYER_PICKUP':
+      what = 'take buyer local pickup details';
+      break;
     case 'COMPLETE':
       // Only a pending mobile shipment is refused for its link; say so, the state alone won't.
       what = view.stateValue !== 'pending' ? 'be completed' : `be completed ${event.hasLink ? 'with' : 'without'} a link`;

@@ -7,14 +7,29 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const OSES = ['android', 'darwin', 'freebsd', 'linux', 'openbsd', 'openharmony', 'win32', 'sunos', 'aix', 'netbsd'];
-const CPUS = { arm64: 'arm64', x64: 'x64', ia32: 'ia32', arm: 'arm', loong64: 'loong64', ppc64: 'ppc64', riscv64: 'riscv64', s390x: 's390x', mips64el: 'mips64el', 'arm-gnueabihf': 'arm', 'arm-musleabihf': 'arm', 'arm-eabi': 'arm' };
+const CPUS = {
+  arm64: 'arm64',
+  x64: 'x64',
+  ia32: 'ia32',
+  arm: 'arm',
+  loong64: 'loong64',
+  ppc64: 'ppc64',
+  riscv64: 'riscv64',
+  s390x: 's390x',
+  mips64el: 'mips64el',
+  'arm-gnueabihf': 'arm',
+  'arm-musleabihf': 'arm',
+  'arm-eabi': 'arm',
+};
 
 function platformOf(name) {
   const base = name.split('/').pop();
   const os = OSES.find((o) => base.includes(`-${o}-`) || base.startsWith(`${o}-`));
   if (!os) return undefined;
   const rest = base.slice(base.indexOf(os) + os.length + 1);
-  const cpuKey = Object.keys(CPUS).sort((a, b) => b.length - a.length).find((c) => rest === c || rest.startsWith(`${c}-`) || rest.startsWith(c));
+  const cpuKey = Object.keys(CPUS)
+    .sort((a, b) => b.length - a.length)
+    .find((c) => rest === c || rest.startsWith(`${c}-`) || rest.startsWith(c));
   if (!cpuKey) return undefined;
   const libc = /musl/.test(rest) ? 'musl' : /gnu/.test(rest) && os === 'linux' ? 'glibc' : undefined;
   return { os: [os], cpu: [CPUS[cpuKey]], ...(libc ? { libc: [libc] } : {}) };

@@ -24,8 +24,21 @@ if (!hasShellcheck) console.warn('lint:deploy: shellcheck is not installed; RUN 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const docker = spawnSync(
   npm,
-  ['exec', '--yes', '--ignore-scripts', '--loglevel=error', `--package=${DOCKERLINTER}`, '--', 'dockerlinter',
-    '-f', `${root}Dockerfile`, '-e', 'info', '-s', hasShellcheck ? 'sh' : 'none'],
+  [
+    'exec',
+    '--yes',
+    '--ignore-scripts',
+    '--loglevel=error',
+    `--package=${DOCKERLINTER}`,
+    '--',
+    'dockerlinter',
+    '-f',
+    `${root}Dockerfile`,
+    '-e',
+    'info',
+    '-s',
+    hasShellcheck ? 'sh' : 'none',
+  ],
   { encoding: 'utf8' },
 );
 if (docker.status !== 0) {
@@ -65,7 +78,8 @@ const compose = parse(readFileSync(`${root}docker-compose.yml`, 'utf8'), { merge
 // Extension fields (x-*) are templates for anchors; Compose ignores them, and so does the schema.
 if (!validate(compose)) {
   failed = true;
-  for (const e of validate.errors ?? []) console.error(`docker-compose.yml${e.instancePath || '/'}: ${e.message} ${JSON.stringify(e.params)}`);
+  for (const e of validate.errors ?? [])
+    console.error(`docker-compose.yml${e.instancePath || '/'}: ${e.message} ${JSON.stringify(e.params)}`);
 } else {
   console.log('docker-compose.yml: valid against the Compose Specification schema');
 }

@@ -14,105 +14,124 @@ function ms(min: number, max: number, fallback: number) {
   return z.coerce.number().int().min(min).max(max).default(fallback);
 }
 
-const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: optionalString.default('0.0.0.0'),
-  DATABASE_URL: optionalString.refine(
-    (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
-    'must be a postgres:// or postgresql:// URL',
-  ),
-  /** A streaming replica for the inventory index and the order event feed (docs/SCALING.md); else the primary. */
-  DATABASE_READ_URL: optionalString.refine(
-    (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
-    'must be a postgres:// or postgresql:// URL',
-  ),
-  /** Postgres connections per process (per database URL); the listener and the relay's lock take one more each. */
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
-  /** One Redis (`redis://`, `rediss://`) or a cluster's seed nodes (`redis+cluster://host:port,host:port`). */
-  REDIS_URL: optionalString.refine(
-    (v) => v === undefined || (/^rediss?(\+cluster)?:\/\//.test(v) && parsesAsRedis(v)),
-    'must be a redis:// or rediss:// URL, or redis+cluster://host:port,host:port,…',
-  ),
-  FULFIL_SECRET_KEY: optionalString.refine(
-    (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
-    'must be 32 bytes, as 64 hex digits or base64',
-  ),
-  /**
-   * Host names clients sign, comma-separated (a proxy in front may rewrite Host). When set, only
-   * these verify: the Host header is not trusted for signatures.
-   */
-  PUBLIC_HOST: optionalString.transform((v) =>
-    v === undefined ? undefined : v.split(',').map((h) => h.trim()).filter((h) => h !== ''),
-  ),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
-  DATA_DIR: optionalString.default('.data'),
-  QUEUE_PREFIX: optionalString
-    .default('fulfil')
-    .refine((v) => !v.includes(':'), 'must not contain ":"'),
-  /** How long a synchronous HTTP call waits for its command before answering 202. */
-  COMMAND_WAIT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
-  /** Attempts of a command's job before it is given up (infrastructure errors only), and the first backoff. */
-  JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(40),
-  JOB_BACKOFF_MS: z.coerce.number().int().min(1).max(600_000).default(250),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
-  SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
-  /** Outbox relay: events per batch and idle poll interval. */
-  RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(200),
-  RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
-  /** How often a standing-by relay asks for the relay lock (and the active one checks it still holds it). */
-  RELAY_LEADER_CHECK_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
-  /** Unfinished commands older than this whose job Redis no longer has are queued again (checked every RECOVERY_EVERY_MS). */
-  RECOVERY_AFTER_MS: z.coerce.number().int().min(10).max(24 * 3600_000).default(60_000),
-  RECOVERY_EVERY_MS: z.coerce.number().int().min(10).max(3600_000).default(30_000),
-  /** Finished commands (idempotency keys, results) are kept this long; docs/API.md §Commands promises at least 24 h. */
-  COMMAND_RETENTION_HOURS: z.coerce.number().int().min(24).max(24 * 3650).default(168),
-  /**
-   * /metrics and /ops/queues want it (Authorization: Bearer, or HTTP Basic with it as the
-   * password). The API refuses to start in production without it; elsewhere, unset, the pages are open.
-   */
-  OPS_TOKEN: optionalString,
-  /** Requests per credential per minute across all API processes; 0 turns the limit off. */
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
-  /**
-   * Behind a reverse proxy: `true` (trust X-Forwarded-For from any hop), or the proxies'
-   * addresses/CIDRs, comma-separated; the client address then comes from the header.
-   */
-  TRUST_PROXY: optionalString.transform((v) => (v === undefined ? false : v === 'true' ? true : v.split(',').map((a) => a.trim()))),
-  /** Failed authentications per client address per minute before 429; 0 turns it off. */
-  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(60),
-  NODE_ENV: optionalString.default('development'),
+const envSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    HOST: optionalString.default('0.0.0.0'),
+    DATABASE_URL: optionalString.refine(
+      (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+      'must be a postgres:// or postgresql:// URL',
+    ),
+    /** A streaming replica for the inventory index and the order event feed (docs/SCALING.md); else the primary. */
+    DATABASE_READ_URL: optionalString.refine(
+      (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+      'must be a postgres:// or postgresql:// URL',
+    ),
+    /** Postgres connections per process (per database URL); the listener and the relay's lock take one more each. */
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
+    /** One Redis (`redis://`, `rediss://`) or a cluster's seed nodes (`redis+cluster://host:port,host:port`). */
+    REDIS_URL: optionalString.refine(
+      (v) => v === undefined || (/^rediss?(\+cluster)?:\/\//.test(v) && parsesAsRedis(v)),
+      'must be a redis:// or rediss:// URL, or redis+cluster://host:port,host:port,…',
+    ),
+    FULFIL_SECRET_KEY: optionalString.refine(
+      (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
+      'must be 32 bytes, as 64 hex digits or base64',
+    ),
+    /**
+     * Host names clients sign, comma-separated (a proxy in front may rewrite Host). When set, only
+     * these verify: the Host header is not trusted for signatures.
+     */
+    PUBLIC_HOST: optionalString.transform((v) =>
+      v === undefined
+        ? undefined
+        : v
+            .split(',')
+            .map((h) => h.trim())
+            .filter((h) => h !== ''),
+    ),
+    LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+    DATA_DIR: optionalString.default('.data'),
+    QUEUE_PREFIX: optionalString.default('fulfil').refine((v) => !v.includes(':'), 'must not contain ":"'),
+    /** How long a synchronous HTTP call waits for its command before answering 202. */
+    COMMAND_WAIT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+    /** Attempts of a command's job before it is given up (infrastructure errors only), and the first backoff. */
+    JOB_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(40),
+    JOB_BACKOFF_MS: z.coerce.number().int().min(1).max(600_000).default(250),
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+    SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+    /** Outbox relay: events per batch and idle poll interval. */
+    RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(200),
+    RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
+    /** How often a standing-by relay asks for the relay lock (and the active one checks it still holds it). */
+    RELAY_LEADER_CHECK_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+    /** Unfinished commands older than this whose job Redis no longer has are queued again (checked every RECOVERY_EVERY_MS). */
+    RECOVERY_AFTER_MS: z.coerce
+      .number()
+      .int()
+      .min(10)
+      .max(24 * 3600_000)
+      .default(60_000),
+    RECOVERY_EVERY_MS: z.coerce.number().int().min(10).max(3600_000).default(30_000),
+    /** Finished commands (idempotency keys, results) are kept this long; docs/API.md §Commands promises at least 24 h. */
+    COMMAND_RETENTION_HOURS: z.coerce
+      .number()
+      .int()
+      .min(24)
+      .max(24 * 3650)
+      .default(168),
+    /**
+     * /metrics and /ops/queues want it (Authorization: Bearer, or HTTP Basic with it as the
+     * password). The API refuses to start in production without it; elsewhere, unset, the pages are open.
+     */
+    OPS_TOKEN: optionalString,
+    /** Requests per credential per minute across all API processes; 0 turns the limit off. */
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+    /**
+     * Behind a reverse proxy: `true` (trust X-Forwarded-For from any hop), or the proxies'
+     * addresses/CIDRs, comma-separated; the client address then comes from the header.
+     */
+    TRUST_PROXY: optionalString.transform((v) => (v === undefined ? false : v === 'true' ? true : v.split(',').map((a) => a.trim()))),
+    /** Failed authentications per client address per minute before 429; 0 turns it off. */
+    AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+    NODE_ENV: optionalString.default('development'),
 
-  // Timeouts and caps (docs/RELIABILITY.md says what a caller gets when each one fires).
-  /** A whole request (headers and body) must arrive within this, else 408 and the connection is closed. */
-  HTTP_REQUEST_TIMEOUT_MS: ms(1_000, 600_000, 30_000),
-  /** The request line and headers must arrive within this (at most HTTP_REQUEST_TIMEOUT_MS). */
-  HTTP_HEADERS_TIMEOUT_MS: ms(1_000, 600_000, 10_000),
-  /** A request whose handler has not answered by then gets 503 `unavailable`; more than COMMAND_WAIT_MS. */
-  HTTP_HANDLER_TIMEOUT_MS: ms(1_000, 600_000, 25_000),
-  /** An idle keep-alive connection is closed after this. */
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: ms(1_000, 600_000, 65_000),
-  /** A connection on which nothing moves for this long is closed (0: never). */
-  HTTP_CONNECTION_TIMEOUT_MS: ms(0, 3_600_000, 120_000),
-  /** Open connections the HTTP server keeps at once; further ones are closed at once. */
-  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
-  /** Requests served on one keep-alive connection before it is closed (0: no limit). */
-  HTTP_MAX_REQUESTS_PER_SOCKET: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
-  /** Opening a Postgres connection gives up after this (the request then answers 503). */
-  DATABASE_CONNECT_TIMEOUT_MS: ms(100, 600_000, 5_000),
-  /** Postgres cancels a statement running longer (statement_timeout; 0: off). */
-  DATABASE_STATEMENT_TIMEOUT_MS: ms(0, 3_600_000, 15_000),
-  /** Postgres ends a session idle inside a transaction for longer (idle_in_transaction_session_timeout; 0: off). */
-  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: ms(0, 3_600_000, 15_000),
-  /** A pooled Postgres connection unused for this long is closed (0: kept). */
-  DATABASE_IDLE_TIMEOUT_MS: ms(0, 3_600_000, 60_000),
-}).superRefine((c, ctx) => {
-  if (c.HTTP_HEADERS_TIMEOUT_MS > c.HTTP_REQUEST_TIMEOUT_MS) {
-    ctx.addIssue({ code: 'custom', path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS' });
-  }
-  if (c.HTTP_HANDLER_TIMEOUT_MS <= c.COMMAND_WAIT_MS) {
-    ctx.addIssue({ code: 'custom', path: ['HTTP_HANDLER_TIMEOUT_MS'], message: 'must exceed COMMAND_WAIT_MS (a command call waits that long before its 202)' });
-  }
-});
+    // Timeouts and caps (docs/RELIABILITY.md says what a caller gets when each one fires).
+    /** A whole request (headers and body) must arrive within this, else 408 and the connection is closed. */
+    HTTP_REQUEST_TIMEOUT_MS: ms(1_000, 600_000, 30_000),
+    /** The request line and headers must arrive within this (at most HTTP_REQUEST_TIMEOUT_MS). */
+    HTTP_HEADERS_TIMEOUT_MS: ms(1_000, 600_000, 10_000),
+    /** A request whose handler has not answered by then gets 503 `unavailable`; more than COMMAND_WAIT_MS. */
+    HTTP_HANDLER_TIMEOUT_MS: ms(1_000, 600_000, 25_000),
+    /** An idle keep-alive connection is closed after this. */
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: ms(1_000, 600_000, 65_000),
+    /** A connection on which nothing moves for this long is closed (0: never). */
+    HTTP_CONNECTION_TIMEOUT_MS: ms(0, 3_600_000, 120_000),
+    /** Open connections the HTTP server keeps at once; further ones are closed at once. */
+    HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+    /** Requests served on one keep-alive connection before it is closed (0: no limit). */
+    HTTP_MAX_REQUESTS_PER_SOCKET: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
+    /** Opening a Postgres connection gives up after this (the request then answers 503). */
+    DATABASE_CONNECT_TIMEOUT_MS: ms(100, 600_000, 5_000),
+    /** Postgres cancels a statement running longer (statement_timeout; 0: off). */
+    DATABASE_STATEMENT_TIMEOUT_MS: ms(0, 3_600_000, 15_000),
+    /** Postgres ends a session idle inside a transaction for longer (idle_in_transaction_session_timeout; 0: off). */
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: ms(0, 3_600_000, 15_000),
+    /** A pooled Postgres connection unused for this long is closed (0: kept). */
+    DATABASE_IDLE_TIMEOUT_MS: ms(0, 3_600_000, 60_000),
+  })
+  .superRefine((c, ctx) => {
+    if (c.HTTP_HEADERS_TIMEOUT_MS > c.HTTP_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS' });
+    }
+    if (c.HTTP_HANDLER_TIMEOUT_MS <= c.COMMAND_WAIT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HTTP_HANDLER_TIMEOUT_MS'],
+        message: 'must exceed COMMAND_WAIT_MS (a command call waits that long before its 202)',
+      });
+    }
+  });
 
 function parsesAsRedis(url: string): boolean {
   try {
@@ -125,7 +144,10 @@ function parsesAsRedis(url: string): boolean {
 
 // On a cluster every key of the service needs one hash tag (redis-url.ts): the CLI and the
 // service read the prefix from here, so both use the same keys.
-const configSchema = envSchema.transform((c) => ({ ...c, QUEUE_PREFIX: clusterSafePrefix(c.QUEUE_PREFIX, c.REDIS_URL !== undefined && isClusterUrl(c.REDIS_URL)) }));
+const configSchema = envSchema.transform((c) => ({
+  ...c,
+  QUEUE_PREFIX: clusterSafePrefix(c.QUEUE_PREFIX, c.REDIS_URL !== undefined && isClusterUrl(c.REDIS_URL)),
+}));
 
 export type Config = z.infer<typeof configSchema>;
 

@@ -9,8 +9,21 @@ export function isInfrastructureError(err: unknown, depth = 0): boolean {
   const e = err as { code?: string; name?: string; message?: string } | undefined;
   if (!e) return false;
   const code = String(e.code ?? '');
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'CONNECTION_CLOSED',
-    'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT'].includes(code)) return true;
+  if (
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      'ENOTFOUND',
+      'EHOSTUNREACH',
+      'CONNECTION_CLOSED',
+      'CONNECTION_ENDED',
+      'CONNECTION_DESTROYED',
+      'CONNECT_TIMEOUT',
+    ].includes(code)
+  )
+    return true;
   // SQLSTATE class 08 (connection exception), 57P0x (admin shutdown, cannot connect now), 53300
   // (too many connections), 57014 (statement_timeout fired), 25P03 (idle-in-transaction timeout)
   if (/^08/.test(code) || /^57P0/.test(code) || ['53300', '57014', '25P03'].includes(code)) return true;

@@ -51,8 +51,13 @@ export function createLogger(level: string, bindings: Record<string, unknown> = 
     base: { service: 'fulfil', pid: process.pid, ...bindings },
     redact: {
       paths: [
-        'req.headers["x-signature"]', 'req.headers["x-token"]', 'req.headers.authorization',
-        '*.secret', 'secret', '*.password', 'password',
+        'req.headers["x-signature"]',
+        'req.headers["x-token"]',
+        'req.headers.authorization',
+        '*.secret',
+        'secret',
+        '*.password',
+        'password',
       ],
       censor: '[redacted]',
     },

@@ -174,7 +174,12 @@ export async function startService(
 
     if (roles.worker) {
       const pool: WorkerPool = startWorkers({
-        database, registry: registry(), prefix, connection: blocking, concurrency: config.WORKER_CONCURRENCY, log,
+        database,
+        registry: registry(),
+        prefix,
+        connection: blocking,
+        concurrency: config.WORKER_CONCURRENCY,
+        log,
       });
       onStop({ phase: 'workers', name: 'workers', close: () => pool.close(config.SHUTDOWN_DEADLINE_MS) });
       const workerProducer = track(producerConnection(redis.url));
@@ -183,20 +188,53 @@ export async function startService(
       await waitReady(workerProducer);
       // One process of the deployment relays at a time; the others stand by (relay-leadership.ts).
       const relay = new ActiveRelay({
-        database, databaseUrl: config.DATABASE_URL, connection: workerProducer, prefix, log,
-        batchSize: config.RELAY_BATCH_SIZE, intervalMs: config.RELAY_INTERVAL_MS, checkMs: config.RELAY_LEADER_CHECK_MS,
+        database,
+        databaseUrl: config.DATABASE_URL,
+        connection: workerProducer,
+        prefix,
+        log,
+        batchSize: config.RELAY_BATCH_SIZE,
+        intervalMs: config.RELAY_INTERVAL_MS,
+        checkMs: config.RELAY_LEADER_CHECK_MS,
       });
       await relay.start();
       onStop({ phase: 'workers', name: 'outbox relay', close: () => relay.stop() });
-      const requeue = new CommandQueues({ prefix, connection: workerProducer, attempts: config.JOB_ATTEMPTS, backoffMs: config.JOB_BACKOFF_MS });
+      const requeue = new CommandQueues({
+        prefix,
+        connection: workerProducer,
+        attempts: config.JOB_ATTEMPTS,
+        backoffMs: config.JOB_BACKOFF_MS,
+      });
       // Recovery and retention run once per period for the deployment, not per process.
       const housekeeping = startHousekeeping({
-        database, prefix, producer: workerProducer, connection: blocking, queues: requeue, log,
-        recoveryEveryMs: config.RECOVERY_EVERY_MS, recoveryAfterMs: config.RECOVERY_AFTER_MS, retentionHours: config.COMMAND_RETENTION_HOURS,
+        database,
+        prefix,
+        producer: workerProducer,
+        connection: blocking,
+        queues: requeue,
+        log,
+        recoveryEveryMs: config.RECOVERY_EVERY_MS,
+        recoveryAfterMs: config.RECOVERY_AFTER_MS,
+        retentionHours: config.COMMAND_RETENTION_HOURS,
       });
-      onStop({ phase: 'workers', name: 'housekeeping', close: async () => { await housekeeping.close(); await requeue.close(); } });
+      onStop({
+        phase: 'workers',
+        name: 'housekeeping',
+        close: async () => {
+          await housekeeping.close();
+          await requeue.close();
+        },
+      });
       if (!roles.api) {
-        const metrics = await startMetricsServer({ port: ops.METRICS_PORT, host: config.HOST, opsToken: config.OPS_TOKEN, db: database.db, connection: workerProducer, prefix, log });
+        const metrics = await startMetricsServer({
+          port: ops.METRICS_PORT,
+          host: config.HOST,
+          opsToken: config.OPS_TOKEN,
+          db: database.db,
+          connection: workerProducer,
+          prefix,
+          log,
+        });
         onStop({ phase: 'http', name: 'metrics server', close: () => metrics.close() });
         service.metricsUrl = metrics.url;
       }
@@ -206,16 +244,34 @@ export async function startService(
       const producer = track(producerConnection(redis.url));
       await waitReady(producer);
       const queues = new CommandQueues({ prefix, connection: producer, attempts: config.JOB_ATTEMPTS, backoffMs: config.JOB_BACKOFF_MS });
-      const waiters = new CommandWaiters(COMMAND_QUEUES, { prefix, connection: blocking, onError: (err) => log.warn({ err: err.message }, 'queue events error') });
+      const waiters = new CommandWaiters(COMMAND_QUEUES, {
+        prefix,
+        connection: blocking,
+        onError: (err) => log.warn({ err: err.message }, 'queue events error'),
+      });
       const eventsQueue = new Queue(EVENTS_QUEUE, { prefix, connection: producer });
-      onStop({ phase: 'queues', name: 'queues', close: async () => { await waiters.close(); await queues.close(); await eventsQueue.close(); } });
+      onStop({
+        phase: 'queues',
+        name: 'queues',
+        close: async () => {
+          await waiters.close();
+          await queues.close();
+          await eventsQueue.close();
+        },
+      });
       await waiters.ready();
       const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: config.COMMAND_WAIT_MS });
       const app = await buildApp({
-        config, database, readDatabase, log, dispatcher, secretBox,
+        config,
+        database,
+        readDatabase,
+        log,
+        dispatcher,
+        secretBox,
         ops: { queues: [...queues.queues.values(), eventsQueue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },
         rateLimiter: new RateLimiter(producer, prefix, {
-          perCredential: config.RATE_LIMIT_PER_MINUTE, authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE,
+          perCredential: config.RATE_LIMIT_PER_MINUTE,
+          authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE,
         }),
         readiness: [
           { name: 'postgres', check: async () => void (await database.db.execute(sql`select 1`)) },
@@ -232,7 +288,6 @@ export async function startService(
     throw err;
   }
 }
-
 
 /** Logs a Redis connection's trouble once per outage instead of once per reconnect attempt. */
 function watchConnection(conn: RedisConnection, log: Logger): void {

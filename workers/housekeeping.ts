@@ -43,7 +43,11 @@ export function startHousekeeping(opts: HousekeepingOptions): { close(): Promise
   const schedule = async (): Promise<void> => {
     try {
       await queue.upsertJobScheduler(RECOVER_LOST, { every: opts.recoveryEveryMs }, { name: RECOVER_LOST, ...template });
-      await queue.upsertJobScheduler(PRUNE_COMMANDS, { every: opts.retentionEveryMs ?? 15 * 60_000 }, { name: PRUNE_COMMANDS, ...template });
+      await queue.upsertJobScheduler(
+        PRUNE_COMMANDS,
+        { every: opts.retentionEveryMs ?? 15 * 60_000 },
+        { name: PRUNE_COMMANDS, ...template },
+      );
     } catch (err) {
       // Redis not there yet: the schedulers another process made keep running; try again soon.
       if (closed) return;

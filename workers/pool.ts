@@ -29,7 +29,9 @@ export function startWorkers(opts: {
     if (!isJobName(job.name)) throw new Error(`unknown job name ${job.name}`);
     const handler = registry.get(job.name)!;
     const jobLog = log.child({
-      job: job.name, commandId: job.data.commandId, attempt: job.attemptsMade + 1,
+      job: job.name,
+      commandId: job.data.commandId,
+      attempt: job.attemptsMade + 1,
       ...(job.data.requestId ? { reqId: job.data.requestId } : {}),
     });
     const started = performance.now();
@@ -52,7 +54,10 @@ export function startWorkers(opts: {
       concurrency: opts.concurrency,
       metrics: { maxDataPoints: MetricsTime.ONE_WEEK }, // job totals for /metrics (exportPrometheusMetrics)
       // Jobs name the capped backoff; the delay doubles from the one the producer set.
-      settings: { backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob) => retryDelay(attemptsMade, backoffBase(job)) },
+      settings: {
+        backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob) =>
+          retryDelay(attemptsMade, backoffBase(job)),
+      },
     });
     w.on('failed', (job, err) => {
       log.warn({ err, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade }, 'command attempt failed');

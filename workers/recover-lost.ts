@@ -45,7 +45,12 @@ export async function recoverLostCommands(opts: {
       failed.push(row.id);
       continue;
     }
-    await opts.queues.enqueue(row.name, { commandId: row.id, actor: row.actor as Actor, requestHash: row.requestHash, payload: row.payload as never });
+    await opts.queues.enqueue(row.name, {
+      commandId: row.id,
+      actor: row.actor as Actor,
+      requestHash: row.requestHash,
+      payload: row.payload as never,
+    });
     requeued.push(row.id);
   }
   return { requeued, failed };

@@ -14,7 +14,12 @@ const PICKUP_SELLER = {
   ship_from_name: 'Sam Seller',
   ship_from_phone_number_attributes: { label: 'work', country_code: '+1', number: '2125550100' },
   ship_from_address_attributes: {
-    name: 'Box Office', street_address: '1 Main St', locality: 'New York', region: 'NY', postal_code: '10001', country_code: 'US',
+    name: 'Box Office',
+    street_address: '1 Main St',
+    locality: 'New York',
+    region: 'NY',
+    postal_code: '10001',
+    country_code: 'US',
   },
   pickup_time_range: '6pm-7pm on show day',
 };
@@ -38,7 +43,11 @@ export function httpCaller(baseUrl: string, sockets: number): Call {
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
-          method, host: base.hostname, port: base.port, path: signed.target, agent,
+          method,
+          host: base.hostname,
+          port: base.port,
+          path: signed.target,
+          agent,
           headers: { 'x-token': cred.token, 'x-signature': signed.signature, 'content-type': 'application/json' },
         },
         (res) => {
@@ -90,7 +99,11 @@ export async function clientFlow(client: FulfilmentClient, rec: Recorder, orderI
     const seller = await send('shipment.update', { shipment_id: first, operation: 'seller_pickup', ...PICKUP_SELLER }, SELLER_BROKERAGE);
     await send('shipment.update', { shipment_id: seller.id, operation: 'buyer_pickup', ...PICKUP_BUYER }, 2);
   } else {
-    const updated = await send('shipment.update', { shipment_id: first, operation: 'mobile_transfer', mobile_transfer_type: 'XMobileLink' }, SELLER_BROKERAGE);
+    const updated = await send(
+      'shipment.update',
+      { shipment_id: first, operation: 'mobile_transfer', mobile_transfer_type: 'XMobileLink' },
+      SELLER_BROKERAGE,
+    );
     await send('shipment.complete', { shipment_id: updated.id, x_mobile_link: 'https://claim.example.test/x' }, SELLER_BROKERAGE);
   }
 }

@@ -22,7 +22,12 @@ export async function transactionFlow(database: Database, rec: Recorder, orderId
   const run = async (name: JobName, payload: object, brokerageId = SELLER_BROKERAGE) => {
     const handler = handlers.get(name)!;
     const result = await rec.time(() =>
-      runCommand(database, handler, { commandId: `b-${randomUUID()}`, actor: { brokerageId, userId: null, via: 'api' }, requestHash: 'bench', payload }, silent),
+      runCommand(
+        database,
+        handler,
+        { commandId: `b-${randomUUID()}`, actor: { brokerageId, userId: null, via: 'api' }, requestHash: 'bench', payload },
+        silent,
+      ),
     );
     if (result.status !== 200) throw new Error(`${name}: ${result.status} ${JSON.stringify(result.body).slice(0, 200)}`);
     return result.body as FlowAnswer;
@@ -31,11 +36,30 @@ export async function transactionFlow(database: Database, rec: Recorder, orderId
   const first = accepted.shipments[0]!.id;
   if (isPickupOrder(orderId)) {
     const seller = await run('shipment.update', {
-      shipment_id: first, operation: 'seller_pickup', ship_from_name: 'Sam Seller', pickup_time_range: '6pm-7pm',
+      shipment_id: first,
+      operation: 'seller_pickup',
+      ship_from_name: 'Sam Seller',
+      pickup_time_range: '6pm-7pm',
       ship_from_phone_number_attributes: { country_code: '+1', number: '2125550100' },
-      ship_from_address_attributes: { name: 'Box Office', street_address: '1 Main St', locality: 'New York', region: 'NY', postal_code: '10001', country_code: 'US' },
+      ship_from_address_attributes: {
+        name: 'Box Office',
+        street_address: '1 Main St',
+        locality: 'New York',
+        region: 'NY',
+        postal_code: '10001',
+        country_code: 'US',
+      },
     });
-    await run('shipment.update', { shipment_id: seller.id, operation: 'buyer_pickup', ship_to_name: 'Bo', phone_number_attributes: { country_code: '+1', number: '3125550199' } }, 2);
+    await run(
+      'shipment.update',
+      {
+        shipment_id: seller.id,
+        operation: 'buyer_pickup',
+        ship_to_name: 'Bo',
+        phone_number_attributes: { country_code: '+1', number: '3125550199' },
+      },
+      2,
+    );
   } else {
     const updated = await run('shipment.update', { shipment_id: first, operation: 'mobile_transfer', mobile_transfer_type: 'XMobileLink' });
     await run('shipment.complete', { shipment_id: updated.id, x_mobile_link: 'https://claim.example.test/x' });
@@ -50,8 +74,11 @@ export async function startNoopQueue(opts: { prefix: string; connection: () => R
   const name = 'bench-noop';
   const queue = new Queue(name, { prefix: opts.prefix, connection: opts.connection() });
   const worker = new Worker(name, async () => ({ status: 200, body: { ok: true } }), {
-    prefix: opts.prefix, connection: opts.connection(), concurrency: opts.concurrency,
-    removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 },
+    prefix: opts.prefix,
+    connection: opts.connection(),
+    concurrency: opts.concurrency,
+    removeOnComplete: { count: 1000 },
+    removeOnFail: { count: 1000 },
   });
   const waiters = new CommandWaiters([name], { prefix: opts.prefix, connection: opts.connection });
   await Promise.all([worker.waitUntilReady(), waiters.ready()]);

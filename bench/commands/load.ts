@@ -50,7 +50,11 @@ export interface Summary {
 }
 
 /** Runs `loop(caller)` in `callers` concurrent loops until `seconds` have passed. */
-export async function closedLoop(callers: number, seconds: number, loop: (caller: number, until: number) => Promise<void>): Promise<number> {
+export async function closedLoop(
+  callers: number,
+  seconds: number,
+  loop: (caller: number, until: number) => Promise<void>,
+): Promise<number> {
   const started = performance.now();
   const until = started + seconds * 1000;
   await Promise.all(Array.from({ length: callers }, (_, i) => loop(i, until)));

@@ -34,7 +34,11 @@ export interface ServiceProcess {
 }
 
 /** `fulfil start` as an operator runs it, in its own process; resolves once it serves. */
-export async function startServiceProcess(role: 'all' | 'api' | 'worker', env: Record<string, string>, readyUrl?: string): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  role: 'all' | 'api' | 'worker',
+  env: Record<string, string>,
+  readyUrl?: string,
+): Promise<ServiceProcess> {
   const args = ['start', ...(role === 'all' ? [] : ['--role', role])];
   // BENCH_NODE_FLAGS profiles the service alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
@@ -46,7 +50,10 @@ export async function startServiceProcess(role: 'all' | 'api' | 'worker', env: R
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`fulfil start ${args.join(' ')} exited: ${stderr}`);
-      const ok = await fetch(readyUrl).then((r) => r.ok, () => false);
+      const ok = await fetch(readyUrl).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > deadline) throw new Error(`fulfil start ${args.join(' ')} not ready in 60 s: ${stderr}`);
       await new Promise((r) => setTimeout(r, 200));

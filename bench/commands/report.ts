@@ -32,7 +32,10 @@ export function printReport(r: {
   lines.push(
     '| callers | one process / transaction alone | one process / BullMQ no-op | api + worker / transaction alone |',
     '|---:|---:|---:|---:|',
-    ...levels.map((c) => `| ${c} | ${ratio(at(SERVICE, c), at(TRANSACTION, c))} | ${ratio(at(SERVICE, c), at(BULLMQ, c))} | ${ratio(at(SPLIT, c), at(TRANSACTION, c))} |`),
+    ...levels.map(
+      (c) =>
+        `| ${c} | ${ratio(at(SERVICE, c), at(TRANSACTION, c))} | ${ratio(at(SERVICE, c), at(BULLMQ, c))} | ${ratio(at(SPLIT, c), at(TRANSACTION, c))} |`,
+    ),
     '',
   );
   if (r.statements) {

@@ -12,10 +12,7 @@ export type OrderRole = 'seller' | 'buyer' | 'stranger';
  * How the caller stands to an order. Should one brokerage be on both sides, it acts as the
  * seller: the seller's operations are the ones that move an order forward.
  */
-export function orderRole(
-  caller: Pick<Caller, 'brokerageId'>,
-  order: { sellerBrokerageId: number; buyerBrokerageId: number },
-): OrderRole {
+export function orderRole(caller: Pick<Caller, 'brokerageId'>, order: { sellerBrokerageId: number; buyerBrokerageId: number }): OrderRole {
   if (caller.brokerageId === order.sellerBrokerageId) return 'seller';
   if (caller.brokerageId === order.buyerBrokerageId) return 'buyer';
   return 'stranger';

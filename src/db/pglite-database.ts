@@ -38,10 +38,17 @@ export async function openPgliteDatabase(dir: string): Promise<Database> {
       transaction: (fn) =>
         pglite.transaction((t) => {
           let txDb: Tx | undefined;
-          const builder = () => new PgDatabase(dialect, new PgliteSession(t as never, dialect, undefined) as never, undefined) as unknown as Tx;
+          const builder = () =>
+            new PgDatabase(dialect, new PgliteSession(t as never, dialect, undefined) as never, undefined) as unknown as Tx;
           const tx = runner(t);
           // One backend in-process: no round trips to save, the last statement is just the last.
-          return fn({ ...tx, finish: tx.rows, get db() { return (txDb ??= builder()); } });
+          return fn({
+            ...tx,
+            finish: tx.rows,
+            get db() {
+              return (txDb ??= builder());
+            },
+          });
         }) as Promise<never>,
       close: () => pglite.close().finally(unlock),
     };

@@ -74,7 +74,10 @@ class ExclusiveQueue {
   private pumping = false;
   private holdTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly db: Exclusive, private readonly onStall: (handlerId: number) => void) {}
+  constructor(
+    private readonly db: Exclusive,
+    private readonly onStall: (handlerId: number) => void,
+  ) {}
 
   enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
     return new Promise((resolve, reject) => {
@@ -106,10 +109,13 @@ class ExclusiveQueue {
 
   private lock(): Promise<void> {
     return new Promise((acquired) => {
-      void this.db._runExclusiveTransaction(() => new Promise<void>((done) => {
-        this.release = done;
-        acquired();
-      }));
+      void this.db._runExclusiveTransaction(
+        () =>
+          new Promise<void>((done) => {
+            this.release = done;
+            acquired();
+          }),
+      );
     });
   }
 

@@ -23,17 +23,24 @@ export async function seedDatabase(database: Database, fixture: Fixture, box: Se
   const counts: SeedCounts = { brokerages: 0, offices: 0, users: 0, credentials: 0, events: 0, orders: 0, ticket_groups: 0 };
   await database.db.transaction(async (tx) => {
     for (const b of fixture.brokerages) {
-      await tx.insert(brokerages).values({ id: b.id, name: b.name }).onConflictDoUpdate({ target: brokerages.id, set: { name: b.name } });
+      await tx
+        .insert(brokerages)
+        .values({ id: b.id, name: b.name })
+        .onConflictDoUpdate({ target: brokerages.id, set: { name: b.name } });
       counts.brokerages++;
     }
     for (const b of fixture.brokerages) {
       for (const o of b.offices) {
-        await tx.insert(offices).values({ id: o.id, brokerageId: b.id, name: o.name })
+        await tx
+          .insert(offices)
+          .values({ id: o.id, brokerageId: b.id, name: o.name })
           .onConflictDoUpdate({ target: offices.id, set: { name: o.name, brokerageId: b.id } });
         counts.offices++;
       }
       for (const u of b.users) {
-        await tx.insert(users).values({ id: u.id, brokerageId: b.id, name: u.name, email: u.email })
+        await tx
+          .insert(users)
+          .values({ id: u.id, brokerageId: b.id, name: u.name, email: u.email })
           .onConflictDoUpdate({ target: users.id, set: { name: u.name, email: u.email, brokerageId: b.id } });
         counts.users++;
       }
@@ -56,7 +63,9 @@ export async function seedDatabase(database: Database, fixture: Fixture, box: Se
     }
     for (const e of fixture.events) {
       const occursAt = e.occurs_at ? new Date(e.occurs_at) : null;
-      await tx.insert(events).values({ id: e.id, name: e.name, occursAt })
+      await tx
+        .insert(events)
+        .values({ id: e.id, name: e.name, occursAt })
         .onConflictDoUpdate({ target: events.id, set: { name: e.name, occursAt } });
       counts.events++;
     }

@@ -25,7 +25,9 @@ export const fixtureSchema = z.strictObject({
       }),
     )
     .default([]),
-  events: z.array(z.strictObject({ id, name: z.string().min(1), occurs_at: z.string().datetime({ offset: true }).nullable().default(null) })).default([]),
+  events: z
+    .array(z.strictObject({ id, name: z.string().min(1), occurs_at: z.string().datetime({ offset: true }).nullable().default(null) }))
+    .default([]),
   orders: z
     .array(
       z.strictObject({

@@ -91,7 +91,8 @@ export function clientErrorHandler(log: FastifyBaseLogger): (error: Error & { co
 }
 
 function clientErrorResponse(code: string | undefined): [number, ErrorBody] {
-  if (code === 'HPE_HEADER_OVERFLOW') return [431, errorBody('payload_too_large', 'request line and headers are larger than the server accepts')];
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return [431, errorBody('payload_too_large', 'request line and headers are larger than the server accepts')];
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, errorBody('invalid_params', 'the request was not received in time')];
   return [400, errorBody('invalid_params', 'malformed HTTP request')];
 }

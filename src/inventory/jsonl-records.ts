@@ -3,9 +3,7 @@ import { createInterface } from 'node:readline';
 import { assertStorableJson } from '../domain/validation.ts';
 import { ticketGroupInput, type TicketGroupInput } from './ticket-group-input.ts';
 
-export type JsonlItem =
-  | { line: number; record: TicketGroupInput }
-  | { line: number; problem: string };
+export type JsonlItem = { line: number; record: TicketGroupInput } | { line: number; problem: string };
 
 /** Fields of a detailed export line that the service sets itself; an import ignores them. */
 const SERVICE_FIELDS = ['created_at', 'updated_at'] as const;
@@ -50,7 +48,9 @@ export async function* readJsonlRecords(file: string, officeId: number): AsyncGe
       yield { line, record: parsed.data };
     } else {
       const problems = parsed.error.issues.map((i) =>
-        i.code === 'unrecognized_keys' ? `unknown field ${i.keys.join(', ')}` : `${i.path.map(String).join('.') || '(record)'}: ${i.message}`,
+        i.code === 'unrecognized_keys'
+          ? `unknown field ${i.keys.join(', ')}`
+          : `${i.path.map(String).join('.') || '(record)'}: ${i.message}`,
       );
       yield { line, problem: problems.join('; ') };
     }

@@ -10,7 +10,11 @@ import { readInventoryPageBytes } from './read-inventory.ts';
  * reveal nothing about which offices exist; then the office check, which answers 401 alike for a
  * foreign office and a missing one (docs/API.md §Roles and tenancy); only then the read.
  */
-export async function listInventoryPage(database: Database, caller: Pick<Caller, 'brokerageId'>, rawQuery: RawQuery): Promise<Buffer | string> {
+export async function listInventoryPage(
+  database: Database,
+  caller: Pick<Caller, 'brokerageId'>,
+  rawQuery: RawQuery,
+): Promise<Buffer | string> {
   const query = parseIndexQuery(rawQuery);
   await assertOfficeAccess(database.db, query.officeId, caller);
   return readInventoryPageBytes(database, query);

@@ -7,17 +7,36 @@ const CHUNK = 10_000;
 
 // The record columns as json_to_recordset reads them; names and types of ticket_groups.
 const COLUMNS: ReadonlyArray<readonly [string, string]> = [
-  ['remote_id', 'bigint'], ['id', 'bigint'], ['event_id', 'bigint'], ['account_email', 'text'],
-  ['cost', 'numeric'], ['taxed_cost', 'numeric'], ['price', 'numeric'], ['face_value', 'numeric'],
-  ['discount', 'numeric'], ['quantity', 'integer'], ['format', 'text'], ['type', 'text'],
-  ['view_type', 'text'], ['section', 'text'], ['row', 'text'], ['split_type', 'text'],
-  ['split_override', 'integer[]'], ['wheelchair_accessible', 'boolean'], ['eticket', 'boolean'],
-  ['instant_delivery', 'boolean'], ['in_hand', 'boolean'], ['in_hand_on', 'date'],
-  ['external_notes', 'text'], ['speculative', 'boolean'],
+  ['remote_id', 'bigint'],
+  ['id', 'bigint'],
+  ['event_id', 'bigint'],
+  ['account_email', 'text'],
+  ['cost', 'numeric'],
+  ['taxed_cost', 'numeric'],
+  ['price', 'numeric'],
+  ['face_value', 'numeric'],
+  ['discount', 'numeric'],
+  ['quantity', 'integer'],
+  ['format', 'text'],
+  ['type', 'text'],
+  ['view_type', 'text'],
+  ['section', 'text'],
+  ['row', 'text'],
+  ['split_type', 'text'],
+  ['split_override', 'integer[]'],
+  ['wheelchair_accessible', 'boolean'],
+  ['eticket', 'boolean'],
+  ['instant_delivery', 'boolean'],
+  ['in_hand', 'boolean'],
+  ['in_hand_on', 'date'],
+  ['external_notes', 'text'],
+  ['speculative', 'boolean'],
 ];
 const names = COLUMNS.map(([n]) => `"${n}"`).join(', ');
 const recordType = COLUMNS.map(([n, t]) => `"${n}" ${t}`).join(', ');
-const updates = COLUMNS.filter(([n]) => n !== 'remote_id').map(([n]) => `"${n}" = excluded."${n}"`).join(', ');
+const updates = COLUMNS.filter(([n]) => n !== 'remote_id')
+  .map(([n]) => `"${n}" = excluded."${n}"`)
+  .join(', ');
 
 /**
  * Inserts or updates ticket groups of one office by remote_id and replaces their seats as a

@@ -75,7 +75,8 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
     always.forEach((t, i) => {
       // An unguarded last branch is what the others leave over.
       const guard = guardLabel(t.guard) ?? (i > 0 ? 'otherwise' : undefined);
-      for (const target of t.target ?? []) edges.push({ from: id, to: rel(target), label: guard ? `[${guard}]` : 'always', targetless: false });
+      for (const target of t.target ?? [])
+        edges.push({ from: id, to: rel(target), label: guard ? `[${guard}]` : 'always', targetless: false });
     });
     const children = Object.values(n.states).map(visit);
     const initial = n.initial?.target?.[0];
@@ -142,7 +143,8 @@ export function toMermaid(graph: MachineGraph): string {
   const collect = (n: MachineNode) => n.children.forEach((c) => (inner.add(c.id), collect(c)));
   graph.root.children.forEach(collect);
   for (const e of graph.edges) {
-    if (inner.has(e.from) && inner.has(e.to) && e.from.split('.').slice(0, -1).join('.') === e.to.split('.').slice(0, -1).join('.')) continue;
+    if (inner.has(e.from) && inner.has(e.to) && e.from.split('.').slice(0, -1).join('.') === e.to.split('.').slice(0, -1).join('.'))
+      continue;
     lines.push(`  ${mid(e.from)} --> ${mid(e.to)}: ${e.label}${e.targetless ? ' (stays)' : ''}`);
   }
   return lines.join('\n');

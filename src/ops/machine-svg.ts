@@ -50,12 +50,20 @@ function ranks(nodes: MachineNode[], edges: MachineEdge[], start: string | undef
   if (start && ids.has(start)) dfs(start);
   for (const n of ids) if (!state.has(n)) dfs(n);
   const rank = new Map<string, number>([...ids].map((n) => [n, 0]));
-  for (const n of order) for (const m of out.get(n) ?? []) if (!back.has(`${n}>${m}`)) rank.set(m, Math.max(rank.get(m)!, rank.get(n)! + 1));
+  for (const n of order)
+    for (const m of out.get(n) ?? []) if (!back.has(`${n}>${m}`)) rank.set(m, Math.max(rank.get(m)!, rank.get(n)! + 1));
   return rank;
 }
 
 /** Sizes and places every node; returns boxes by id, relative to (0,0). */
-function layout(children: MachineNode[], edges: MachineEdge[], start: string | undefined, boxes: Map<string, Box>, ox: number, oy: number): { w: number; h: number } {
+function layout(
+  children: MachineNode[],
+  edges: MachineEdge[],
+  start: string | undefined,
+  boxes: Map<string, Box>,
+  ox: number,
+  oy: number,
+): { w: number; h: number } {
   const sizes = new Map<string, { w: number; h: number }>();
   const measure = (n: MachineNode): { w: number; h: number } => {
     if (n.children.length === 0) return { w: Math.max(80, textWidth(n.key) + 2 * PAD), h: NODE_H };
@@ -161,7 +169,8 @@ export function machineSvg(graph: MachineGraph, active: Set<string> = new Set(),
     const cls = ['state', n.type, isRegion ? 'region' : '', on ? 'active' : ''].filter(Boolean).join(' ');
     const rx = n.children.length > 0 ? 10 : 17;
     out.push(`<g class="${cls}" data-state="${e(n.id)}"><rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" rx="${rx}"/>`);
-    if (n.type === 'final' && n.children.length === 0) out.push(`<rect class="inner" x="${b.x + 3}" y="${b.y + 3}" width="${b.w - 6}" height="${b.h - 6}" rx="${rx - 3}"/>`);
+    if (n.type === 'final' && n.children.length === 0)
+      out.push(`<rect class="inner" x="${b.x + 3}" y="${b.y + 3}" width="${b.w - 6}" height="${b.h - 6}" rx="${rx - 3}"/>`);
     const ty = n.children.length > 0 ? b.y + 16 : b.y + b.h / 2 + 4;
     out.push(`<text x="${b.x + b.w / 2}" y="${ty}">${e(n.key)}${on && n.children.length === 0 ? ' ●' : ''}</text></g>`);
   }
@@ -170,7 +179,9 @@ export function machineSvg(graph: MachineGraph, active: Set<string> = new Set(),
   if (start) {
     const sx = start.x - 40;
     const sy = start.y + start.h / 2;
-    out.push(`<circle class="initial" cx="${sx}" cy="${sy}" r="6"/><line class="edge" x1="${sx + 6}" y1="${sy}" x2="${start.x - 2}" y2="${sy}" marker-end="url(#arrow)"/>`);
+    out.push(
+      `<circle class="initial" cx="${sx}" cy="${sy}" r="6"/><line class="edge" x1="${sx + 6}" y1="${sy}" x2="${start.x - 2}" y2="${sy}" marker-end="url(#arrow)"/>`,
+    );
   }
   const lowest = Math.max(...[...boxes.values()].map((b) => b.y + b.h));
   const seen = new Map<string, number>();
@@ -186,7 +197,9 @@ export function machineSvg(graph: MachineGraph, active: Set<string> = new Set(),
       const x = a.x + a.w / 2 + nth * 0;
       const top = a.y;
       const lift = 22 + nth * 18;
-      out.push(`<path class="edge loop" d="M ${x - 16} ${top} C ${x - 30} ${top - lift}, ${x + 30} ${top - lift}, ${x + 16} ${top}" marker-end="url(#arrow)"/>`);
+      out.push(
+        `<path class="edge loop" d="M ${x - 16} ${top} C ${x - 30} ${top - lift}, ${x + 30} ${top - lift}, ${x + 16} ${top}" marker-end="url(#arrow)"/>`,
+      );
       out.push(`<text class="label" x="${x}" y="${top - lift + 4}">${e(edge.label)}</text>`);
       continue;
     }

@@ -9,7 +9,11 @@ export function machinesDocFiles(): Record<string, string> {
   const shipment = machineGraph(shipmentMachine);
   const order = machineGraph(orderMachine);
   const table = (g: ReturnType<typeof machineGraph>) =>
-    ['| from | event [guard] | to |', '|---|---|---|', ...g.edges.map((e) => `| ${e.from} | ${e.label.replace(/\|/g, '\\|')} | ${e.targetless ? '(stays)' : e.to} |`)].join('\n');
+    [
+      '| from | event [guard] | to |',
+      '|---|---|---|',
+      ...g.edges.map((e) => `| ${e.from} | ${e.label.replace(/\|/g, '\\|')} | ${e.targetless ? '(stays)' : e.to} |`),
+    ].join('\n');
   const doc = `# State machines
 
 Generated from \`machines/\` by \`npm run docs:machines\`; a test fails when this file is stale. The

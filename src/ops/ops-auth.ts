@@ -29,7 +29,9 @@ export function presentedOpsToken(authorization: string | undefined): string | u
  * of the expected token shows in how long a wrong guess takes.
  */
 export function opsTokenMatches(given: string | undefined, expected: string): boolean {
-  const a = createHash('sha256').update(given ?? '').digest();
+  const a = createHash('sha256')
+    .update(given ?? '')
+    .digest();
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b) && given !== undefined;
 }

@@ -7,7 +7,15 @@ import type { OrderViewData } from './order-view-data.ts';
 const SHIPMENT_GRAPH = machineGraph(shipmentMachine);
 const ORDER_GRAPH = machineGraph(orderMachine);
 
-const when = (d: Date | null | undefined) => (d ? e(d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')) : '–');
+const when = (d: Date | null | undefined) =>
+  d
+    ? e(
+        d
+          .toISOString()
+          .replace('T', ' ')
+          .replace(/\.\d+Z$/, 'Z'),
+      )
+    : '–';
 
 function outcomeClass(status: string, resultStatus: number | null): string {
   if (status === 'failed') return 'bad';

@@ -65,7 +65,10 @@ export async function registerQueueBoard(app: FastifyInstance, opts: QueueBoardO
     // should not tell a third party who looks at the queues: everything is served from here.
     scope.addHook('onSend', async (_request, reply, payload) => {
       if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').startsWith('text/html')) return payload;
-      reply.header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'");
+      reply.header(
+        'content-security-policy',
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
+      );
       return payload.replace(/<link[^>]+https:\/\/fonts\.[^>]*>\s*/g, '');
     });
     await scope.register(adapter.registerPlugin(), { prefix: QUEUE_BOARD_PATH });

@@ -21,9 +21,7 @@ export interface DispatchRequest<N extends JobName> {
   requestId?: string;
 }
 
-export type DispatchOutcome =
-  | { kind: 'done'; commandId: string; result: CommandResult }
-  | { kind: 'accepted'; commandId: string };
+export type DispatchOutcome = { kind: 'done'; commandId: string; result: CommandResult } | { kind: 'accepted'; commandId: string };
 
 /** What the HTTP side needs of the producer: routes depend on this, not on the class. */
 export interface Dispatch {
@@ -86,7 +84,10 @@ export class CommandDispatcher implements Dispatch {
       await queues.enqueue(
         req.name,
         {
-          commandId, actor: req.actor, requestHash: req.requestHash, payload: req.payload,
+          commandId,
+          actor: req.actor,
+          requestHash: req.requestHash,
+          payload: req.payload,
           ...(req.requestId ? { requestId: req.requestId } : {}),
         },
         { revive: !inserted },

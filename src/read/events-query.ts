@@ -3,7 +3,11 @@ import { z } from 'zod';
 export const EVENTS_DEFAULT_LIMIT = 100;
 export const EVENTS_MAX_LIMIT = 1000;
 
-const digits = (max: number) => z.string().regex(new RegExp(`^\\d{1,${max}}$`), 'must be a non-negative integer').transform(Number);
+const digits = (max: number) =>
+  z
+    .string()
+    .regex(new RegExp(`^\\d{1,${max}}$`), 'must be a non-negative integer')
+    .transform(Number);
 
 /**
  * Query of GET /v9/orders/:id/events. Values arrive as text; digits only, so "1e3" or " 7" are

@@ -30,6 +30,11 @@ export async function liveShipmentOf(ex: Executor, orderId: number): Promise<Liv
   const { shipment, email, shipFromAddress, shipFromPhone: sfp, phone } = row;
   return {
     shipment,
-    contacts: { email: email ?? undefined, shipFromAddress: shipFromAddress ?? undefined, shipFromPhone: sfp ?? undefined, phone: phone ?? undefined },
+    contacts: {
+      email: email ?? undefined,
+      shipFromAddress: shipFromAddress ?? undefined,
+      shipFromPhone: sfp ?? undefined,
+      phone: phone ?? undefined,
+    },
   };
 }

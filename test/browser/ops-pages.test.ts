@@ -28,8 +28,13 @@ describe('operator pages in a real browser', () => {
     redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
     queue = new Queue('commands', { prefix: t.prefix, connection: redis });
     // A poisoned job (no actor): it fails on its only attempt, as a bug would make it.
-    await queue.add('order.accept', { commandId: 'poisoned-browser-1', payload: { order_id: 999 } }, { jobId: 'poisoned-browser-1', attempts: 1 });
-    for (let i = 0; i < 100 && (await (await queue.getJob('poisoned-browser-1'))!.getState()) !== 'failed'; i++) await new Promise((r) => setTimeout(r, 50));
+    await queue.add(
+      'order.accept',
+      { commandId: 'poisoned-browser-1', payload: { order_id: 999 } },
+      { jobId: 'poisoned-browser-1', attempts: 1 },
+    );
+    for (let i = 0; i < 100 && (await (await queue.getJob('poisoned-browser-1'))!.getState()) !== 'failed'; i++)
+      await new Promise((r) => setTimeout(r, 50));
     // An order whose shipment was replaced, then had pickup details from both sides.
     const call = apiClient(t.url);
     const first = (await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, { reviewer_id: 100 })).body.shipments[0].id;
@@ -37,7 +42,10 @@ describe('operator pages in a real browser', () => {
     expect((await call(SELLER, 'PUT', `/v9/shipments/${second}/complete`, { x_mobile_link: 'https://x.test/1' })).status).toBeLessThan(500);
     await call(SELLER, 'POST', `/v9/orders/${ORDERS.localPickup}/accept`, { reviewer_id: 100 });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    const context = await browser.newContext({ httpCredentials: { username: 'ops', password: TOKEN }, viewport: { width: 1280, height: 860 } });
+    const context = await browser.newContext({
+      httpCredentials: { username: 'ops', password: TOKEN },
+      viewport: { width: 1280, height: 860 },
+    });
     page = await context.newPage();
     mkdirSync(SCREENSHOTS, { recursive: true });
   });
@@ -60,15 +68,22 @@ describe('operator pages in a real browser', () => {
 
   it('logs in to the queue board, sees every queue and opens a failed job', async () => {
     await page.goto(`${t.url}/ops/queues`);
-    for (const name of ['commands', 'inventory', 'fulfil-events']) await expect(page.getByText(name, { exact: true }).first().waitFor()).resolves.toBeUndefined();
-    await page.getByText(/Loading/).first().waitFor({ state: 'hidden' });
+    for (const name of ['commands', 'inventory', 'fulfil-events'])
+      await expect(page.getByText(name, { exact: true }).first().waitFor()).resolves.toBeUndefined();
+    await page
+      .getByText(/Loading/)
+      .first()
+      .waitFor({ state: 'hidden' });
     await page.screenshot({ path: path.join(SCREENSHOTS, 'queues.png') });
 
     await page.goto(`${t.url}/ops/queues/queue/commands?status=failed`);
     await page.getByText('poisoned-browser-1').first().waitFor();
     await page.goto(`${t.url}/ops/queues/queue/commands/poisoned-browser-1`);
     // The job's own page: its error and stack, its payload.
-    await page.getByText(/malformed job/).first().waitFor();
+    await page
+      .getByText(/malformed job/)
+      .first()
+      .waitFor();
     const text = await page.locator('body').innerText();
     expect(text).toContain('poisoned-browser-1');
     expect(text).toMatch(/at runCommand/); // the stack trace

@@ -23,7 +23,10 @@ interface RawAnswer {
  * node:http rather than fetch: these cases need the exact bytes and headers on the wire (no
  * Content-Type added for us, a query not re-encoded, an explicit Host).
  */
-function rawRequest(base: string, opts: { method: string; target: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<RawAnswer> {
+function rawRequest(
+  base: string,
+  opts: { method: string; target: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<RawAnswer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -78,7 +81,10 @@ describe('signed requests (docs/API.md §Signature)', () => {
     });
 
     it('each brokerage sees its own credential', async () => {
-      for (const [cred, brokerage] of [[BUYER, 2], [STRANGER, 3]] as const) {
+      for (const [cred, brokerage] of [
+        [BUYER, 2],
+        [STRANGER, 3],
+      ] as const) {
         const res = await signedFetch(t.url, cred, 'GET', '/v9/credentials/current');
         expect(await res.json()).toMatchObject({ token: cred.token, brokerage_id: brokerage });
       }
@@ -109,7 +115,11 @@ describe('signed requests (docs/API.md §Signature)', () => {
     const raw = 'state=ALL&page[items]=2&page[cursor]=1&office_id=10';
     const path = '/v9/credentials/current';
     const get = (signature: string, headers: Record<string, string> = {}) =>
-      rawRequest(t.url, { method: 'GET', target: `${path}?${raw}`, headers: { 'x-token': SELLER.token, 'x-signature': signature, ...headers } });
+      rawRequest(t.url, {
+        method: 'GET',
+        target: `${path}?${raw}`,
+        headers: { 'x-token': SELLER.token, 'x-signature': signature, ...headers },
+      });
 
     it.each([
       ['sorted canonical', 'office_id=10&page%5Bcursor%5D=1&page%5Bitems%5D=2&state=ALL'],
@@ -128,7 +138,9 @@ describe('signed requests (docs/API.md §Signature)', () => {
     });
 
     it('accepts the host with its port', async () => {
-      const res = await get(sign(SELLER.secret, `GET 127.0.0.1:${port}${path}?office_id=10&page%5Bcursor%5D=1&page%5Bitems%5D=2&state=ALL`));
+      const res = await get(
+        sign(SELLER.secret, `GET 127.0.0.1:${port}${path}?office_id=10&page%5Bcursor%5D=1&page%5Bitems%5D=2&state=ALL`),
+      );
       expect(res.status).toBe(200);
     });
 
@@ -143,20 +155,39 @@ describe('signed requests (docs/API.md §Signature)', () => {
     it('accepts PUBLIC_HOST when configured, and only then; with it, only its names verify', async () => {
       const publicHost = 'api.fulfil.test';
       const signature = sign(SELLER.secret, `GET ${publicHost}${path}?`);
-      const before = await rawRequest(t.url, { method: 'GET', target: path, headers: { 'x-token': SELLER.token, 'x-signature': signature } });
+      const before = await rawRequest(t.url, {
+        method: 'GET',
+        target: path,
+        headers: { 'x-token': SELLER.token, 'x-signature': signature },
+      });
       expect(before.status).toBe(401);
 
-      const proxied = await startTestService({ db: t.db, roles: { api: true, worker: false }, env: { PUBLIC_HOST: `${publicHost}, api2.fulfil.test` } });
+      const proxied = await startTestService({
+        db: t.db,
+        roles: { api: true, worker: false },
+        env: { PUBLIC_HOST: `${publicHost}, api2.fulfil.test` },
+      });
       try {
-        const res = await rawRequest(proxied.url, { method: 'GET', target: path, headers: { 'x-token': SELLER.token, 'x-signature': signature } });
+        const res = await rawRequest(proxied.url, {
+          method: 'GET',
+          target: path,
+          headers: { 'x-token': SELLER.token, 'x-signature': signature },
+        });
         expect(res.status).toBe(200);
         expect(res.json).toMatchObject({ token: SELLER.token });
         const second = sign(SELLER.secret, `GET api2.fulfil.test${path}?`);
-        expect((await rawRequest(proxied.url, { method: 'GET', target: path, headers: { 'x-token': SELLER.token, 'x-signature': second } })).status).toBe(200);
+        expect(
+          (await rawRequest(proxied.url, { method: 'GET', target: path, headers: { 'x-token': SELLER.token, 'x-signature': second } }))
+            .status,
+        ).toBe(200);
         // Pinned: a signature for the address reached, or for any name sent as Host, is refused.
         expect((await signedFetch(proxied.url, SELLER, 'GET', path)).status).toBe(401);
         const chosen = sign(SELLER.secret, `GET evil.example.net${path}?`);
-        const spoofed = await rawRequest(proxied.url, { method: 'GET', target: path, headers: { host: 'evil.example.net', 'x-token': SELLER.token, 'x-signature': chosen } });
+        const spoofed = await rawRequest(proxied.url, {
+          method: 'GET',
+          target: path,
+          headers: { host: 'evil.example.net', 'x-token': SELLER.token, 'x-signature': chosen },
+        });
         expect(spoofed.status).toBe(401);
       } finally {
         await proxied.stop();
@@ -187,27 +218,56 @@ describe('signed requests (docs/API.md §Signature)', () => {
 
     it('wrong method', async () => {
       const signature = sign(SELLER.secret, `POST 127.0.0.1${path}?`);
-      await expectRefused(await rawRequest(t.url, { method: 'GET', target: path, headers: { 'x-token': SELLER.token, 'x-signature': signature } }), INVALID);
+      await expectRefused(
+        await rawRequest(t.url, { method: 'GET', target: path, headers: { 'x-token': SELLER.token, 'x-signature': signature } }),
+        INVALID,
+      );
     });
 
     it('wrong path', async () => {
       const signature = sign(SELLER.secret, 'GET 127.0.0.1/v9/credentials/other?');
-      await expectRefused(await rawRequest(t.url, { method: 'GET', target: path, headers: { 'x-token': SELLER.token, 'x-signature': signature } }), INVALID);
+      await expectRefused(
+        await rawRequest(t.url, { method: 'GET', target: path, headers: { 'x-token': SELLER.token, 'x-signature': signature } }),
+        INVALID,
+      );
     });
 
     it('tampered query', async () => {
       const signature = sign(SELLER.secret, `GET 127.0.0.1${path}?office_id=10`);
-      const ok = await rawRequest(t.url, { method: 'GET', target: `${path}?office_id=10`, headers: { 'x-token': SELLER.token, 'x-signature': signature } });
+      const ok = await rawRequest(t.url, {
+        method: 'GET',
+        target: `${path}?office_id=10`,
+        headers: { 'x-token': SELLER.token, 'x-signature': signature },
+      });
       expect(ok.status).toBe(200);
-      await expectRefused(await rawRequest(t.url, { method: 'GET', target: `${path}?office_id=20`, headers: { 'x-token': SELLER.token, 'x-signature': signature } }), INVALID);
-      await expectRefused(await rawRequest(t.url, { method: 'GET', target: `${path}?office_id=10&x=1`, headers: { 'x-token': SELLER.token, 'x-signature': signature } }), INVALID);
+      await expectRefused(
+        await rawRequest(t.url, {
+          method: 'GET',
+          target: `${path}?office_id=20`,
+          headers: { 'x-token': SELLER.token, 'x-signature': signature },
+        }),
+        INVALID,
+      );
+      await expectRefused(
+        await rawRequest(t.url, {
+          method: 'GET',
+          target: `${path}?office_id=10&x=1`,
+          headers: { 'x-token': SELLER.token, 'x-signature': signature },
+        }),
+        INVALID,
+      );
     });
 
     it('tampered body', async () => {
       const signed = '{"reviewer_id":100}';
       const signature = sign(SELLER.secret, `POST 127.0.0.1${path}/verify?${signed}`);
       const send = (body: string) =>
-        rawRequest(t.url, { method: 'POST', target: `${path}/verify`, headers: { 'x-token': SELLER.token, 'x-signature': signature, 'content-type': 'application/json' }, body });
+        rawRequest(t.url, {
+          method: 'POST',
+          target: `${path}/verify`,
+          headers: { 'x-token': SELLER.token, 'x-signature': signature, 'content-type': 'application/json' },
+          body,
+        });
       expect((await send(signed)).status).toBe(200);
       await expectRefused(await send('{"reviewer_id":101}'), INVALID);
       // Same JSON value, other bytes: the signature covers the bytes.
@@ -239,7 +299,10 @@ describe('signed requests (docs/API.md §Signature)', () => {
     });
 
     it('unknown token (well-formed and malformed)', async () => {
-      await expectRefused(await signedFetch(t.url, { token: 'UnknownToken00000000000000000009', secret: SELLER.secret }, 'GET', path), INVALID);
+      await expectRefused(
+        await signedFetch(t.url, { token: 'UnknownToken00000000000000000009', secret: SELLER.secret }, 'GET', path),
+        INVALID,
+      );
       await expectRefused(await signedFetch(t.url, { token: "x' or 1=1 --", secret: SELLER.secret }, 'GET', path), INVALID);
     });
 
@@ -269,7 +332,11 @@ describe('signed requests (docs/API.md §Signature)', () => {
       rawRequest(t.url, {
         method: 'POST',
         target,
-        headers: { 'x-token': cred.token, 'x-signature': sign(cred.secret, Buffer.concat([Buffer.from(`POST 127.0.0.1${target}?`), Buffer.from(body)])), ...headers },
+        headers: {
+          'x-token': cred.token,
+          'x-signature': sign(cred.secret, Buffer.concat([Buffer.from(`POST 127.0.0.1${target}?`), Buffer.from(body)])),
+          ...headers,
+        },
         body,
       });
 
@@ -297,7 +364,9 @@ describe('signed requests (docs/API.md §Signature)', () => {
     });
 
     it('a body that is not valid UTF-8 is 400 invalid_params, not text with U+FFFD stored', async () => {
-      const res = await post(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), { 'content-type': 'application/json' });
+      const res = await post(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), {
+        'content-type': 'application/json',
+      });
       expect(res.status).toBe(400);
       expect(res.json).toEqual({ errors: [{ code: 'invalid_params', message: 'request body is not valid UTF-8', field: 'body' }] });
     });
@@ -347,14 +416,19 @@ describe('signed requests (docs/API.md §Signature)', () => {
     });
 
     it('errors too are JSON under that Accept header', async () => {
-      const res = await signedFetch(t.url, { token: SELLER.token, secret: BUYER.secret }, 'GET', '/v9/credentials/current', undefined, { accept });
+      const res = await signedFetch(t.url, { token: SELLER.token, secret: BUYER.secret }, 'GET', '/v9/credentials/current', undefined, {
+        accept,
+      });
       expect(res.status).toBe(401);
       expect(res.headers.get('content-type')).toBe(JSON_TYPE);
       expect(await res.json()).toEqual(INVALID);
     });
 
     it('with a text/plain body under that Accept header', async () => {
-      const res = await signedFetch(t.url, BUYER, 'PUT', '/v9/credentials/current/verify', '{"a":1}', { accept, 'content-type': 'text/plain' });
+      const res = await signedFetch(t.url, BUYER, 'PUT', '/v9/credentials/current/verify', '{"a":1}', {
+        accept,
+        'content-type': 'text/plain',
+      });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ ok: true });
     });

@@ -28,7 +28,10 @@ describe('fulfil call', () => {
     await t.seed(baseFixture());
   });
   afterEach(() => {
-    for (const [name, value] of [['FULFIL_TOKEN', savedEnv.token], ['FULFIL_SECRET', savedEnv.secret]] as const) {
+    for (const [name, value] of [
+      ['FULFIL_TOKEN', savedEnv.token],
+      ['FULFIL_SECRET', savedEnv.secret],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -39,7 +42,10 @@ describe('fulfil call', () => {
 
   it('signs a GET and prints the status line and the pretty JSON body; exit 0', async () => {
     const io = capture();
-    const code = await main(['call', 'GET', '/v9/credentials/current', '--token', SELLER_USER.token, '--secret', SELLER_USER.secret, '--base', t.url], io);
+    const code = await main(
+      ['call', 'GET', '/v9/credentials/current', '--token', SELLER_USER.token, '--secret', SELLER_USER.secret, '--base', t.url],
+      io,
+    );
     expect(io.stderr).toEqual([]);
     expect(code).toBe(0);
     const body = { token: SELLER_USER.token, kind: 'user', brokerage_id: 1, user_id: 100 };
@@ -48,11 +54,29 @@ describe('fulfil call', () => {
 
   it('signs a POST with a JSON body and a query-bearing path', async () => {
     const io = capture();
-    const code = await main(['call', 'post', '/v9/credentials/current/verify', '{"a":[1,2]}', '--token', BUYER.token, '--secret', BUYER.secret, '--base', t.url], io);
+    const code = await main(
+      ['call', 'post', '/v9/credentials/current/verify', '{"a":[1,2]}', '--token', BUYER.token, '--secret', BUYER.secret, '--base', t.url],
+      io,
+    );
     expect(code).toBe(0);
     expect(io.stdout).toEqual(['200 OK', '{\n  "ok": true\n}']);
     const q = capture();
-    expect(await main(['call', 'GET', '/v9/credentials/current?page[items]=2&page[cursor]=1', '--token', BUYER.token, '--secret', BUYER.secret, '--base', t.url], q)).toBe(0);
+    expect(
+      await main(
+        [
+          'call',
+          'GET',
+          '/v9/credentials/current?page[items]=2&page[cursor]=1',
+          '--token',
+          BUYER.token,
+          '--secret',
+          BUYER.secret,
+          '--base',
+          t.url,
+        ],
+        q,
+      ),
+    ).toBe(0);
   });
 
   it('reads FULFIL_TOKEN and FULFIL_SECRET when the flags are absent', async () => {
@@ -65,7 +89,10 @@ describe('fulfil call', () => {
 
   it('exit 1 and the error body on a non-2xx answer', async () => {
     const io = capture();
-    const code = await main(['call', 'GET', '/v9/credentials/current', '--token', BUYER.token, '--secret', SELLER_USER.secret, '--base', t.url], io);
+    const code = await main(
+      ['call', 'GET', '/v9/credentials/current', '--token', BUYER.token, '--secret', SELLER_USER.secret, '--base', t.url],
+      io,
+    );
     expect(code).toBe(1);
     expect(io.stdout[0]).toBe('401 Unauthorized');
     expect(JSON.parse(io.stdout.slice(1).join('\n'))).toEqual({ errors: [{ code: 'unauthorized', message: 'invalid credentials' }] });
@@ -73,7 +100,10 @@ describe('fulfil call', () => {
 
   it('sends a malformed body as typed: the server answers 400, exit 1', async () => {
     const io = capture();
-    const code = await main(['call', 'PUT', '/v9/credentials/current/verify', '{"a":', '--token', BUYER.token, '--secret', BUYER.secret, '--base', t.url], io);
+    const code = await main(
+      ['call', 'PUT', '/v9/credentials/current/verify', '{"a":', '--token', BUYER.token, '--secret', BUYER.secret, '--base', t.url],
+      io,
+    );
     expect(code).toBe(1);
     expect(io.stdout[0]).toBe('400 Bad Request');
     expect(io.stdout[1]).toContain('"invalid_params"');
@@ -91,7 +121,10 @@ describe('fulfil call', () => {
   it('a service that is not there: one line saying so and what to do, no stack trace; exit 1', async () => {
     const closed = await freePort();
     const io = capture();
-    const code = await main(['call', 'GET', '/v9/credentials/current', '--token', BUYER.token, '--secret', BUYER.secret, '--base', `http://127.0.0.1:${closed}`], io);
+    const code = await main(
+      ['call', 'GET', '/v9/credentials/current', '--token', BUYER.token, '--secret', BUYER.secret, '--base', `http://127.0.0.1:${closed}`],
+      io,
+    );
     expect(code).toBe(1);
     expect(io.stdout).toEqual([]);
     expect(io.stderr).toEqual([`fulfil call: cannot reach http://127.0.0.1:${closed} (connection refused); set --base or PORT`]);
@@ -102,7 +135,9 @@ describe('fulfil call', () => {
     try {
       const byPort = capture();
       expect(await main(['call', 'GET', '/v9/credentials/current', '--token', BUYER.token, '--secret', BUYER.secret], byPort)).toBe(1);
-      expect(byPort.stderr.join('\n')).toBe(`fulfil call: cannot reach http://127.0.0.1:${closed} (connection refused); set --base or PORT`);
+      expect(byPort.stderr.join('\n')).toBe(
+        `fulfil call: cannot reach http://127.0.0.1:${closed} (connection refused); set --base or PORT`,
+      );
     } finally {
       if (saved === undefined) delete process.env.PORT;
       else process.env.PORT = saved;

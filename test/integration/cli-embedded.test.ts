@@ -36,7 +36,15 @@ describe('the CLI next to a running service on the embedded database', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-cli-'));
     const port = await freePort();
-    env = { PATH: process.env.PATH, DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1' };
+    env = {
+      PATH: process.env.PATH,
+      DATA_DIR: dataDir,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    };
     service = spawn(process.execPath, [BIN, 'start', '--seed', FIXTURE], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
       let seen = '';
@@ -90,7 +98,9 @@ describe('the CLI next to a running service on the embedded database', () => {
   it('lists jobs with times and says which Redis and prefix it read', async () => {
     const list = await cli('jobs', 'list', '--state', 'completed');
     expect(list.code).toBe(0);
-    expect(list.out.split('\n')[0]).toBe(`completed jobs in ${TEST_REDIS_URL.replace(/\/$/, '')} (REDIS_URL), prefix ${prefix}, queues commands, inventory, fulfil-events`);
+    expect(list.out.split('\n')[0]).toBe(
+      `completed jobs in ${TEST_REDIS_URL.replace(/\/$/, '')} (REDIS_URL), prefix ${prefix}, queues commands, inventory, fulfil-events`,
+    );
     expect(list.out).toMatch(/inventory\s+c-\S+\s+inventory\.upsert\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
   });
 });

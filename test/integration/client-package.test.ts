@@ -94,7 +94,10 @@ describe('@fulfil/client, packed and installed', () => {
 
   it('ships only the built package: no tests, no service code, no .ts sources outside src/', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
-    const files = stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
+    const files = stdout
+      .trim()
+      .split('\n')
+      .map((f) => f.replace(/^package\//, ''));
     expect(files).toContain('dist/esm/index.js');
     expect(files).toContain('dist/esm/index.d.ts');
     expect(files).toContain('dist/cjs/index.js');
@@ -117,11 +120,13 @@ describe('@fulfil/client, packed and installed', () => {
 
   it('type-checks and runs from TypeScript with a standard tsconfig, as ESM and as CommonJS', async () => {
     const typed = (kind: 'ts' | 'cts') =>
-      consumer(kind).replace(
-        'const outcome = await',
-        // The declared result type of an awaited call: a wrong property here fails tsc.
-        'const outcome: { commandId: string; status: number; body: unknown } = await',
-      ).replace('let invalid;', 'let invalid: any;');
+      consumer(kind)
+        .replace(
+          'const outcome = await',
+          // The declared result type of an awaited call: a wrong property here fails tsc.
+          'const outcome: { commandId: string; status: number; body: unknown } = await',
+        )
+        .replace('let invalid;', 'let invalid: any;');
     writeFileSync(path.join(scratch, 'use.ts'), `${ESM_IMPORT}\n${typed('ts')}\n`);
     writeFileSync(
       path.join(scratch, 'use-cjs.cts'),

@@ -61,17 +61,36 @@ describe('FulfilmentClient refusals and failures', () => {
       };
       const flash = { order_id: ORDERS.flash, reviewer_id: 100 };
       const cases: Array<[() => Promise<unknown>, string]> = [
-        [() => refuser.updateShipment({ shipmentId: 5, body: { mobile_transfer_type: 'CarrierPigeon' } }, { ...SELLER, await: true }), 'mobile_transfer_type'],
+        [
+          () => refuser.updateShipment({ shipmentId: 5, body: { mobile_transfer_type: 'CarrierPigeon' } }, { ...SELLER, await: true }),
+          'mobile_transfer_type',
+        ],
         [() => refuser.acceptOrder({ order_id: ORDERS.flash } as any, { ...SELLER, await: true }), 'reviewer_id'],
         [() => refuser.acceptOrder({ ...flash, extra: 1 } as any, SELLER), 'extra'],
         [() => refuser.acceptOrder(flash, { ...SELLER, commandId: 'order:702' }), 'commandId'],
         [() => refuser.acceptOrder(flash, { ...SELLER, commandId: '12345' }), 'commandId'],
         [() => refuser.acceptOrder(flash, {} as any), 'brokerageId'],
         [() => refuser.acceptOrder(flash, { ...SELLER, await: true, timeoutMs: -1 }), 'timeoutMs'],
-        [() => refuser.updateShipment({ shipmentId: 5, body: { mobile_transfer_type: 'XMobile', ship_to_name: 'x' } as any }, SELLER), 'body'],
+        [
+          () => refuser.updateShipment({ shipmentId: 5, body: { mobile_transfer_type: 'XMobile', ship_to_name: 'x' } as any }, SELLER),
+          'body',
+        ],
         [() => refuser.updateShipment({ shipmentId: 0, body: { mobile_transfer_type: 'XMobile' } }, SELLER), 'shipmentId'],
         [() => refuser.completeShipment({ shipmentId: 5, body: { x_mobile_link: 'ftp://nope' } }, SELLER), 'x_mobile_link.0'],
-        [() => refuser.upsertInventory({ officeId: 10, records: [{ remote_id: 1, quantity: 1 }, { remote_id: 1, quantity: 2 }] }, SELLER), 'records.1.remote_id'],
+        [
+          () =>
+            refuser.upsertInventory(
+              {
+                officeId: 10,
+                records: [
+                  { remote_id: 1, quantity: 1 },
+                  { remote_id: 1, quantity: 2 },
+                ],
+              },
+              SELLER,
+            ),
+          'records.1.remote_id',
+        ],
         [() => refuser.send('shipment.explode' as any, {} as any, SELLER), 'name'],
       ];
       for (const [call, field] of cases) await refused(call, field);
@@ -117,7 +136,9 @@ describe('FulfilmentClient refusals and failures', () => {
   it('answers Unavailable when Redis cannot be reached, awaited or not', async () => {
     const nowhere = new FulfilmentClient({ redisUrl: 'redis://127.0.0.1:1', prefix: freshPrefix() });
     try {
-      await expect(nowhere.acceptOrder({ order_id: 745, reviewer_id: 100 }, { ...SELLER, await: true })).rejects.toBeInstanceOf(Unavailable);
+      await expect(nowhere.acceptOrder({ order_id: 745, reviewer_id: 100 }, { ...SELLER, await: true })).rejects.toBeInstanceOf(
+        Unavailable,
+      );
       await expect(nowhere.acceptOrder({ order_id: 745, reviewer_id: 100 }, SELLER)).rejects.toBeInstanceOf(Unavailable);
     } finally {
       await nowhere.close();

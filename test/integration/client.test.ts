@@ -44,7 +44,10 @@ describe('FulfilmentClient', () => {
   }
 
   it('accept → XMobileLink → complete with a link: each awaited, each answering the HTTP contract', async () => {
-    const accepted = await client.acceptOrder({ order_id: ORDERS.tbd, reviewer_id: 100 }, { ...SELLER, await: true, commandId: 'up-accept-700' });
+    const accepted = await client.acceptOrder(
+      { order_id: ORDERS.tbd, reviewer_id: 100 },
+      { ...SELLER, await: true, commandId: 'up-accept-700' },
+    );
     expect(accepted).toEqual({
       commandId: 'up-accept-700',
       status: 200,
@@ -149,7 +152,10 @@ describe('FulfilmentClient', () => {
       status: 409,
     });
     // Another acting brokerage under the same id is another command too.
-    const stranger = await client.acceptOrder({ order_id: 740, reviewer_id: 100 }, { brokerageId: 3, await: true, commandId: 'up-accept-740' });
+    const stranger = await client.acceptOrder(
+      { order_id: 740, reviewer_id: 100 },
+      { brokerageId: 3, await: true, commandId: 'up-accept-740' },
+    );
     expect(stranger.status).toBe(409);
     expect(await shipmentsOf(741)).toHaveLength(0);
     const [order] = await sql()`select state from orders where id = 741`;
@@ -197,7 +203,13 @@ describe('FulfilmentClient', () => {
     const upserted = await client.upsertInventory({ officeId: 10, records }, { ...SELLER, await: true });
     expect(upserted).toMatchObject({ status: 200, body: { upserted: 2 } });
     const mapped = await client.mapInventory(
-      { officeId: 10, mappings: [{ remote_id: 9001, id: 990001, event_id: 5000 }, { remote_id: 9002, id: null, event_id: null }] },
+      {
+        officeId: 10,
+        mappings: [
+          { remote_id: 9001, id: 990001, event_id: 5000 },
+          { remote_id: 9002, id: null, event_id: null },
+        ],
+      },
       { ...SELLER, await: true },
     );
     expect(mapped).toMatchObject({ status: 200, body: { mapped: 1, unmapped: 1 } });

@@ -41,8 +41,7 @@ describe('command delivery', () => {
   });
 
   const sql = () => db.database.sql!;
-  const shipmentsOf = async (orderId: number) =>
-    sql()`select id, type, replaced_by from shipments where order_id = ${orderId} order by id`;
+  const shipmentsOf = async (orderId: number) => sql()`select id, type, replaced_by from shipments where order_id = ${orderId} order by id`;
 
   async function waitFinished(commandId: string) {
     for (let i = 0; i < 200; i++) {
@@ -107,7 +106,9 @@ describe('command delivery', () => {
       expect(r.body.errors[0].replaced_by).toBe(winners[0]!.body.id);
     }
     const rows = await shipmentsOf(722);
-    expect(rows.filter((r) => r.replaced_by === null)).toEqual([{ id: winners[0]!.body.id, type: winners[0]!.body.type, replaced_by: null }]);
+    expect(rows.filter((r) => r.replaced_by === null)).toEqual([
+      { id: winners[0]!.body.id, type: winners[0]!.body.type, replaced_by: null },
+    ]);
     expect(rows).toHaveLength(2);
   });
 
@@ -135,13 +136,18 @@ describe('command delivery', () => {
 
   it('a job acting for a brokerage that does not exist is refused at once, not retried', async () => {
     const payload = { order_id: 728, reviewer_id: 100 };
-    await queue.add('order.accept', {
-      commandId: 'ghost-brokerage',
-      actor: { brokerageId: 999_999, userId: null, via: 'upstream' },
-      requestHash: requestFingerprint('order.accept', payload),
-      payload,
-    }, { jobId: 'ghost-brokerage' });
-    for (let i = 0; i < 200 && !(await (await queue.getJob('ghost-brokerage'))!.isCompleted()); i++) await new Promise((r) => setTimeout(r, 25));
+    await queue.add(
+      'order.accept',
+      {
+        commandId: 'ghost-brokerage',
+        actor: { brokerageId: 999_999, userId: null, via: 'upstream' },
+        requestHash: requestFingerprint('order.accept', payload),
+        payload,
+      },
+      { jobId: 'ghost-brokerage' },
+    );
+    for (let i = 0; i < 200 && !(await (await queue.getJob('ghost-brokerage'))!.isCompleted()); i++)
+      await new Promise((r) => setTimeout(r, 25));
     const job = (await queue.getJob('ghost-brokerage'))!;
     expect(job.attemptsMade).toBe(1);
     expect(job.returnvalue).toEqual({

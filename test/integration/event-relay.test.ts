@@ -45,7 +45,10 @@ describe('event stream', () => {
       const lp2 = (await call(BUYER, 'PUT', `/v9/shipments/${lp}`, BUYER_PICKUP_BODY)).body.id;
       const lp3 = (await call(SELLER, 'PUT', `/v9/shipments/${lp2}`, SELLER_PICKUP_BODY)).body.id;
 
-      await until('outbox drained', async () => (await t.db.database.sql!`select count(*)::int as n from outbox where relayed_at is null`)[0]!.n === 0);
+      await until(
+        'outbox drained',
+        async () => (await t.db.database.sql!`select count(*)::int as n from outbox where relayed_at is null`)[0]!.n === 0,
+      );
       const events = await publishedEvents(t.prefix);
       expect(events).toHaveLength(6);
       for (const e of events) {
@@ -55,7 +58,9 @@ describe('event stream', () => {
         expect(e.command_id).toMatch(/^c-/);
       }
       const pick = (orderId: number) =>
-        events.filter((e) => e.order_id === orderId).map((e) => [e.seq, e.kind, e.shipment_id, e.new_shipment_id, e.from_type, e.from_state, e.to_type, e.to_state, e.actor.role]);
+        events
+          .filter((e) => e.order_id === orderId)
+          .map((e) => [e.seq, e.kind, e.shipment_id, e.new_shipment_id, e.from_type, e.from_state, e.to_type, e.to_state, e.actor.role]);
       expect(pick(ORDERS.tbd)).toEqual([
         [1, 'created', null, tbd, null, null, 'TBD', 'pending', 'seller'],
         [2, 'updated', tbd, link, 'TBD', 'pending', 'XMobileLink', 'pending', 'seller'],
@@ -82,7 +87,12 @@ describe('event stream', () => {
       for (let seq = 1; seq <= PER_ORDER; seq++) {
         for (let order = 1; order <= ORDER_COUNT; order++) {
           const eventId = randomUUID();
-          rows.push({ event_id: eventId, topic: 'shipment.transition', order_id: order, payload: JSON.stringify({ event_id: eventId, order_id: order, seq }) });
+          rows.push({
+            event_id: eventId,
+            topic: 'shipment.transition',
+            order_id: order,
+            payload: JSON.stringify({ event_id: eventId, order_id: order, seq }),
+          });
         }
       }
       const sql = db.database.sql!;
@@ -91,8 +101,15 @@ describe('event stream', () => {
 
       const child = spawn(process.execPath, ['bin/fulfil.mjs', 'start', '--role', 'worker'], {
         env: {
-          PATH: process.env.PATH, DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent',
-          RELAY_BATCH_SIZE: '7', RELAY_INTERVAL_MS: '10', FULFIL_SECRET_KEY: 'ab'.repeat(32), DATA_DIR: `/tmp/fulfil-relay-${prefix}`,
+          PATH: process.env.PATH,
+          DATABASE_URL: db.url,
+          REDIS_URL: TEST_REDIS_URL,
+          QUEUE_PREFIX: prefix,
+          LOG_LEVEL: 'silent',
+          RELAY_BATCH_SIZE: '7',
+          RELAY_INTERVAL_MS: '10',
+          FULFIL_SECRET_KEY: 'ab'.repeat(32),
+          DATA_DIR: `/tmp/fulfil-relay-${prefix}`,
         },
         stdio: 'ignore',
       });
@@ -103,7 +120,12 @@ describe('event stream', () => {
       const atKill = await relayed();
       expect(atKill).toBeLessThan(rows.length); // really mid-stream
 
-      const second = await startTestService({ db, prefix, roles: { api: false, worker: true }, env: { RELAY_BATCH_SIZE: '50', RELAY_INTERVAL_MS: '10' } });
+      const second = await startTestService({
+        db,
+        prefix,
+        roles: { api: false, worker: true },
+        env: { RELAY_BATCH_SIZE: '50', RELAY_INTERVAL_MS: '10' },
+      });
       try {
         await until('the outbox to drain', async () => (await relayed()) === rows.length, 60_000);
       } finally {

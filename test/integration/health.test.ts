@@ -34,7 +34,10 @@ describe('health endpoints', () => {
     cleanups.push(() => proxy.close());
     const down = await startTestService({ db, roles: { api: true, worker: false }, env: { DATABASE_URL: url } });
     // Stopped with Postgres reachable again, so closing the pool does not wait on a dead link.
-    cleanups.push(() => down.stop(), () => proxy.restore());
+    cleanups.push(
+      () => down.stop(),
+      () => proxy.restore(),
+    );
 
     proxy.cut();
     const res = await fetch(`${down.url}/readyz`);

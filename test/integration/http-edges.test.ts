@@ -93,7 +93,9 @@ describe('HTTP edges answer in the contract shape', () => {
   it('a path parameter over the length limit answers 400 invalid_params', async () => {
     const res = await fetch(`${t.url}/v9/shipments/${'1'.repeat(200)}`, { method: 'PUT' });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ errors: [{ code: 'invalid_params', message: 'path: a path parameter is too long', field: 'path' }] });
+    expect(await res.json()).toEqual({
+      errors: [{ code: 'invalid_params', message: 'path: a path parameter is too long', field: 'path' }],
+    });
   });
 
   it('a malformed request line answers 400 invalid_params and closes the connection', async () => {
@@ -138,7 +140,9 @@ describe('a request arriving while the server shuts down', () => {
 
     // A request in flight: headers sent, body held back. The server's "100 Continue" proves it has
     // the request, so the connection is busy and survives the closing of idle ones.
-    socket.write('POST /nope HTTP/1.1\r\nHost: fulfil.test\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n');
+    socket.write(
+      'POST /nope HTTP/1.1\r\nHost: fulfil.test\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n',
+    );
     await until(() => received.includes('100 Continue'));
     received = '';
 

@@ -45,7 +45,13 @@ describe('Idempotency-Key and async mode', () => {
     expect((await accept(740)).status).toBe(422);
     const refused = await call(SELLER, 'PUT', '/v9/shipments/999999', { mobile_transfer_type: 'XMobile' }, { 'idempotency-key': 'k-404' });
     expect(refused.status).toBe(404);
-    const refusedAgain = await call(SELLER, 'PUT', '/v9/shipments/999999', { mobile_transfer_type: 'XMobile' }, { 'idempotency-key': 'k-404' });
+    const refusedAgain = await call(
+      SELLER,
+      'PUT',
+      '/v9/shipments/999999',
+      { mobile_transfer_type: 'XMobile' },
+      { 'idempotency-key': 'k-404' },
+    );
     expect(refusedAgain).toMatchObject({ status: 404, body: refused.body });
   });
 
@@ -59,7 +65,13 @@ describe('Idempotency-Key and async mode', () => {
 
   it('keys are per brokerage: another brokerage may use the same key for its own request', async () => {
     expect((await accept(743, 'shared-key')).status).toBe(200);
-    const buyer = await call(BUYER, 'PUT', '/v9/shipments/999998', { ship_to_name: 'B', phone_number_attributes: { country_code: '+1', number: '5550100' } }, { 'idempotency-key': 'shared-key' });
+    const buyer = await call(
+      BUYER,
+      'PUT',
+      '/v9/shipments/999998',
+      { ship_to_name: 'B', phone_number_attributes: { country_code: '+1', number: '5550100' } },
+      { 'idempotency-key': 'shared-key' },
+    );
     expect(buyer.status).toBe(404);
   });
 
@@ -99,7 +111,10 @@ describe('Idempotency-Key and async mode', () => {
       status: 'succeeded',
       created_at: expect.any(String),
       finished_at: expect.any(String),
-      response: { status: 200, body: { id: 746, oid: '1001-746', state: 'accepted', shipments: [expect.objectContaining({ type: 'TBD' })] } },
+      response: {
+        status: 200,
+        body: { id: 746, oid: '1001-746', state: 'accepted', shipments: [expect.objectContaining({ type: 'TBD' })] },
+      },
     });
     // Another brokerage cannot see it.
     expect((await call(STRANGER, 'GET', location)).status).toBe(404);
@@ -109,7 +124,13 @@ describe('Idempotency-Key and async mode', () => {
   it('a command Redis lost while queued is given back to the queue when the key is replayed', async () => {
     const apiOnly = await startTestService({ db, prefix: `${prefix}x`, roles: { api: true, worker: false } });
     try {
-      const queued = await apiClient(apiOnly.url)(SELLER, 'POST', '/v9/orders/747/accept', { reviewer_id: 100 }, { 'idempotency-key': 'k-747', prefer: 'respond-async' });
+      const queued = await apiClient(apiOnly.url)(
+        SELLER,
+        'POST',
+        '/v9/orders/747/accept',
+        { reviewer_id: 100 },
+        { 'idempotency-key': 'k-747', prefer: 'respond-async' },
+      );
       expect(queued.status).toBe(202);
       await dropPrefix(`${prefix}x`); // the job is gone; the command row says queued
     } finally {
@@ -122,7 +143,12 @@ describe('Idempotency-Key and async mode', () => {
   });
 
   it('a synchronous call whose command outlasts the wait answers 202 the same way', async () => {
-    const impatient = await startTestService({ db, prefix: `${prefix}y`, roles: { api: true, worker: false }, env: { COMMAND_WAIT_MS: '200' } });
+    const impatient = await startTestService({
+      db,
+      prefix: `${prefix}y`,
+      roles: { api: true, worker: false },
+      env: { COMMAND_WAIT_MS: '200' },
+    });
     try {
       const res = await apiClient(impatient.url)(SELLER, 'POST', '/v9/orders/748/accept', { reviewer_id: 100 });
       expect(res.status).toBe(202);
@@ -145,20 +171,44 @@ describe('Idempotency-Key and async mode', () => {
   it('a command whose job used up its attempts runs again when its key is replayed', async () => {
     const p = `${prefix}z`;
     const { proxy, url: viaProxy } = await proxiedDatabaseUrl(db.url);
-    const api = await startTestService({ db, prefix: p, roles: { api: true, worker: false }, env: { JOB_ATTEMPTS: '2', JOB_BACKOFF_MS: '10' } });
-    const worker = await startTestService({ db, prefix: p, roles: { api: false, worker: true }, env: { DATABASE_URL: viaProxy, SHUTDOWN_DEADLINE_MS: '500' } });
+    const api = await startTestService({
+      db,
+      prefix: p,
+      roles: { api: true, worker: false },
+      env: { JOB_ATTEMPTS: '2', JOB_BACKOFF_MS: '10' },
+    });
+    const worker = await startTestService({
+      db,
+      prefix: p,
+      roles: { api: false, worker: true },
+      env: { DATABASE_URL: viaProxy, SHUTDOWN_DEADLINE_MS: '500' },
+    });
     const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
     const queue = new Queue('commands', { prefix: p, connection: redis });
     try {
-      const send = () => apiClient(api.url)(SELLER, 'POST', '/v9/orders/752/accept', { reviewer_id: 100 }, { 'idempotency-key': 'k-752', prefer: 'respond-async' });
+      const send = () =>
+        apiClient(api.url)(
+          SELLER,
+          'POST',
+          '/v9/orders/752/accept',
+          { reviewer_id: 100 },
+          { 'idempotency-key': 'k-752', prefer: 'respond-async' },
+        );
       proxy.cut(); // the worker cannot reach Postgres: every attempt fails
       const queued = await send();
       expect(queued.status).toBe(202);
-      for (let i = 0; i < 200 && (await (await queue.getJob(queued.body.id))?.getState()) !== 'failed'; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && (await (await queue.getJob(queued.body.id))?.getState()) !== 'failed'; i++)
+        await new Promise((r) => setTimeout(r, 50));
       expect(await (await queue.getJob(queued.body.id))!.getState()).toBe('failed');
       await proxy.restore();
 
-      const replay = await apiClient(api.url)(SELLER, 'POST', '/v9/orders/752/accept', { reviewer_id: 100 }, { 'idempotency-key': 'k-752' });
+      const replay = await apiClient(api.url)(
+        SELLER,
+        'POST',
+        '/v9/orders/752/accept',
+        { reviewer_id: 100 },
+        { 'idempotency-key': 'k-752' },
+      );
       expect(replay.status).toBe(200);
       expect(replay.body.id).toBe(752);
       expect(await count('shipments', 752)).toBe(1);
@@ -177,7 +227,13 @@ describe('Idempotency-Key and async mode', () => {
     const apiOnly = await startTestService({ db, prefix: p, roles: { api: true, worker: false } });
     let location: string;
     try {
-      const queued = await apiClient(apiOnly.url)(SELLER, 'POST', '/v9/orders/753/accept', { reviewer_id: 100 }, { 'idempotency-key': 'k-753', prefer: 'respond-async' });
+      const queued = await apiClient(apiOnly.url)(
+        SELLER,
+        'POST',
+        '/v9/orders/753/accept',
+        { reviewer_id: 100 },
+        { 'idempotency-key': 'k-753', prefer: 'respond-async' },
+      );
       location = queued.headers.get('location')!;
       await markExhausted(db.database, queued.body.id);
       const status = await call(SELLER, 'GET', location);

@@ -20,15 +20,35 @@ function fixture() {
   const f = baseFixture();
   f.ticket_groups = [
     {
-      office_id: 10, remote_id: 1, id: 900001, event_id: 5000, account_email: 'box@acme.test',
-      cost: '125', taxed_cost: '131.25', price: 150.5, face_value: '100.00', discount: '0', quantity: 2,
-      format: 'X_MOBILE', type: 'EVENT', view_type: 'FULL', section: '101', row: 'F',
+      office_id: 10,
+      remote_id: 1,
+      id: 900001,
+      event_id: 5000,
+      account_email: 'box@acme.test',
+      cost: '125',
+      taxed_cost: '131.25',
+      price: 150.5,
+      face_value: '100.00',
+      discount: '0',
+      quantity: 2,
+      format: 'X_MOBILE',
+      type: 'EVENT',
+      view_type: 'FULL',
+      section: '101',
+      row: 'F',
       seats: [
         { barcode: 'B-2', primary_ticket_id: 77, seat: '2', verification_id: 'V2' },
         { barcode: null, primary_ticket_id: null, seat: '1', verification_id: null },
       ],
-      split_type: 'NEVERLEAVEONE', split_override: [2], wheelchair_accessible: true, eticket: false,
-      instant_delivery: true, in_hand: false, in_hand_on: '2026-12-01', external_notes: NOTES, speculative: false,
+      split_type: 'NEVERLEAVEONE',
+      split_override: [2],
+      wheelchair_accessible: true,
+      eticket: false,
+      instant_delivery: true,
+      in_hand: false,
+      in_hand_on: '2026-12-01',
+      external_notes: NOTES,
+      speculative: false,
     },
     { office_id: 10, remote_id: 2, id: null, event_id: null, quantity: 4 },
     { office_id: 10, remote_id: 5, id: 900000, event_id: 5000, quantity: 1, price: '99.9' },
@@ -123,7 +143,9 @@ describe('GET /v9/inventory', () => {
       expect(await json('office_id=10&state=MAPPED&page[cursor]=0&page[items]=1')).toEqual([{ id: 900001, remote_id: 1, event_id: 5000 }]);
       expect(await json('office_id=11&state=MAPPED&page[items]=10000')).toHaveLength(10_000);
       const over = await refused('office_id=11&state=MAPPED&page[items]=10001', 400);
-      expect(over).toEqual({ errors: [{ code: 'invalid_params', message: 'page[items] must be less than or equal to 10000', field: 'page[items]' }] });
+      expect(over).toEqual({
+        errors: [{ code: 'invalid_params', message: 'page[items] must be less than or equal to 10000', field: 'page[items]' }],
+      });
     });
 
     it('answers [] past the last record', async () => {
@@ -147,16 +169,37 @@ describe('GET /v9/inventory', () => {
       expect(Object.keys(body)).toEqual(['inventory']);
       expect(body.inventory.map((r) => r.id)).toEqual([900000, 900001]);
       expect(body.inventory[1]).toEqual({
-        id: 900001, remote_id: 1, event_id: 5000, office_id: 10, account_email: 'box@acme.test',
-        cost: '125.00', taxed_cost: '131.25', price: '150.50', face_value: '100.00', discount: '0.00', quantity: 2,
-        format: 'X_MOBILE', type: 'EVENT', view_type: 'FULL', section: '101', row: 'F',
+        id: 900001,
+        remote_id: 1,
+        event_id: 5000,
+        office_id: 10,
+        account_email: 'box@acme.test',
+        cost: '125.00',
+        taxed_cost: '131.25',
+        price: '150.50',
+        face_value: '100.00',
+        discount: '0.00',
+        quantity: 2,
+        format: 'X_MOBILE',
+        type: 'EVENT',
+        view_type: 'FULL',
+        section: '101',
+        row: 'F',
         seats: [
           { barcode: 'B-2', primary_ticket_id: 77, seat: '2', verification_id: 'V2' },
           { barcode: null, primary_ticket_id: null, seat: '1', verification_id: null },
         ],
-        split_type: 'NEVERLEAVEONE', split_override: [2], wheelchair_accessible: true, eticket: false,
-        instant_delivery: true, in_hand: false, in_hand_on: '2026-12-01', external_notes: NOTES, speculative: false,
-        created_at: '2026-11-21T09:00:00.123Z', updated_at: '2026-11-22T10:30:00.000Z',
+        split_type: 'NEVERLEAVEONE',
+        split_override: [2],
+        wheelchair_accessible: true,
+        eticket: false,
+        instant_delivery: true,
+        in_hand: false,
+        in_hand_on: '2026-12-01',
+        external_notes: NOTES,
+        speculative: false,
+        created_at: '2026-11-21T09:00:00.123Z',
+        updated_at: '2026-11-22T10:30:00.000Z',
       });
       // Unset optional fields: null, except the two arrays, which are empty.
       expect(body.inventory[0]).toMatchObject({ price: '99.90', cost: null, in_hand_on: null, seats: [], split_override: [] });
@@ -164,17 +207,45 @@ describe('GET /v9/inventory', () => {
 
     it('keeps the documented field order in the JSON text', async () => {
       const text = await (await get('office_id=10&response=detailed&page[items]=1')).text();
-      const keys = [...text.matchAll(/"([a-z_]+)":/g)].map((m) => m[1]).filter((k) => !['barcode', 'primary_ticket_id', 'seat', 'verification_id', 'inventory'].includes(k!));
+      const keys = [...text.matchAll(/"([a-z_]+)":/g)]
+        .map((m) => m[1])
+        .filter((k) => !['barcode', 'primary_ticket_id', 'seat', 'verification_id', 'inventory'].includes(k!));
       expect(keys).toEqual([
-        'id', 'remote_id', 'event_id', 'office_id', 'account_email', 'cost', 'taxed_cost', 'price', 'face_value', 'discount',
-        'quantity', 'format', 'type', 'view_type', 'section', 'row', 'seats', 'split_type', 'split_override',
-        'wheelchair_accessible', 'eticket', 'instant_delivery', 'in_hand', 'in_hand_on', 'external_notes', 'speculative',
-        'created_at', 'updated_at',
+        'id',
+        'remote_id',
+        'event_id',
+        'office_id',
+        'account_email',
+        'cost',
+        'taxed_cost',
+        'price',
+        'face_value',
+        'discount',
+        'quantity',
+        'format',
+        'type',
+        'view_type',
+        'section',
+        'row',
+        'seats',
+        'split_type',
+        'split_override',
+        'wheelchair_accessible',
+        'eticket',
+        'instant_delivery',
+        'in_hand',
+        'in_hand_on',
+        'external_notes',
+        'speculative',
+        'created_at',
+        'updated_at',
       ]);
     });
 
     it('accepts state MAPPED or none, refuses UNMAPPED and ALL (D2)', async () => {
-      expect(((await json('office_id=10&response=detailed&state=MAPPED&page[items]=5')) as { inventory: unknown[] }).inventory).toHaveLength(2);
+      expect(
+        ((await json('office_id=10&response=detailed&state=MAPPED&page[items]=5')) as { inventory: unknown[] }).inventory,
+      ).toHaveLength(2);
       for (const state of ['UNMAPPED', 'ALL']) {
         expect(await refused(`office_id=10&response=detailed&state=${state}&page[cursor]=1`, 400)).toEqual({
           errors: [{ code: 'invalid_params', message: 'state must be MAPPED in detailed mode', field: 'state' }],
@@ -209,10 +280,15 @@ describe('GET /v9/inventory', () => {
     const expected = (mapped: boolean | undefined) =>
       Array.from({ length: BIG }, (_, i) => i + 1)
         .filter((g) => mapped === undefined || bigMapped(g) === mapped)
-        .map((g) => (bigMapped(g) ? { id: bigId(g), remote_id: bigRemote(g), event_id: 5000 } : { id: null, remote_id: bigRemote(g), event_id: null }));
+        .map((g) =>
+          bigMapped(g) ? { id: bigId(g), remote_id: bigRemote(g), event_id: 5000 } : { id: null, remote_id: bigRemote(g), event_id: null },
+        );
 
     it('default mode returns each record once, in remote_id order, for MAPPED and UNMAPPED (I3)', async () => {
-      for (const [state, items] of [['MAPPED', 10_000], ['UNMAPPED', 2_000]] as const) {
+      for (const [state, items] of [
+        ['MAPPED', 10_000],
+        ['UNMAPPED', 2_000],
+      ] as const) {
         const seen: Rec[] = [];
         let cursor = 1;
         for (let pages = 0; ; pages++) {
@@ -231,7 +307,9 @@ describe('GET /v9/inventory', () => {
       let cursor = 1;
       for (let pages = 0; ; pages++) {
         expect(pages).toBeLessThan(30);
-        const { inventory } = (await json(`office_id=11&response=detailed&page[cursor]=${cursor}&page[items]=1000`)) as { inventory: Detailed[] };
+        const { inventory } = (await json(`office_id=11&response=detailed&page[cursor]=${cursor}&page[items]=1000`)) as {
+          inventory: Detailed[];
+        };
         seen.push(...inventory);
         if (inventory.length < 1000) break;
         cursor = inventory[inventory.length - 1]!.id! + 1;
@@ -290,7 +368,12 @@ describe('GET /v9/inventory', () => {
     });
 
     it('accepts a request signed ticketevolution-style: pairs stable-sorted by top-level name, percent-encoded', async () => {
-      const pairs: Array<[string, string]> = [['response', 'detailed'], ['page[items]', '1'], ['page[cursor]', '900001'], ['office_id', '10']];
+      const pairs: Array<[string, string]> = [
+        ['response', 'detailed'],
+        ['page[items]', '1'],
+        ['page[cursor]', '900001'],
+        ['office_id', '10'],
+      ];
       const query = topLevelSortedQuery(pairs);
       expect(query).toBe('office_id=10&page%5Bitems%5D=1&page%5Bcursor%5D=900001&response=detailed');
       const base = new URL(t.url);
@@ -312,7 +395,11 @@ describe('GET /v9/inventory on embedded PGlite', () => {
     expect(embedded.service.database.kind).toBe('pglite');
     const box = SecretBox.fromKey(randomBytes(32));
     for (const database of [embedded.service.database, embedded.db.database]) {
-      await seedDatabase(database, fixtureSchema.parse(fixture()), database === embedded.service.database ? embedded.service.secretBox : box);
+      await seedDatabase(
+        database,
+        fixtureSchema.parse(fixture()),
+        database === embedded.service.database ? embedded.service.secretBox : box,
+      );
       await database.db.execute(sql`update ticket_groups set created_at = '2026-11-21T09:00:00.5Z', updated_at = '2026-11-21T09:00:00.5Z'`);
     }
   });
@@ -337,7 +424,10 @@ describe('GET /v9/inventory on embedded PGlite', () => {
     }
     const res = await signedFetch(embedded.url, SELLER, 'GET', '/v9/inventory?office_id=10&response=detailed&page[items]=1');
     expect(((await res.json()) as { inventory: Detailed[] }).inventory[0]).toMatchObject({
-      id: 900000, price: '99.90', created_at: '2026-11-21T09:00:00.500Z', external_notes: null,
+      id: 900000,
+      price: '99.90',
+      created_at: '2026-11-21T09:00:00.500Z',
+      external_notes: null,
     });
     expect((await signedFetch(embedded.url, SELLER, 'GET', '/v9/inventory?office_id=20')).status).toBe(401);
   });

@@ -48,7 +48,8 @@ describe('inventory ingest through the queue and the workers', () => {
     expect(res.status).toBe(200);
     return res.json() as Promise<any>;
   };
-  const detailed = async (office: number) => ((await listing(office, '&response=detailed&page[cursor]=1')) as { inventory: Detailed[] }).inventory;
+  const detailed = async (office: number) =>
+    ((await listing(office, '&response=detailed&page[cursor]=1')) as { inventory: Detailed[] }).inventory;
   const seatCount = async () => Number((await t.db.database.sql!`select count(*)::int as n from seats`)[0]!.n);
 
   beforeAll(async () => {
@@ -70,7 +71,7 @@ describe('inventory ingest through the queue and the workers', () => {
   });
 
   describe('inventory.upsert', () => {
-    it('writes a batch and replaces a group\'s seats as a whole on the next upsert', async () => {
+    it("writes a batch and replaces a group's seats as a whole on the next upsert", async () => {
       const first = await send('inventory.upsert', {
         officeId: 11,
         records: [
@@ -92,7 +93,11 @@ describe('inventory ingest through the queue and the workers', () => {
       });
       expect(second).toEqual({ status: 200, body: { upserted: 1 } });
       const [one, two] = await detailed(11);
-      expect(one).toMatchObject({ remote_id: 1, price: '12.50', seats: [{ barcode: 'B7', primary_ticket_id: null, seat: '7', verification_id: null }] });
+      expect(one).toMatchObject({
+        remote_id: 1,
+        price: '12.50',
+        seats: [{ barcode: 'B7', primary_ticket_id: null, seat: '7', verification_id: null }],
+      });
       expect(two!.seats.map((s) => s.seat)).toEqual(['9']);
       expect(await seatCount()).toBe(2);
     });
@@ -119,7 +124,15 @@ describe('inventory ingest through the queue and the workers', () => {
       });
       expect(result).toEqual({
         status: 400,
-        body: { errors: [{ code: 'invalid_params', message: 'records.2.id: service id 800001 is already used by another ticket group', field: 'records.2.id' }] },
+        body: {
+          errors: [
+            {
+              code: 'invalid_params',
+              message: 'records.2.id: service id 800001 is already used by another ticket group',
+              field: 'records.2.id',
+            },
+          ],
+        },
       });
       expect((await listing(11)).map((r: { remote_id: number }) => r.remote_id)).toEqual([1, 2, 3]);
       expect(await seatCount()).toBe(2);
@@ -128,20 +141,33 @@ describe('inventory ingest through the queue and the workers', () => {
     it('rejects repeated remote_ids within a batch', async () => {
       const result = await send('inventory.upsert', { officeId: 11, records: [record(70), record(71), record(70)] });
       expect(result.status).toBe(400);
-      expect(result.body.errors[0]).toMatchObject({ field: 'records.2.remote_id', message: 'records.2.remote_id: remote_id 70 also appears at index 0 of this batch' });
+      expect(result.body.errors[0]).toMatchObject({
+        field: 'records.2.remote_id',
+        message: 'records.2.remote_id: remote_id 70 also appears at index 0 of this batch',
+      });
     });
 
     it('refuses an office of another brokerage with 401 and writes nothing', async () => {
       const result = await send('inventory.upsert', { officeId: 11, records: [record(90)] }, 2);
-      expect(result).toEqual({ status: 401, body: { errors: [{ code: 'unauthorized', message: 'office_id is not an office of your brokerage' }] } });
+      expect(result).toEqual({
+        status: 401,
+        body: { errors: [{ code: 'unauthorized', message: 'office_id is not an office of your brokerage' }] },
+      });
       expect((await listing(11)).some((r: { remote_id: number }) => r.remote_id === 90)).toBe(false);
     });
   });
 
   describe('inventory.map and inventory.remove', () => {
     it('maps and unmaps by remote_id', async () => {
-      expect(await send('inventory.map', { officeId: 11, mappings: [{ remote_id: 3, id: 700003, event_id: 5000 }, { remote_id: 2, id: null, event_id: null }] }))
-        .toEqual({ status: 200, body: { mapped: 1, unmapped: 1 } });
+      expect(
+        await send('inventory.map', {
+          officeId: 11,
+          mappings: [
+            { remote_id: 3, id: 700003, event_id: 5000 },
+            { remote_id: 2, id: null, event_id: null },
+          ],
+        }),
+      ).toEqual({ status: 200, body: { mapped: 1, unmapped: 1 } });
       expect(await listing(11, '&state=MAPPED')).toEqual([
         { id: 700001, remote_id: 1, event_id: 5000 },
         { id: 700003, remote_id: 3, event_id: 5000 },
@@ -152,9 +178,21 @@ describe('inventory ingest through the queue and the workers', () => {
     it('refuses half a mapping, an unknown remote_id and a service id in use, writing nothing', async () => {
       const half = await send('inventory.map', { officeId: 11, mappings: [{ remote_id: 2, id: 700009, event_id: null }] });
       expect(half.body.errors[0]).toMatchObject({ field: 'mappings.0.event_id' });
-      const unknown = await send('inventory.map', { officeId: 11, mappings: [{ remote_id: 2, id: 700002, event_id: 5000 }, { remote_id: 999, id: null, event_id: null }] });
+      const unknown = await send('inventory.map', {
+        officeId: 11,
+        mappings: [
+          { remote_id: 2, id: 700002, event_id: 5000 },
+          { remote_id: 999, id: null, event_id: null },
+        ],
+      });
       expect(unknown.body).toEqual({
-        errors: [{ code: 'invalid_params', message: 'mappings.1.remote_id: office 11 has no ticket group with remote_id 999', field: 'mappings.1.remote_id' }],
+        errors: [
+          {
+            code: 'invalid_params',
+            message: 'mappings.1.remote_id: office 11 has no ticket group with remote_id 999',
+            field: 'mappings.1.remote_id',
+          },
+        ],
       });
       const taken = await send('inventory.map', { officeId: 11, mappings: [{ remote_id: 2, id: 700001, event_id: 5000 }] });
       expect(taken.body.errors[0]).toMatchObject({ field: 'mappings.0.id' });
@@ -185,7 +223,10 @@ describe('inventory ingest through the queue and the workers', () => {
       expect(await wake.done).toMatchObject({ event: 'completed' });
     };
     await deliver();
-    expect(await send('inventory.upsert', { officeId: 10, records: [record(5, { price: '20' })] })).toEqual({ status: 200, body: { upserted: 1 } });
+    expect(await send('inventory.upsert', { officeId: 10, records: [record(5, { price: '20' })] })).toEqual({
+      status: 200,
+      body: { upserted: 1 },
+    });
     // Redis forgets the first job; the same command arrives again, as after a producer retry.
     await queues.queue(INVENTORY_QUEUE).remove(envelope.commandId);
     await deliver();
@@ -199,7 +240,14 @@ describe('inventory ingest through the queue and the workers', () => {
     const cli = async (args: string[]) => {
       try {
         const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-          env: { ...process.env, DATABASE_URL: t.db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: t.prefix, DATA_DIR: dir, LOG_LEVEL: 'silent' },
+          env: {
+            ...process.env,
+            DATABASE_URL: t.db.url,
+            REDIS_URL: TEST_REDIS_URL,
+            QUEUE_PREFIX: t.prefix,
+            DATA_DIR: dir,
+            LOG_LEVEL: 'silent',
+          },
         });
         return { code: 0, stdout, stderr };
       } catch (err) {
@@ -213,7 +261,14 @@ describe('inventory ingest through the queue and the workers', () => {
       const file = path.join(dir, 'bad.jsonl');
       writeFileSync(
         file,
-        lines(record(201), '', record(202, { quantity: -1 }), record(203), '{"remote_id": 204,', record(205, { seats: [seat('nul\u0000')] })),
+        lines(
+          record(201),
+          '',
+          record(202, { quantity: -1 }),
+          record(203),
+          '{"remote_id": 204,',
+          record(205, { seats: [seat('nul\u0000')] }),
+        ),
       );
       const res = await cli(['inventory', 'import', '11', file]);
       expect(res.code).toBe(1);
@@ -248,7 +303,12 @@ describe('inventory ingest through the queue and the workers', () => {
       expect(exported).toMatchObject({ code: 0, stderr: `exported 3 records of office 20 to ${out}\n` });
       const before = readFileSync(out, 'utf8');
       // Detailed order is by service id: 710301, 710303, then 800001 (remote_id 1, inserted earlier).
-      expect(before.trim().split('\n').map((l) => JSON.parse(l).remote_id)).toEqual([301, 303, 1]);
+      expect(
+        before
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).remote_id),
+      ).toEqual([301, 303, 1]);
 
       const again = await cli(['inventory', 'import', '20', out]);
       expect(again).toMatchObject({ code: 0, stdout: 'imported 3 records into office 20 in 1 batch\n' });
@@ -267,7 +327,9 @@ describe('inventory ingest through the queue and the workers', () => {
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(`${file}:3: id: service id 700003 is already used by another ticket group`);
       expect(res.stderr).toContain('batch 2 (lines 3–3) was refused with 400');
-      const remoteIds = (await t.db.database.sql!`select remote_id from ticket_groups where office_id = 20 and remote_id > 400 order by 1`).map((r) => r.remote_id);
+      const remoteIds = (
+        await t.db.database.sql!`select remote_id from ticket_groups where office_id = 20 and remote_id > 400 order by 1`
+      ).map((r) => r.remote_id);
       expect(remoteIds).toEqual([401, 402]);
     });
   });

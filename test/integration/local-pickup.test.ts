@@ -90,7 +90,7 @@ describe('local pickup: the two-party join', () => {
     expect(again.body.errors[0]).toMatchObject({ code: 'invalid_transition', message: expect.stringContaining('delivered') });
   });
 
-  it('buyer then seller: the seller\'s details complete the join', async () => {
+  it("buyer then seller: the seller's details complete the join", async () => {
     const first = await acceptPickup(901);
     const buyer = await call(BUYER, 'PUT', `/v9/shipments/${first}`, BUYER_PICKUP_BODY);
     expect(buyer.status).toBe(200);
@@ -114,7 +114,10 @@ describe('local pickup: the two-party join', () => {
     const firsts = await Promise.all(RACE_ORDERS.map(acceptPickup));
     const results = await Promise.all(
       firsts.map((id) =>
-        Promise.all([call(SELLER, 'PUT', `/v9/shipments/${id}`, SELLER_PICKUP_BODY), call(BUYER, 'PUT', `/v9/shipments/${id}`, BUYER_PICKUP_BODY)]),
+        Promise.all([
+          call(SELLER, 'PUT', `/v9/shipments/${id}`, SELLER_PICKUP_BODY),
+          call(BUYER, 'PUT', `/v9/shipments/${id}`, BUYER_PICKUP_BODY),
+        ]),
       ),
     );
     for (const [seller, buyer] of results) {

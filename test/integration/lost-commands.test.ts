@@ -36,7 +36,13 @@ describe('lost commands', () => {
   const row = async (id: string) => (await db.database.sql!`select status, result_status from commands where id = ${id}`)[0];
 
   it('leaves alone a command whose job Redis still has', async () => {
-    const queued = await apiClient(api.url)(SELLER, 'POST', `/v9/orders/${ORDERS.tbd2}/accept`, { reviewer_id: 100 }, { prefer: 'respond-async' });
+    const queued = await apiClient(api.url)(
+      SELLER,
+      'POST',
+      `/v9/orders/${ORDERS.tbd2}/accept`,
+      { reviewer_id: 100 },
+      { prefer: 'respond-async' },
+    );
     const queues = new CommandQueues({ prefix, connection: redis });
     try {
       expect(await recoverLostCommands({ database: db.database, queues, olderThanMs: 0 })).toEqual({ requeued: [], failed: [] });
@@ -52,7 +58,12 @@ describe('lost commands', () => {
     expect(accept.status).toBe(202);
     // An inventory batch keeps only a summary of its payload in Postgres.
     const queues = new CommandQueues({ prefix, connection: redis });
-    await queues.enqueue('inventory.upsert', { commandId: 'lost-batch', actor: { brokerageId: 1, userId: null, via: 'upstream' }, requestHash: 'h', payload: upsertBody as never });
+    await queues.enqueue('inventory.upsert', {
+      commandId: 'lost-batch',
+      actor: { brokerageId: 1, userId: null, via: 'upstream' },
+      requestHash: 'h',
+      payload: upsertBody as never,
+    });
     await queues.close();
     await db.database.sql!`insert into commands (id, name, brokerage_id, request_hash, payload, actor)
       values ('lost-batch', 'inventory.upsert', 1, 'h', ${JSON.stringify({ officeId: 10, items: 1, summarized: true })}::jsonb,
@@ -60,7 +71,12 @@ describe('lost commands', () => {
 
     await dropPrefix(prefix); // Redis lost every job
 
-    const workers = await startTestService({ db, prefix, roles: { api: false, worker: true }, env: { RECOVERY_AFTER_MS: '50', RECOVERY_EVERY_MS: '50' } });
+    const workers = await startTestService({
+      db,
+      prefix,
+      roles: { api: false, worker: true },
+      env: { RECOVERY_AFTER_MS: '50', RECOVERY_EVERY_MS: '50' },
+    });
     try {
       for (let i = 0; i < 200 && (await row(accept.body.id))?.status !== 'succeeded'; i++) await new Promise((r) => setTimeout(r, 50));
       expect(await row(accept.body.id)).toEqual({ status: 'succeeded', result_status: 200 });

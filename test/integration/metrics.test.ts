@@ -25,7 +25,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m || m[1] !== name) continue;
     const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.keys(got).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+    if (Object.keys(got).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => got[k] === v))
+      return Number(m[3]);
   }
   return undefined;
 }
@@ -77,7 +78,8 @@ describe('Prometheus metrics', () => {
     expect(typeOf('bullmq_job_count')).toBe('GAUGE');
     expect(typeOf('bullmq_job_completed_total')).toBe('COUNTER');
     expect(typeOf('bullmq_job_failed_total')).toBe('COUNTER');
-    for (const queue of ['commands', 'inventory', 'fulfil-events']) expect(sample(text, 'bullmq_job_count', { queue, state: 'failed' })).toBe(0);
+    for (const queue of ['commands', 'inventory', 'fulfil-events'])
+      expect(sample(text, 'bullmq_job_count', { queue, state: 'failed' })).toBe(0);
   });
 
   it('times HTTP requests by route and status in a histogram with buckets, count and sum', async () => {
@@ -90,7 +92,9 @@ describe('Prometheus metrics', () => {
     expect(sample(text, 'fulfil_http_request_duration_seconds_sum', labels)).toBeGreaterThan(0);
     expect(sample(text, 'fulfil_http_request_duration_seconds_bucket', { ...labels, le: '+Inf' })).toBe(1);
     expect(sample(text, 'fulfil_http_request_duration_seconds_bucket', { ...labels, le: '30' })).toBe(1);
-    const buckets = text.split('\n').filter((l) => l.startsWith('fulfil_http_request_duration_seconds_bucket{') && l.includes('route="/v9/orders/:id/accept"'));
+    const buckets = text
+      .split('\n')
+      .filter((l) => l.startsWith('fulfil_http_request_duration_seconds_bucket{') && l.includes('route="/v9/orders/:id/accept"'));
     expect(buckets.length).toBe(13); // 12 bounds and +Inf
   });
 
@@ -104,13 +108,18 @@ describe('Prometheus metrics', () => {
     // Commands run in whichever service took the job and the relay counts transitions where it
     // runs; both services of this test share one process, hence one registry: one scrape has all.
     const scrapes = async () => [await scrape(t.url)];
-    const sum = (texts: string[], name: string, labels: Record<string, string>) => texts.reduce((a, x) => a + (sample(x, name, labels) ?? 0), 0);
+    const sum = (texts: string[], name: string, labels: Record<string, string>) =>
+      texts.reduce((a, x) => a + (sample(x, name, labels) ?? 0), 0);
     const text = await waitFor(async () => {
       const s = await scrapes();
-      return sum(s, 'fulfil_shipment_transitions_total', { from: 'XMobile/pending', event: 'completed', to: 'XMobile/delivered' }) >= 1 ? s : undefined;
+      return sum(s, 'fulfil_shipment_transitions_total', { from: 'XMobile/pending', event: 'completed', to: 'XMobile/delivered' }) >= 1
+        ? s
+        : undefined;
     }, 'the completed transition to be relayed');
     expect(sum(text, 'fulfil_shipment_transitions_total', { from: 'none', event: 'created', to: 'TBD/pending' })).toBeGreaterThanOrEqual(1);
-    expect(sum(text, 'fulfil_shipment_transitions_total', { from: 'TBD/pending', event: 'updated', to: 'XMobile/pending' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sum(text, 'fulfil_shipment_transitions_total', { from: 'TBD/pending', event: 'updated', to: 'XMobile/pending' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(sum(text, 'fulfil_command_duration_seconds_count', { command: 'order.accept', outcome: 'succeeded' })).toBeGreaterThanOrEqual(2);
     expect(sum(text, 'fulfil_command_duration_seconds_count', { command: 'order.accept', outcome: 'refused' })).toBe(1);
     expect(sum(text, 'fulfil_command_duration_seconds_count', { command: 'shipment.complete', outcome: 'succeeded' })).toBe(1);
@@ -136,7 +145,9 @@ describe('Prometheus metrics', () => {
     const res = await fetch(`${worker.service.metricsUrl}/metrics`);
     expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const names = parse(await res.text()).map((f) => f.name);
-    expect(names).toEqual(expect.arrayContaining(['process_cpu_seconds_total', 'fulfil_command_duration_seconds', 'fulfil_outbox_backlog', 'bullmq_job_count']));
+    expect(names).toEqual(
+      expect.arrayContaining(['process_cpu_seconds_total', 'fulfil_command_duration_seconds', 'fulfil_outbox_backlog', 'bullmq_job_count']),
+    );
     expect((await fetch(`${worker.service.metricsUrl}/v9/inventory`)).status).toBe(404);
   });
 });

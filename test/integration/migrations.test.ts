@@ -8,8 +8,21 @@ import { MIGRATIONS_FOLDER, migrateDatabase } from '../../src/db/migrate.ts';
 import { ADMIN_DATABASE_URL, databaseUrl } from '../support/env.ts';
 
 const EXPECTED_TABLES = [
-  'addresses', 'brokerages', 'commands', 'credentials', 'email_addresses', 'events', 'offices', 'orders',
-  'outbox', 'phone_numbers', 'seats', 'shipment_events', 'shipments', 'ticket_groups', 'users',
+  'addresses',
+  'brokerages',
+  'commands',
+  'credentials',
+  'email_addresses',
+  'events',
+  'offices',
+  'orders',
+  'outbox',
+  'phone_numbers',
+  'seats',
+  'shipment_events',
+  'shipments',
+  'ticket_groups',
+  'users',
 ];
 
 const JOURNAL: { entries: unknown[] } = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8'));
@@ -53,7 +66,8 @@ describe('migrations', () => {
     expect(await tables(database.db)).toEqual(EXPECTED_TABLES);
     await database.db.execute(sql`insert into brokerages values (1, 'b')`);
     await database.db.execute(sql`insert into offices values (10, 1, 'o')`);
-    await database.db.execute(sql`insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email)
+    await database.db
+      .execute(sql`insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email)
       values (7, '1-7', 10, 1, 'tbd', 1, 'n', 'e@x.test')`);
     await database.db.execute(sql`insert into shipments (order_id, type, state, snapshot) values (7, 'TBD', 'pending', '{}')`);
     await expect(

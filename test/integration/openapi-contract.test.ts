@@ -34,7 +34,14 @@ describe('OpenAPI document', () => {
   });
 
   /** A signed call whose answer is checked against the document; returns it for more checks. */
-  async function checked(cred: { token: string; secret: string }, method: string, path: string, template: string, body?: object | string, headers?: Record<string, string>) {
+  async function checked(
+    cred: { token: string; secret: string },
+    method: string,
+    path: string,
+    template: string,
+    body?: object | string,
+    headers?: Record<string, string>,
+  ) {
     const r = await call(cred, method, path, body, headers);
     checker.check(method, template, r.status, r.body, r.headers);
     return r;
@@ -76,7 +83,10 @@ describe('OpenAPI document', () => {
 
   it('the front door, health checks and the interactive reference answer without a credential', async () => {
     const front = await open('/', '/');
-    expect(front.body).toMatchObject({ service: 'fulfil', links: { docs: '/docs', openapi: '/openapi.json', livez: '/livez', readyz: '/readyz' } });
+    expect(front.body).toMatchObject({
+      service: 'fulfil',
+      links: { docs: '/docs', openapi: '/openapi.json', livez: '/livez', readyz: '/readyz' },
+    });
     expect(front.body.version).toBe(doc.info.version);
     expect((await fetch(`${t.url}/v9`)).status).toBe(200);
     await open('/livez', '/livez');
@@ -105,7 +115,9 @@ describe('OpenAPI document', () => {
     await checked(BUYER, 'PUT', '/v9/credentials/current/verify', '/v9/credentials/current/verify', [1]);
     await checked(BUYER, 'PUT', '/v9/credentials/current/verify', '/v9/credentials/current/verify', '{"a":');
     await checked(BUYER, 'POST', '/v9/credentials/current/verify', '/v9/credentials/current/verify', `"${'x'.repeat(70_000)}"`);
-    expect([...checker.seen]).toEqual(expect.arrayContaining(['POST /v9/credentials/current/verify 413', 'PUT /v9/credentials/current/verify 400']));
+    expect([...checker.seen]).toEqual(
+      expect.arrayContaining(['POST /v9/credentials/current/verify 413', 'PUT /v9/credentials/current/verify 400']),
+    );
 
     const accept = '/v9/orders/{id}/accept';
     expect((await checked(BUYER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 200 })).status).toBe(403);
@@ -113,10 +125,19 @@ describe('OpenAPI document', () => {
     expect((await checked(STRANGER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 300 })).status).toBe(404);
     const key = { 'idempotency-key': 'contract-accept-700' };
     expect((await checked(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 100 }, key)).status).toBe(200);
-    expect((await checked(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 100, seats: [1, 2] }, key)).status).toBe(409);
+    expect(
+      (await checked(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 100, seats: [1, 2] }, key)).status,
+    ).toBe(409);
     expect((await checked(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, accept, { reviewer_id: 100 })).status).toBe(422);
 
-    const queued = await checked(SELLER, 'POST', `/v9/orders/${ORDERS.flash}/accept`, accept, { reviewer_id: 100 }, { prefer: 'respond-async' });
+    const queued = await checked(
+      SELLER,
+      'POST',
+      `/v9/orders/${ORDERS.flash}/accept`,
+      accept,
+      { reviewer_id: 100 },
+      { prefer: 'respond-async' },
+    );
     expect(queued.status).toBe(202);
     let status = await checked(SELLER, 'GET', queued.body.url, '/v9/commands/{id}');
     for (let i = 0; i < 100 && !status.body.response; i++) {
@@ -143,15 +164,22 @@ describe('OpenAPI document', () => {
     expect((await checked(STRANGER, 'GET', `/v9/shipments/${tbd}`, update)).status).toBe(404);
     expect((await checked(SELLER, 'GET', `/v9/shipments/${moved.body.id}`, update)).status).toBe(200);
     expect((await checked(SELLER, 'GET', '/v9/shipments/x', update)).status).toBe(400);
-    expect((await checked(SELLER, 'PUT', `/v9/shipments/${moved.body.id}/complete`, complete, { x_mobile_link: 'https://c.example.test/1' })).status).toBe(200);
+    expect(
+      (await checked(SELLER, 'PUT', `/v9/shipments/${moved.body.id}/complete`, complete, { x_mobile_link: 'https://c.example.test/1' }))
+        .status,
+    ).toBe(200);
     expect((await checked(STRANGER, 'PUT', `/v9/shipments/${moved.body.id}/complete`, complete, {})).status).toBe(404);
 
     const flash = (await checked(BUYER, 'GET', `/v9/orders/${ORDERS.flash}`, '/v9/orders/{id}')).body.shipments[0];
     expect(flash.type).toBe('XSeats');
-    expect((await checked(SELLER, 'POST', `/v9/shipments/${flash.id}/complete`, complete, { x_mobile_link: 'https://c.example.test/2' })).status).toBe(400);
+    expect(
+      (await checked(SELLER, 'POST', `/v9/shipments/${flash.id}/complete`, complete, { x_mobile_link: 'https://c.example.test/2' })).status,
+    ).toBe(400);
     expect((await checked(SELLER, 'POST', `/v9/shipments/${flash.id}/complete`, complete)).status).toBe(200);
 
-    expect((await checked(SELLER, 'POST', `/v9/orders/${ORDERS.localPickup}/accept`, '/v9/orders/{id}/accept', { reviewer_id: 100 })).status).toBe(200);
+    expect(
+      (await checked(SELLER, 'POST', `/v9/orders/${ORDERS.localPickup}/accept`, '/v9/orders/{id}/accept', { reviewer_id: 100 })).status,
+    ).toBe(200);
     const pickup = (await checked(BUYER, 'GET', `/v9/orders/${ORDERS.localPickup}`, '/v9/orders/{id}')).body.shipments[0];
     expect((await checked(SELLER, 'PUT', `/v9/shipments/${pickup.id}`, update, BUYER_PICKUP_BODY)).status).toBe(403);
     const seller = await checked(SELLER, 'PUT', `/v9/shipments/${pickup.id}`, update, SELLER_PICKUP_BODY);
@@ -173,12 +201,22 @@ describe('OpenAPI document', () => {
     await t.seed({
       ...baseFixture(),
       ticket_groups: [
-        { office_id: 10, remote_id: 1, id: 900001, event_id: 5000, quantity: 2, cost: '10.00', seats: [{ barcode: null, primary_ticket_id: null, seat: '1', verification_id: null }] },
+        {
+          office_id: 10,
+          remote_id: 1,
+          id: 900001,
+          event_id: 5000,
+          quantity: 2,
+          cost: '10.00',
+          seats: [{ barcode: null, primary_ticket_id: null, seat: '1', verification_id: null }],
+        },
         { office_id: 10, remote_id: 2, id: null, event_id: null, quantity: 1 },
       ],
     });
     expect((await checked(SELLER, 'GET', '/v9/inventory?office_id=10', inv)).body).toHaveLength(2);
-    expect((await checked(SELLER, 'GET', '/v9/inventory?office_id=10&response=detailed&page[cursor]=1', inv)).body.inventory).toHaveLength(1);
+    expect((await checked(SELLER, 'GET', '/v9/inventory?office_id=10&response=detailed&page[cursor]=1', inv)).body.inventory).toHaveLength(
+      1,
+    );
     expect((await checked(SELLER, 'GET', '/v9/inventory?office_id=10&response=detailed', inv)).status).toBe(400);
     expect((await checked(SELLER, 'GET', '/v9/inventory?office_id=20', inv)).status).toBe(401);
   });
@@ -214,8 +252,15 @@ describe('OpenAPI document', () => {
   it('every operation was checked with a success and with an error', () => {
     for (const op of checker.operations()) {
       const statuses = [...checker.seen].filter((s) => s.startsWith(`${op} `)).map((s) => Number(s.split(' ')[2]));
-      expect(statuses.some((s) => s < 300), `${op}: no success checked`).toBe(true);
-      if (op.includes(' /v9/')) expect(statuses.some((s) => s >= 400), `${op}: no error checked`).toBe(true);
+      expect(
+        statuses.some((s) => s < 300),
+        `${op}: no success checked`,
+      ).toBe(true);
+      if (op.includes(' /v9/'))
+        expect(
+          statuses.some((s) => s >= 400),
+          `${op}: no error checked`,
+        ).toBe(true);
     }
   });
 });

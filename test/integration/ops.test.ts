@@ -21,7 +21,13 @@ describe('operator tools', () => {
     redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
     queue = new Queue('commands', { prefix: t.prefix, connection: redis });
     // The CLI reads the same configuration as the service.
-    env = { DATABASE_URL: t.db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: t.prefix, LOG_LEVEL: 'silent', FULFIL_SECRET_KEY: t.config.FULFIL_SECRET_KEY! };
+    env = {
+      DATABASE_URL: t.db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: t.prefix,
+      LOG_LEVEL: 'silent',
+      FULFIL_SECRET_KEY: t.config.FULFIL_SECRET_KEY!,
+    };
   });
   afterAll(async () => {
     await queue?.close();
@@ -106,7 +112,12 @@ describe('operator tools', () => {
 
   it('refuses to start the API in production without OPS_TOKEN; workers and the CLI need none', async () => {
     for (const OPS_TOKEN of [undefined, '', '   ']) {
-      const config = loadConfig({ NODE_ENV: 'production', FULFIL_SECRET_KEY: t.config.FULFIL_SECRET_KEY, DATABASE_URL: t.db.url, OPS_TOKEN });
+      const config = loadConfig({
+        NODE_ENV: 'production',
+        FULFIL_SECRET_KEY: t.config.FULFIL_SECRET_KEY,
+        DATABASE_URL: t.db.url,
+        OPS_TOKEN,
+      });
       expect(config.OPS_TOKEN).toBeUndefined();
       const started = startService(config, { api: true, worker: false });
       await expect(started).rejects.toBeInstanceOf(ConfigError);
@@ -118,8 +129,12 @@ describe('operator tools', () => {
 
   it('lists a failed job on the queue page and in the CLI, and retries it', async () => {
     await failedJob('poisoned-1');
-    const board = await fetch(`${t.url}/ops/queues/api/queues?activeQueue=commands&status=failed&page=1`, { headers: { authorization: basic('ops', 'ops-secret') } });
-    const queues = ((await board.json()) as { queues: Array<{ name: string; jobs: Array<{ id: string; failedReason: string; stacktrace: string[] }> }> }).queues;
+    const board = await fetch(`${t.url}/ops/queues/api/queues?activeQueue=commands&status=failed&page=1`, {
+      headers: { authorization: basic('ops', 'ops-secret') },
+    });
+    const queues = (
+      (await board.json()) as { queues: Array<{ name: string; jobs: Array<{ id: string; failedReason: string; stacktrace: string[] }> }> }
+    ).queues;
     const failed = queues.find((q) => q.name === 'commands')!.jobs.find((j) => j.id === 'poisoned-1')!;
     expect(failed.failedReason).toBeTruthy();
     expect(failed.stacktrace.length).toBeGreaterThan(0);
@@ -140,7 +155,8 @@ describe('operator tools', () => {
     expect(retry.code).toBe(0);
     expect(retry.text).toContain('retried poisoned-1');
     // It runs again (and, still poisoned, fails again): a second attempt happened.
-    for (let i = 0; i < 100 && (await (await queue.getJob('poisoned-1'))!.attemptsMade) < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && (await (await queue.getJob('poisoned-1'))!.attemptsMade) < 2; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect((await queue.getJob('poisoned-1'))!.attemptsMade).toBe(2);
 
     expect((await runCli(['jobs', 'retry', 'no-such-job'], env)).code).toBe(1);
@@ -165,5 +181,4 @@ describe('operator tools', () => {
     expect(table.lines[2]).toContain(`${tbd}→${live}`);
     expect((await runCli(['shipments', 'history', '999999'], env)).code).toBe(1);
   });
-
 });

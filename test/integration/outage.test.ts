@@ -27,7 +27,10 @@ describe('when a backing service is down', () => {
   it('Redis down: the API answers 503, takes nothing, and readyz says so', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'fulfil-redis-'));
     const redis: PrivateRedis = await startPrivateRedis(dir);
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }), () => redis.stop());
+    cleanups.push(
+      async () => rmSync(dir, { recursive: true, force: true }),
+      () => redis.stop(),
+    );
     const t: TestService = await startTestService({ env: { REDIS_URL: redis.url, SHUTDOWN_DEADLINE_MS: '500' } });
     cleanups.push(() => t.stop());
     await t.seed(baseFixture());

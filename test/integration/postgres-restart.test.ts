@@ -41,10 +41,21 @@ describe('Postgres restarts under load', () => {
     const { failed } = await flows;
     const outcome = await checkOutcome(c.db, FIRST_ORDER, FLOWS);
     // One object, so that a failure shows every figure at once.
-    expect({ crashes: c.crashes(), alive: pids.map(isProcessAlive), failed, outcome, other: tally.other, unfinished: await unfinished(c) }).toEqual({
-      crashes: [], alive: pids.map(() => true), failed: 0, outcome: { lost: 0, duplicated: 0, stuck: 0 },
+    expect({
+      crashes: c.crashes(),
+      alive: pids.map(isProcessAlive),
+      failed,
+      outcome,
+      other: tally.other,
+      unfinished: await unfinished(c),
+    }).toEqual({
+      crashes: [],
+      alive: pids.map(() => true),
+      failed: 0,
+      outcome: { lost: 0, duplicated: 0, stuck: 0 },
       // only 200, 202 and the contract's 503 while Postgres was away
-      other: {}, unfinished: [],
+      other: {},
+      unfinished: [],
     });
   }, 330_000);
 });

@@ -23,7 +23,8 @@ describe('Postgres connection settings', () => {
     try {
       const sql = t.service.database.sql!;
       expect(sql.options.max).toBe(3);
-      const [row] = await sql`select current_setting('statement_timeout') as st, current_setting('idle_in_transaction_session_timeout') as it`;
+      const [row] =
+        await sql`select current_setting('statement_timeout') as st, current_setting('idle_in_transaction_session_timeout') as it`;
       expect(row).toEqual({ st: '4321ms', it: '5432ms' });
     } finally {
       await t.stop();
@@ -31,7 +32,11 @@ describe('Postgres connection settings', () => {
   });
 
   it('a statement over the limit and a transaction left idle are ended by the server', async () => {
-    const database: Database = await openDatabase({ databaseUrl: db.url, maxConnections: 2, timeouts: { connectMs: 5_000, statementMs: 200, idleInTransactionMs: 300, idleMs: 0 } });
+    const database: Database = await openDatabase({
+      databaseUrl: db.url,
+      maxConnections: 2,
+      timeouts: { connectMs: 5_000, statementMs: 200, idleInTransactionMs: 300, idleMs: 0 },
+    });
     try {
       await expect(database.rows('select pg_sleep(2)', [])).rejects.toMatchObject({ code: '57014' });
       const idle = database.transaction(async (tx) => {

@@ -140,9 +140,26 @@ describe('read endpoints', () => {
       [3, 'delivered', 'seller'],
     ]);
     expect(Object.keys(events[0])).toEqual([
-      'event_id', 'seq', 'kind', 'shipment_id', 'new_shipment_id', 'from_type', 'from_state', 'to_type', 'to_state', 'actor', 'command_id', 'at',
+      'event_id',
+      'seq',
+      'kind',
+      'shipment_id',
+      'new_shipment_id',
+      'from_type',
+      'from_state',
+      'to_type',
+      'to_state',
+      'actor',
+      'command_id',
+      'at',
     ]);
-    expect(events[0]).toMatchObject({ shipment_id: null, from_type: null, to_type: 'LocalPickup', to_state: 'pending', at: expect.stringMatching(ISO) });
+    expect(events[0]).toMatchObject({
+      shipment_id: null,
+      from_type: null,
+      to_type: 'LocalPickup',
+      to_state: 'pending',
+      at: expect.stringMatching(ISO),
+    });
     expect(events[2]).toMatchObject({ from_state: 'pending', to_state: 'delivered', shipment_id: events[1].new_shipment_id });
     // The buyer sees its own command id, not the seller's, nor the seller's user.
     expect(events[0].command_id).toBeNull();

@@ -95,13 +95,22 @@ describe('with a read replica', () => {
       expect(accepted.status).toBe(200);
       const shipmentId = accepted.body.shipments[0].id;
       const commandId = accepted.headers.get('x-command-id');
-      const upserted = await client.upsertInventory({ officeId: 10, records: [{ remote_id: 7001, quantity: 2, price: 80 }] }, { brokerageId: 1, await: true });
+      const upserted = await client.upsertInventory(
+        { officeId: 10, records: [{ remote_id: 7001, quantity: 2, price: 80 }] },
+        { brokerageId: 1, await: true },
+      );
       expect(upserted).toMatchObject({ status: 200 });
 
       // Own writes, from the primary: the order, its new shipment, the command that made it.
-      expect((await call(BUYER, 'GET', `/v9/orders/${ORDERS.tbd2}`)).body).toMatchObject({ state: 'accepted', shipments: [{ id: shipmentId }] });
+      expect((await call(BUYER, 'GET', `/v9/orders/${ORDERS.tbd2}`)).body).toMatchObject({
+        state: 'accepted',
+        shipments: [{ id: shipmentId }],
+      });
       expect((await call(SELLER, 'GET', `/v9/shipments/${shipmentId}`)).status).toBe(200);
-      expect((await call(SELLER, 'GET', `/v9/commands/${commandId}`)).body).toMatchObject({ status: 'succeeded', response: { status: 200 } });
+      expect((await call(SELLER, 'GET', `/v9/commands/${commandId}`)).body).toMatchObject({
+        status: 'succeeded',
+        response: { status: 200 },
+      });
       // From the replica, not yet replayed: no event, no ticket group.
       expect((await call(BUYER, 'GET', `/v9/orders/${ORDERS.tbd2}/events`)).body.events).toEqual([]);
       expect((await call(SELLER, 'GET', '/v9/inventory?office_id=10')).body).toEqual([]);
@@ -109,7 +118,9 @@ describe('with a read replica', () => {
       await replicaSql`select pg_wal_replay_resume()`;
     }
     await caughtUp();
-    expect((await call(BUYER, 'GET', `/v9/orders/${ORDERS.tbd2}/events`)).body.events.map((e: { kind: string }) => e.kind)).toEqual(['created']);
+    expect((await call(BUYER, 'GET', `/v9/orders/${ORDERS.tbd2}/events`)).body.events.map((e: { kind: string }) => e.kind)).toEqual([
+      'created',
+    ]);
     expect((await call(SELLER, 'GET', '/v9/inventory?office_id=10')).body).toEqual([{ id: null, remote_id: 7001, event_id: null }]);
   });
 });

@@ -45,7 +45,9 @@ describe('on a Redis Cluster', () => {
   it('is a real cluster of three masters, and the service uses a hash-tagged prefix', async () => {
     const node = new Redis(cluster.ports[0]!, '127.0.0.1', { maxRetriesPerRequest: 1 });
     try {
-      const masters = String(await node.cluster('NODES')).split('\n').filter((l) => l.includes('master') && /\d+-\d+/.test(l));
+      const masters = String(await node.cluster('NODES'))
+        .split('\n')
+        .filter((l) => l.includes('master') && /\d+-\d+/.test(l));
       expect(masters).toHaveLength(3);
     } finally {
       node.disconnect();
@@ -59,7 +61,9 @@ describe('on a Redis Cluster', () => {
     expect(accepted.status).toBe(200);
     const updated = await call(SELLER, 'PUT', `/v9/shipments/${accepted.body.shipments[0].id}`, { mobile_transfer_type: 'XMobileLink' });
     expect(updated.body).toMatchObject({ type: 'XMobileLink', state: 'pending' });
-    const completed = await call(SELLER, 'PUT', `/v9/shipments/${updated.body.id}/complete`, { x_mobile_link: 'https://claim.example.test/c' });
+    const completed = await call(SELLER, 'PUT', `/v9/shipments/${updated.body.id}/complete`, {
+      x_mobile_link: 'https://claim.example.test/c',
+    });
     expect(completed.body).toMatchObject({ id: updated.body.id, state: 'delivered', x_mobile_link: 'https://claim.example.test/c' });
 
     const accepted2 = await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd2}/accept`, { reviewer_id: 100 });
@@ -91,7 +95,13 @@ describe('on a Redis Cluster', () => {
     const again = await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd3}/accept`, { reviewer_id: 100 }, headers);
     expect(first.status).toBe(200);
     expect(again).toMatchObject({ status: 200, body: first.body });
-    const async = await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd3}/accept`, { reviewer_id: 100 }, { ...headers, prefer: 'respond-async' });
+    const async = await call(
+      SELLER,
+      'POST',
+      `/v9/orders/${ORDERS.tbd3}/accept`,
+      { reviewer_id: 100 },
+      { ...headers, prefer: 'respond-async' },
+    );
     expect([200, 202]).toContain(async.status);
     const shipments = await t.db.database.sql!`select count(*)::int as n from shipments where order_id = ${ORDERS.tbd3}`;
     expect(shipments[0]!.n).toBe(1);
@@ -111,7 +121,11 @@ describe('on a Redis Cluster', () => {
   });
 
   it('relays every event to the events queue on the cluster', async () => {
-    await until('outbox drained', async () => (await t.db.database.sql!`select count(*)::int as n from outbox where relayed_at is null`)[0]!.n === 0, 50_000);
+    await until(
+      'outbox drained',
+      async () => (await t.db.database.sql!`select count(*)::int as n from outbox where relayed_at is null`)[0]!.n === 0,
+      50_000,
+    );
   }, 60_000);
 
   it('keeps the events in order per order, and every key in one slot', async () => {
@@ -119,9 +133,18 @@ describe('on a Redis Cluster', () => {
     const queue = new Queue(EVENTS_QUEUE, { prefix: t.config.QUEUE_PREFIX, connection });
     try {
       const jobs = await queue.getJobs(['wait'], 0, -1, true);
-      const seqOf = (orderId: number) => jobs.map((j) => j.data as { order_id: number; seq: number; kind: string }).filter((e) => e.order_id === orderId);
-      expect(seqOf(ORDERS.tbd).map((e) => [e.seq, e.kind])).toEqual([[1, 'created'], [2, 'updated'], [3, 'completed']]);
-      expect(seqOf(ORDERS.localPickup).map((e) => [e.seq, e.kind])).toEqual([[1, 'created'], [2, 'pickup_details'], [3, 'delivered']]);
+      const seqOf = (orderId: number) =>
+        jobs.map((j) => j.data as { order_id: number; seq: number; kind: string }).filter((e) => e.order_id === orderId);
+      expect(seqOf(ORDERS.tbd).map((e) => [e.seq, e.kind])).toEqual([
+        [1, 'created'],
+        [2, 'updated'],
+        [3, 'completed'],
+      ]);
+      expect(seqOf(ORDERS.localPickup).map((e) => [e.seq, e.kind])).toEqual([
+        [1, 'created'],
+        [2, 'pickup_details'],
+        [3, 'delivered'],
+      ]);
       const expected = (await t.db.database.sql!`select count(*)::int as n from outbox`)[0]!.n;
       expect(jobs).toHaveLength(expected);
 

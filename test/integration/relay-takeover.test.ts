@@ -38,7 +38,12 @@ describe('several worker processes', () => {
       for (let seq = 1; seq <= PER_ORDER; seq++) {
         for (let order = 1; order <= ORDER_COUNT; order++) {
           const eventId = randomUUID();
-          rows.push({ event_id: eventId, topic: 'shipment.transition', order_id: order, payload: JSON.stringify({ event_id: eventId, order_id: order, seq }) });
+          rows.push({
+            event_id: eventId,
+            topic: 'shipment.transition',
+            order_id: order,
+            payload: JSON.stringify({ event_id: eventId, order_id: order, seq }),
+          });
         }
       }
       const sql = db.database.sql!;
@@ -52,16 +57,23 @@ describe('several worker processes', () => {
               and l.classid = ${Math.floor(RELAY_LEADER_KEY / 2 ** 32)}::int8::oid and l.objid = ${RELAY_LEADER_KEY % 2 ** 32}::int8::oid`
         ).map((r) => Number(String(r.name).split(' ').pop()));
       const standbys = async () =>
-        (await sql`select application_name as name from pg_stat_activity where datname = ${db.name} and application_name like 'fulfil relay %'`).map((r) =>
-          Number(String(r.name).split(' ').pop()),
-        );
+        (
+          await sql`select application_name as name from pg_stat_activity where datname = ${db.name} and application_name like 'fulfil relay %'`
+        ).map((r) => Number(String(r.name).split(' ').pop()));
 
       const start = () => {
         const child = spawn(process.execPath, ['bin/fulfil.mjs', 'start', '--role', 'worker'], {
           env: {
-            PATH: process.env.PATH, DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LOG_LEVEL: 'silent',
-            RELAY_BATCH_SIZE: '5', RELAY_INTERVAL_MS: '10', RELAY_LEADER_CHECK_MS: '200',
-            FULFIL_SECRET_KEY: 'ab'.repeat(32), DATA_DIR: `/tmp/fulfil-takeover-${prefix}`,
+            PATH: process.env.PATH,
+            DATABASE_URL: db.url,
+            REDIS_URL: TEST_REDIS_URL,
+            QUEUE_PREFIX: prefix,
+            LOG_LEVEL: 'silent',
+            RELAY_BATCH_SIZE: '5',
+            RELAY_INTERVAL_MS: '10',
+            RELAY_LEADER_CHECK_MS: '200',
+            FULFIL_SECRET_KEY: 'ab'.repeat(32),
+            DATA_DIR: `/tmp/fulfil-takeover-${prefix}`,
           },
           stdio: 'ignore',
         });
@@ -134,7 +146,9 @@ describe('several worker processes', () => {
       await events.waitUntilReady();
       const started = Date.now();
       for (let i = 0; i < 3; i++) {
-        services.push(await startTestService({ db, prefix, roles: { api: false, worker: true }, env: { RECOVERY_EVERY_MS: String(PERIOD_MS) } }));
+        services.push(
+          await startTestService({ db, prefix, roles: { api: false, worker: true }, env: { RECOVERY_EVERY_MS: String(PERIOD_MS) } }),
+        );
       }
       await until('several recovery runs', async () => runs.length >= 10);
       await new Promise((r) => setTimeout(r, 2_000));

@@ -43,7 +43,10 @@ describe('seed', () => {
   });
 
   it('stores credential secrets only encrypted, bound to their token', async () => {
-    const rows = await query<{ token: string; secret_ciphertext: string }>(t.database.db, sql`select token, secret_ciphertext from credentials`);
+    const rows = await query<{ token: string; secret_ciphertext: string }>(
+      t.database.db,
+      sql`select token, secret_ciphertext from credentials`,
+    );
     const secrets = new Map(fixture.brokerages.flatMap((b) => b.credentials.map((c) => [c.token, c.secret] as const)));
     expect(rows).toHaveLength(3);
     for (const row of rows) {

@@ -47,7 +47,9 @@ describe('shipment aliases, Eticket and transfer_source', () => {
     expect(updated).toEqual({ id: expect.any(Number), url: `/shipments/${updated.id}`, type: 'XMobileLink', state: 'pending' });
     expect(await shipmentRow(updated.id)).toMatchObject({ type: 'XMobileLink', state: 'pending' });
 
-    const completed = await call(SELLER, 'PUT', `/v9/shipments/${updated.id}/complete`, { tm_mobile_link: 'https://claim.example.test/a,https://claim.example.test/b' });
+    const completed = await call(SELLER, 'PUT', `/v9/shipments/${updated.id}/complete`, {
+      tm_mobile_link: 'https://claim.example.test/a,https://claim.example.test/b',
+    });
     expect(completed.status).toBe(200);
     expect(completed.body).toEqual({
       id: updated.id,
@@ -56,7 +58,10 @@ describe('shipment aliases, Eticket and transfer_source', () => {
       state: 'delivered',
       x_mobile_link: 'https://claim.example.test/a,https://claim.example.test/b',
     });
-    expect(await shipmentRow(updated.id)).toMatchObject({ state: 'delivered', x_mobile_link: 'https://claim.example.test/a,https://claim.example.test/b' });
+    expect(await shipmentRow(updated.id)).toMatchObject({
+      state: 'delivered',
+      x_mobile_link: 'https://claim.example.test/a,https://claim.example.test/b',
+    });
     expect(await orderState(ORDER.linkAlias)).toBe('completed');
   });
 
@@ -107,7 +112,11 @@ describe('shipment aliases, Eticket and transfer_source', () => {
     });
     expect(refused.status).toBe(400);
     expect(refused.body.errors).toHaveLength(1);
-    expect(refused.body.errors[0]).toMatchObject({ code: 'invalid_params', field: 'tm_mobile_link', message: expect.stringContaining('tm_mobile_link') });
+    expect(refused.body.errors[0]).toMatchObject({
+      code: 'invalid_params',
+      field: 'tm_mobile_link',
+      message: expect.stringContaining('tm_mobile_link'),
+    });
     expect(await shipmentRow(updated.id)).toMatchObject({ state: 'pending', x_mobile_link: null });
     expect(await orderState(ORDER.bothLinks)).toBe('accepted');
   });

@@ -18,7 +18,13 @@ describe('shipment flows', () => {
     await t?.stop();
   });
 
-  const emailAddress = (address: string) => ({ id: expect.any(Number), url: null, address, label: null, updated_at: expect.stringMatching(ISO) });
+  const emailAddress = (address: string) => ({
+    id: expect.any(Number),
+    url: null,
+    address,
+    label: null,
+    updated_at: expect.stringMatching(ISO),
+  });
   const accept = (orderId: number, cred = SELLER) => call(cred, 'POST', `/v9/orders/${orderId}/accept`, { reviewer_id: 100 });
   const keys = (r: ApiResponse) => Object.keys(r.body).sort();
 
@@ -34,7 +40,10 @@ describe('shipment flows', () => {
     const tbd = accepted.body.shipments[0];
     expect(tbd.url).toBe(`/shipments/${tbd.id}`);
 
-    const updated = await call(SELLER, 'PUT', `/v9/shipments/${tbd.id}`, { mobile_transfer_type: 'XMobileLink', transfer_source: 'ticketmaster' });
+    const updated = await call(SELLER, 'PUT', `/v9/shipments/${tbd.id}`, {
+      mobile_transfer_type: 'XMobileLink',
+      transfer_source: 'ticketmaster',
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toEqual({ id: expect.any(Number), url: `/shipments/${updated.body.id}`, type: 'XMobileLink', state: 'pending' });
     expect(updated.body.id).not.toBe(tbd.id);

@@ -12,7 +12,8 @@ describe('refused commands', () => {
 
   async function snapshot() {
     const sql = t.db.database.sql!;
-    const [s] = await sql`select count(*)::int as shipments, coalesce(sum(case when replaced_by is null then 1 else 0 end), 0)::int as live from shipments`;
+    const [s] =
+      await sql`select count(*)::int as shipments, coalesce(sum(case when replaced_by is null then 1 else 0 end), 0)::int as live from shipments`;
     const [e] = await sql`select count(*)::int as events from shipment_events`;
     const o = await sql`select id, state from orders order by id`;
     return { ...s, ...e, orders: o.map((r) => `${r.id}:${r.state}`) };
@@ -21,7 +22,14 @@ describe('refused commands', () => {
   beforeAll(async () => {
     t = await startTestService();
     const fixture = baseFixture();
-    for (const [id, delivery] of [[710, 'tbd'], [711, 'tbd'], [712, 'flash'], [713, 'local_pickup'], [714, 'flash'], [715, 'tbd']] as const) {
+    for (const [id, delivery] of [
+      [710, 'tbd'],
+      [711, 'tbd'],
+      [712, 'flash'],
+      [713, 'local_pickup'],
+      [714, 'flash'],
+      [715, 'tbd'],
+    ] as const) {
       fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}`, delivery });
     }
     await t.seed(fixture);
@@ -41,48 +49,295 @@ describe('refused commands', () => {
   });
 
   const cases: Array<{ name: string; run: () => ReturnType<typeof call>; status: number; code: string; message?: RegExp }> = [
-    { name: 'complete a TBD shipment', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}/complete`), status: 422, code: 'invalid_transition', message: /TBD \(pending\)/ },
-    { name: 'complete a LocalPickup shipment', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}/complete`), status: 422, code: 'invalid_transition', message: /LocalPickup/ },
-    { name: 'complete a delivered shipment', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.delivered}/complete`), status: 422, code: 'invalid_transition', message: /delivered/ },
-    { name: 'update a delivered shipment', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.delivered}`, { mobile_transfer_type: 'XMobile' }), status: 422, code: 'invalid_transition', message: /delivered/ },
-    { name: 'complete XMobileLink without a link', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.link}/complete`, {}), status: 400, code: 'invalid_params', message: /x_mobile_link/ },
-    { name: 'complete XSeats with a link', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.xseats}/complete`, { x_mobile_link: 'https://x.test/1' }), status: 400, code: 'invalid_params', message: /x_mobile_link/ },
-    { name: 'complete XSeats with a transfer_source', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.xseats}/complete`, { transfer_source: 'tm' }), status: 400, code: 'invalid_params', message: /transfer_source: a XSeats shipment is completed with no body/ },
-    { name: 'complete with a link that is not a URL', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.link}/complete`, { x_mobile_link: 'ftp://nope' }), status: 400, code: 'invalid_params', message: /x_mobile_link/ },
-    { name: 'seller pickup details on a TBD shipment', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, SELLER_PICKUP_BODY), status: 422, code: 'invalid_transition', message: /TBD/ },
-    { name: 'leave LocalPickup for XMobileLink', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, { mobile_transfer_type: 'XMobileLink' }), status: 422, code: 'invalid_transition', message: /LocalPickup/ },
-    { name: 'accept an accepted order', run: () => call(SELLER, 'POST', '/v9/orders/710/accept', { reviewer_id: 100 }), status: 422, code: 'invalid_transition', message: /order is accepted/ },
-    { name: 'accept a completed order', run: () => call(SELLER, 'POST', '/v9/orders/714/accept', { reviewer_id: 100 }), status: 422, code: 'invalid_transition', message: /order is completed/ },
-    { name: 'buyer accepts an order', run: () => call(BUYER, 'POST', '/v9/orders/700/accept', { reviewer_id: 200 }), status: 403, code: 'forbidden' },
-    { name: 'buyer changes the delivery method', run: () => call(BUYER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile' }), status: 403, code: 'forbidden' },
+    {
+      name: 'complete a TBD shipment',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}/complete`),
+      status: 422,
+      code: 'invalid_transition',
+      message: /TBD \(pending\)/,
+    },
+    {
+      name: 'complete a LocalPickup shipment',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}/complete`),
+      status: 422,
+      code: 'invalid_transition',
+      message: /LocalPickup/,
+    },
+    {
+      name: 'complete a delivered shipment',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.delivered}/complete`),
+      status: 422,
+      code: 'invalid_transition',
+      message: /delivered/,
+    },
+    {
+      name: 'update a delivered shipment',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.delivered}`, { mobile_transfer_type: 'XMobile' }),
+      status: 422,
+      code: 'invalid_transition',
+      message: /delivered/,
+    },
+    {
+      name: 'complete XMobileLink without a link',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.link}/complete`, {}),
+      status: 400,
+      code: 'invalid_params',
+      message: /x_mobile_link/,
+    },
+    {
+      name: 'complete XSeats with a link',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.xseats}/complete`, { x_mobile_link: 'https://x.test/1' }),
+      status: 400,
+      code: 'invalid_params',
+      message: /x_mobile_link/,
+    },
+    {
+      name: 'complete XSeats with a transfer_source',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.xseats}/complete`, { transfer_source: 'tm' }),
+      status: 400,
+      code: 'invalid_params',
+      message: /transfer_source: a XSeats shipment is completed with no body/,
+    },
+    {
+      name: 'complete with a link that is not a URL',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.link}/complete`, { x_mobile_link: 'ftp://nope' }),
+      status: 400,
+      code: 'invalid_params',
+      message: /x_mobile_link/,
+    },
+    {
+      name: 'seller pickup details on a TBD shipment',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, SELLER_PICKUP_BODY),
+      status: 422,
+      code: 'invalid_transition',
+      message: /TBD/,
+    },
+    {
+      name: 'leave LocalPickup for XMobileLink',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, { mobile_transfer_type: 'XMobileLink' }),
+      status: 422,
+      code: 'invalid_transition',
+      message: /LocalPickup/,
+    },
+    {
+      name: 'accept an accepted order',
+      run: () => call(SELLER, 'POST', '/v9/orders/710/accept', { reviewer_id: 100 }),
+      status: 422,
+      code: 'invalid_transition',
+      message: /order is accepted/,
+    },
+    {
+      name: 'accept a completed order',
+      run: () => call(SELLER, 'POST', '/v9/orders/714/accept', { reviewer_id: 100 }),
+      status: 422,
+      code: 'invalid_transition',
+      message: /order is completed/,
+    },
+    {
+      name: 'buyer accepts an order',
+      run: () => call(BUYER, 'POST', '/v9/orders/700/accept', { reviewer_id: 200 }),
+      status: 403,
+      code: 'forbidden',
+    },
+    {
+      name: 'buyer changes the delivery method',
+      run: () => call(BUYER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile' }),
+      status: 403,
+      code: 'forbidden',
+    },
     { name: 'buyer completes', run: () => call(BUYER, 'PUT', `/v9/shipments/${ids.xseats}/complete`), status: 403, code: 'forbidden' },
-    { name: 'buyer sends seller pickup details', run: () => call(BUYER, 'PUT', `/v9/shipments/${ids.pickup}`, SELLER_PICKUP_BODY), status: 403, code: 'forbidden' },
-    { name: 'seller sends buyer pickup details', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, BUYER_PICKUP_BODY), status: 403, code: 'forbidden' },
-    { name: 'a stranger accepts', run: () => call(STRANGER, 'POST', '/v9/orders/700/accept', { reviewer_id: 300 }), status: 404, code: 'not_found' },
-    { name: 'a stranger updates', run: () => call(STRANGER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile' }), status: 404, code: 'not_found' },
-    { name: 'a stranger completes', run: () => call(STRANGER, 'PUT', `/v9/shipments/${ids.xseats}/complete`), status: 404, code: 'not_found' },
-    { name: 'unknown order', run: () => call(SELLER, 'POST', '/v9/orders/999999/accept', { reviewer_id: 100 }), status: 404, code: 'not_found' },
-    { name: 'unknown shipment', run: () => call(SELLER, 'PUT', '/v9/shipments/999999', { mobile_transfer_type: 'XMobile' }), status: 404, code: 'not_found' },
-    { name: 'reviewer of another brokerage', run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: 200 }), status: 400, code: 'invalid_params', message: /reviewer_id/ },
-    { name: 'seats not matching the quantity', run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: 100, seats: [1] }), status: 400, code: 'invalid_params', message: /seats/ },
-    { name: 'repeated seats', run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: 100, seats: [1, 1] }), status: 400, code: 'invalid_params', message: /seats/ },
-    { name: 'missing reviewer_id', run: () => call(SELLER, 'POST', '/v9/orders/700/accept', {}), status: 400, code: 'invalid_params', message: /reviewer_id/ },
-    { name: 'mistyped reviewer_id', run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: '100' }), status: 400, code: 'invalid_params', message: /reviewer_id/ },
-    { name: 'extra field', run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: 100, rush: true }), status: 400, code: 'invalid_params', message: /rush/ },
-    { name: 'unknown transfer type', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'Carrier' }), status: 400, code: 'invalid_params', message: /mobile_transfer_type/ },
-    { name: 'a body naming its own shipment_id', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile', shipment_id: 99 }), status: 400, code: 'invalid_params', message: /unknown field shipment_id/ },
-    { name: 'a body naming an operation', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile', operation: 'buyer_pickup' }), status: 400, code: 'invalid_params', message: /unknown field operation/ },
-    { name: 'mixed operations', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, { mobile_transfer_type: 'XMobile', ship_from_name: 'x' }), status: 400, code: 'invalid_params', message: /mixes/ },
+    {
+      name: 'buyer sends seller pickup details',
+      run: () => call(BUYER, 'PUT', `/v9/shipments/${ids.pickup}`, SELLER_PICKUP_BODY),
+      status: 403,
+      code: 'forbidden',
+    },
+    {
+      name: 'seller sends buyer pickup details',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, BUYER_PICKUP_BODY),
+      status: 403,
+      code: 'forbidden',
+    },
+    {
+      name: 'a stranger accepts',
+      run: () => call(STRANGER, 'POST', '/v9/orders/700/accept', { reviewer_id: 300 }),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: 'a stranger updates',
+      run: () => call(STRANGER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile' }),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: 'a stranger completes',
+      run: () => call(STRANGER, 'PUT', `/v9/shipments/${ids.xseats}/complete`),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: 'unknown order',
+      run: () => call(SELLER, 'POST', '/v9/orders/999999/accept', { reviewer_id: 100 }),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: 'unknown shipment',
+      run: () => call(SELLER, 'PUT', '/v9/shipments/999999', { mobile_transfer_type: 'XMobile' }),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: 'reviewer of another brokerage',
+      run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: 200 }),
+      status: 400,
+      code: 'invalid_params',
+      message: /reviewer_id/,
+    },
+    {
+      name: 'seats not matching the quantity',
+      run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: 100, seats: [1] }),
+      status: 400,
+      code: 'invalid_params',
+      message: /seats/,
+    },
+    {
+      name: 'repeated seats',
+      run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: 100, seats: [1, 1] }),
+      status: 400,
+      code: 'invalid_params',
+      message: /seats/,
+    },
+    {
+      name: 'missing reviewer_id',
+      run: () => call(SELLER, 'POST', '/v9/orders/700/accept', {}),
+      status: 400,
+      code: 'invalid_params',
+      message: /reviewer_id/,
+    },
+    {
+      name: 'mistyped reviewer_id',
+      run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: '100' }),
+      status: 400,
+      code: 'invalid_params',
+      message: /reviewer_id/,
+    },
+    {
+      name: 'extra field',
+      run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: 100, rush: true }),
+      status: 400,
+      code: 'invalid_params',
+      message: /rush/,
+    },
+    {
+      name: 'unknown transfer type',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'Carrier' }),
+      status: 400,
+      code: 'invalid_params',
+      message: /mobile_transfer_type/,
+    },
+    {
+      name: 'a body naming its own shipment_id',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile', shipment_id: 99 }),
+      status: 400,
+      code: 'invalid_params',
+      message: /unknown field shipment_id/,
+    },
+    {
+      name: 'a body naming an operation',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile', operation: 'buyer_pickup' }),
+      status: 400,
+      code: 'invalid_params',
+      message: /unknown field operation/,
+    },
+    {
+      name: 'mixed operations',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, { mobile_transfer_type: 'XMobile', ship_from_name: 'x' }),
+      status: 400,
+      code: 'invalid_params',
+      message: /mixes/,
+    },
     { name: 'empty update body', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, {}), status: 400, code: 'invalid_params' },
-    { name: 'bad phone country code', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, { ...SELLER_PICKUP_BODY, ship_from_phone_number_attributes: { country_code: '1', number: '5550100' } }), status: 400, code: 'invalid_params', message: /ship_from_phone_number_attributes\.country_code/ },
-    { name: 'bad address country', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, { ...SELLER_PICKUP_BODY, ship_from_address_attributes: { ...SELLER_PICKUP_BODY.ship_from_address_attributes, country_code: 'XX' } }), status: 400, code: 'invalid_params', message: /country_code/ },
-    { name: 'missing pickup_time_range', run: () => { const { pickup_time_range: _p, ...b } = SELLER_PICKUP_BODY; return call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, b); }, status: 400, code: 'invalid_params', message: /pickup_time_range/ },
-    { name: 'bad transfer_source', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile', transfer_source: 'has space' }), status: 400, code: 'invalid_params', message: /transfer_source/ },
-    { name: 'NUL in a string (Postgres cannot store it)', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, JSON.stringify({ ...SELLER_PICKUP_BODY, ship_from_name: 'a\u0000b' })), status: 400, code: 'invalid_params', message: /ship_from_name: must not contain NUL/ },
-    { name: 'unpaired surrogate in a string', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, '{"ship_to_name":"\\ud800","phone_number_attributes":{"country_code":"+1","number":"5550100"}}'), status: 400, code: 'invalid_params', message: /ship_to_name/ },
-    { name: 'a body nested thousands deep', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, `{"mobile_transfer_type":${'['.repeat(3000)}${']'.repeat(3000)}}`), status: 400, code: 'invalid_params', message: /nested/ },
-    { name: 'malformed JSON', run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, '{"mobile_transfer_type":'), status: 400, code: 'invalid_params' },
-    { name: 'non-numeric id', run: () => call(SELLER, 'PUT', '/v9/shipments/abc', { mobile_transfer_type: 'XMobile' }), status: 400, code: 'invalid_params', message: /id/ },
+    {
+      name: 'bad phone country code',
+      run: () =>
+        call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, {
+          ...SELLER_PICKUP_BODY,
+          ship_from_phone_number_attributes: { country_code: '1', number: '5550100' },
+        }),
+      status: 400,
+      code: 'invalid_params',
+      message: /ship_from_phone_number_attributes\.country_code/,
+    },
+    {
+      name: 'bad address country',
+      run: () =>
+        call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, {
+          ...SELLER_PICKUP_BODY,
+          ship_from_address_attributes: { ...SELLER_PICKUP_BODY.ship_from_address_attributes, country_code: 'XX' },
+        }),
+      status: 400,
+      code: 'invalid_params',
+      message: /country_code/,
+    },
+    {
+      name: 'missing pickup_time_range',
+      run: () => {
+        const { pickup_time_range: _p, ...b } = SELLER_PICKUP_BODY;
+        return call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, b);
+      },
+      status: 400,
+      code: 'invalid_params',
+      message: /pickup_time_range/,
+    },
+    {
+      name: 'bad transfer_source',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, { mobile_transfer_type: 'XMobile', transfer_source: 'has space' }),
+      status: 400,
+      code: 'invalid_params',
+      message: /transfer_source/,
+    },
+    {
+      name: 'NUL in a string (Postgres cannot store it)',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.pickup}`, JSON.stringify({ ...SELLER_PICKUP_BODY, ship_from_name: 'a\u0000b' })),
+      status: 400,
+      code: 'invalid_params',
+      message: /ship_from_name: must not contain NUL/,
+    },
+    {
+      name: 'unpaired surrogate in a string',
+      run: () =>
+        call(
+          SELLER,
+          'PUT',
+          `/v9/shipments/${ids.pickup}`,
+          '{"ship_to_name":"\\ud800","phone_number_attributes":{"country_code":"+1","number":"5550100"}}',
+        ),
+      status: 400,
+      code: 'invalid_params',
+      message: /ship_to_name/,
+    },
+    {
+      name: 'a body nested thousands deep',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, `{"mobile_transfer_type":${'['.repeat(3000)}${']'.repeat(3000)}}`),
+      status: 400,
+      code: 'invalid_params',
+      message: /nested/,
+    },
+    {
+      name: 'malformed JSON',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.tbd}`, '{"mobile_transfer_type":'),
+      status: 400,
+      code: 'invalid_params',
+    },
+    {
+      name: 'non-numeric id',
+      run: () => call(SELLER, 'PUT', '/v9/shipments/abc', { mobile_transfer_type: 'XMobile' }),
+      status: 400,
+      code: 'invalid_params',
+      message: /id/,
+    },
   ];
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {

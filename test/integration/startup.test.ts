@@ -66,8 +66,21 @@ describe('start-up with embedded defaults', () => {
       expect(existsSync(path.join(dataDir, 'pglite.socket.json'))).toBe(true);
       expect(await stopCli(first.child)).toBe(0);
       expect(first.output()).toContain('"database":"pglite"');
-      const stopped = first.output().split('\n').filter((l) => l.includes('"msg":"stopped step"')).map((l) => JSON.parse(l).step);
-      expect(stopped).toEqual(['http', 'workers', 'outbox relay', 'housekeeping', 'embedded database socket', 'queues', 'database', 'redis connections']);
+      const stopped = first
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"stopped step"'))
+        .map((l) => JSON.parse(l).step);
+      expect(stopped).toEqual([
+        'http',
+        'workers',
+        'outbox relay',
+        'housekeeping',
+        'embedded database socket',
+        'queues',
+        'database',
+        'redis connections',
+      ]);
       // Stopped, the service no longer announces a socket: the CLI opens the database itself.
       expect(existsSync(path.join(dataDir, 'pglite.socket.json'))).toBe(false);
       expect(first.output()).toContain('"msg":"stopped"');

@@ -90,12 +90,16 @@ describe('statements per command', () => {
     const link = await measure('update: mobile transfer', () =>
       call(SELLER, 'PUT', `/v9/shipments/${xmobile.id}`, { mobile_transfer_type: 'XMobileLink' }),
     );
-    await measure('complete', () => call(SELLER, 'PUT', `/v9/shipments/${link.id}/complete`, { x_mobile_link: 'https://claim.example.test/x' }));
+    await measure('complete', () =>
+      call(SELLER, 'PUT', `/v9/shipments/${link.id}/complete`, { x_mobile_link: 'https://claim.example.test/x' }),
+    );
 
     await measure('accept (XSeats, new e-mail row)', () => call(SELLER, 'POST', `/v9/orders/${ORDERS.flash}/accept`, { reviewer_id: 100 }));
 
     const pickup = await measure('accept', () => call(SELLER, 'POST', `/v9/orders/${ORDERS.localPickup}/accept`, { reviewer_id: 100 }));
-    const seller = await measure('update: seller pickup', () => call(SELLER, 'PUT', `/v9/shipments/${pickup.shipments[0].id}`, SELLER_PICKUP_BODY));
+    const seller = await measure('update: seller pickup', () =>
+      call(SELLER, 'PUT', `/v9/shipments/${pickup.shipments[0].id}`, SELLER_PICKUP_BODY),
+    );
     await measure('update: buyer pickup (join, delivers)', () => call(BUYER, 'PUT', `/v9/shipments/${seller.id}`, BUYER_PICKUP_BODY));
     expect(counted).toHaveLength(8);
     if (process.env.SHOW_BUDGET) console.table(counted);

@@ -28,7 +28,12 @@ describe('HTTP timeouts and the connection cap', () => {
   beforeAll(async () => {
     t = await startTestService({
       roles: { api: true, worker: false },
-      env: { HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_MAX_CONNECTIONS: '40', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1500' },
+      env: {
+        HTTP_REQUEST_TIMEOUT_MS: '2000',
+        HTTP_HEADERS_TIMEOUT_MS: '1000',
+        HTTP_MAX_CONNECTIONS: '40',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '1500',
+      },
     });
     await t.seed(baseFixture());
   });
@@ -41,7 +46,9 @@ describe('HTTP timeouts and the connection cap', () => {
     const sockets = await Promise.all(Array.from({ length: 20 }, () => connect(t.url)));
     const closes = sockets.map((s) => closedBy(s, since));
     const timers = sockets.map((s) => {
-      s.write(`POST /v9/credentials/current/verify HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 60000\r\n\r\n{`);
+      s.write(
+        `POST /v9/credentials/current/verify HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 60000\r\n\r\n{`,
+      );
       return setInterval(() => s.writable && s.write('"'), 300);
     });
     try {
@@ -119,7 +126,8 @@ describe('Postgres connections carry their timeouts', () => {
       timeouts: { connectMs: 2_000, statementMs: 300, idleInTransactionMs: 700, idleMs: 0 },
     });
     try {
-      const [row] = await database.sql!`select current_setting('statement_timeout') as st, current_setting('idle_in_transaction_session_timeout') as it`;
+      const [row] =
+        await database.sql!`select current_setting('statement_timeout') as st, current_setting('idle_in_transaction_session_timeout') as it`;
       expect(row).toEqual({ st: '300ms', it: '700ms' });
       await expect(database.sql!`select pg_sleep(2)`).rejects.toMatchObject({ code: '57014' });
     } finally {

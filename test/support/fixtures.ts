@@ -24,7 +24,10 @@ export function baseFixture() {
       {
         id: 1,
         name: 'Acme Tickets',
-        offices: [{ id: 10, name: 'Acme NYC' }, { id: 11, name: 'Acme LA' }],
+        offices: [
+          { id: 10, name: 'Acme NYC' },
+          { id: 11, name: 'Acme LA' },
+        ],
         users: [{ id: 100, name: 'Ann Reviewer', email: 'ann@acme.test' }],
         credentials: [
           { kind: 'api' as const, ...SELLER },

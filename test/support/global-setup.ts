@@ -19,7 +19,10 @@ declare module 'vitest' {
  * (CREATE DATABASE … TEMPLATE), which is far faster than migrating a database per file.
  */
 export default async function setup(project: TestProject) {
-  const files = readdirSync(MIGRATIONS_FOLDER, { recursive: true }).map(String).filter((f) => f.endsWith('.sql') || f.endsWith('.json')).sort();
+  const files = readdirSync(MIGRATIONS_FOLDER, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.sql') || f.endsWith('.json'))
+    .sort();
   const hash = createHash('sha256');
   for (const f of files) hash.update(f).update(readFileSync(path.join(MIGRATIONS_FOLDER, f)));
   const name = `fulfil_tpl_${hash.digest('hex').slice(0, 12)}`;

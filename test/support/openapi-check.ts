@@ -3,7 +3,10 @@ import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
 
 type Doc = {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }>; headers?: Record<string, unknown> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: object }>; headers?: Record<string, unknown> }> }>
+  >;
   components: object;
 };
 

@@ -20,7 +20,9 @@ export interface PrivatePostgres {
 export function postgresBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
-    const versions = readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(root)
+      .filter((v) => existsSync(path.join(root, v, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a));
     if (versions[0]) return path.join(root, versions[0], 'bin');
   }
   const found = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
@@ -95,6 +97,21 @@ export async function startPrivatePrimary(settings: Record<string, string> = {},
 export async function startStreamingReplica(primary: PrivatePostgres, bin = postgresBinDir()): Promise<PrivatePostgres> {
   if (!bin) throw new Error('PostgreSQL server binaries (pg_basebackup, pg_ctl) not found; install postgresql');
   const dataDir = path.join(privateDir('fulfil-private-pg-replica-'), 'data');
-  run(bin, 'pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
+  run(bin, 'pg_basebackup', [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(primary.port),
+    '-U',
+    'postgres',
+    '-D',
+    dataDir,
+    '-R',
+    '-X',
+    'stream',
+    '-c',
+    'fast',
+    '--no-sync',
+  ]);
   return startServer(bin, dataDir, { hot_standby: 'on' });
 }

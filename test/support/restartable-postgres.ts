@@ -29,7 +29,9 @@ export interface PrivatePostgres {
 export function postgresBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
-    const versions = readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(root)
+      .filter((v) => existsSync(path.join(root, v, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a));
     if (versions[0]) return path.join(root, versions[0], 'bin');
   }
   const found = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
@@ -75,13 +77,22 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     const root = pid();
     if (!root) return [];
     // children by their parent pid, read from /proc (no dependency on procps' pgrep)
-    const children = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-      try {
-        return Number(readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]) === root;
-      } catch {
-        return false;
-      }
-    }).map(Number);
+    const children = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          return (
+            Number(
+              readFileSync(`/proc/${d}/stat`, 'utf8')
+                .replace(/^.*\) /s, '')
+                .split(' ')[1],
+            ) === root
+          );
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
     return [root, ...children];
   };
   const base = `postgres://postgres@127.0.0.1:${port}`;

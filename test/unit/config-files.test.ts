@@ -56,4 +56,3 @@ describe('secrets by reference (NAME_FILE)', () => {
     expect(loadConfig({}).OPS_TOKEN).toBeUndefined();
   });
 });
-

@@ -60,10 +60,18 @@ describe('loadConfig', () => {
 describe('timeouts and PUBLIC_HOST', () => {
   it('has a bound for every wait by default', () => {
     expect(loadConfig({})).toMatchObject({
-      HTTP_REQUEST_TIMEOUT_MS: 30_000, HTTP_HEADERS_TIMEOUT_MS: 10_000, HTTP_HANDLER_TIMEOUT_MS: 25_000,
-      HTTP_KEEP_ALIVE_TIMEOUT_MS: 65_000, HTTP_CONNECTION_TIMEOUT_MS: 120_000, HTTP_MAX_CONNECTIONS: 1_000,
-      HTTP_MAX_REQUESTS_PER_SOCKET: 1_000, DATABASE_CONNECT_TIMEOUT_MS: 5_000, DATABASE_STATEMENT_TIMEOUT_MS: 15_000,
-      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: 15_000, DATABASE_IDLE_TIMEOUT_MS: 60_000, DATABASE_POOL_SIZE: 10,
+      HTTP_REQUEST_TIMEOUT_MS: 30_000,
+      HTTP_HEADERS_TIMEOUT_MS: 10_000,
+      HTTP_HANDLER_TIMEOUT_MS: 25_000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 65_000,
+      HTTP_CONNECTION_TIMEOUT_MS: 120_000,
+      HTTP_MAX_CONNECTIONS: 1_000,
+      HTTP_MAX_REQUESTS_PER_SOCKET: 1_000,
+      DATABASE_CONNECT_TIMEOUT_MS: 5_000,
+      DATABASE_STATEMENT_TIMEOUT_MS: 15_000,
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: 15_000,
+      DATABASE_IDLE_TIMEOUT_MS: 60_000,
+      DATABASE_POOL_SIZE: 10,
     });
   });
 
@@ -77,7 +85,10 @@ describe('timeouts and PUBLIC_HOST', () => {
   });
 
   it('reads PUBLIC_HOST as a comma-separated list', () => {
-    expect(loadConfig({ PUBLIC_HOST: 'api.example.com, api-eu.example.com:443 ,' }).PUBLIC_HOST).toEqual(['api.example.com', 'api-eu.example.com:443']);
+    expect(loadConfig({ PUBLIC_HOST: 'api.example.com, api-eu.example.com:443 ,' }).PUBLIC_HOST).toEqual([
+      'api.example.com',
+      'api-eu.example.com:443',
+    ]);
     expect(loadConfig({}).PUBLIC_HOST).toBeUndefined();
   });
 });

@@ -15,7 +15,8 @@ const compose = parse(read('docker-compose.yml'), { merge: true }) as { services
 const dockerfile = read('Dockerfile');
 const seconds = (duration: string) => Number(/^(\d+)s$/.exec(duration)?.[1] ?? NaN);
 /** `${NAME:-default}` as compose resolves it with nothing set in the shell. */
-const interpolate = (value: unknown) => String(value).replace(/\$\{\w+(?::?-([^}]*))?\}/g, (_m, fallback: string | undefined) => fallback ?? '');
+const interpolate = (value: unknown) =>
+  String(value).replace(/\$\{\w+(?::?-([^}]*))?\}/g, (_m, fallback: string | undefined) => fallback ?? '');
 /** The configuration a compose service runs with (its secrets are files, absent here). */
 const envOf = (service: string) =>
   Object.fromEntries(
@@ -75,7 +76,9 @@ describe('Dockerfile and .dockerignore', () => {
 
   it('copies no fixtures, development data or test code into the image', () => {
     expect(dockerfile).not.toMatch(/^COPY .*(fixtures|\.data|test|examples)/m);
-    const ignore = read('.dockerignore').split('\n').filter((l) => l && !l.startsWith('#'));
+    const ignore = read('.dockerignore')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'));
     expect(ignore[0]).toBe('*'); // everything out, then only what the build needs back in
     expect(ignore.filter((l) => /fixtures|\.data|secrets|node_modules|test/.test(l))).toEqual([]);
   });

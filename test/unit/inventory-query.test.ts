@@ -25,7 +25,10 @@ describe('inventory index query: default mode', () => {
 
   it('requires MAPPED or UNMAPPED when paginating, by cursor or by items (I2)', () => {
     for (const page of [{ 'page[cursor]': '1' }, { 'page[items]': '5' }]) {
-      expect(refusal({ office_id: '10', ...page })).toEqual({ message: 'state must be MAPPED or UNMAPPED when paginating', field: 'state' });
+      expect(refusal({ office_id: '10', ...page })).toEqual({
+        message: 'state must be MAPPED or UNMAPPED when paginating',
+        field: 'state',
+      });
       expect(refusal({ office_id: '10', state: 'ALL', ...page }).field).toBe('state');
       expect(parseIndexQuery({ office_id: '10', state: 'UNMAPPED', ...page })).toMatchObject({ state: 'UNMAPPED' });
     }
@@ -33,14 +36,20 @@ describe('inventory index query: default mode', () => {
 
   it('takes page[cursor] from 0 and page[items] from 1 to 10000', () => {
     expect(parseIndexQuery({ office_id: '10', state: 'MAPPED', 'page[cursor]': '0', 'page[items]': '1' })).toEqual({
-      mode: 'default', officeId: 10, state: 'MAPPED', cursor: 0, items: 1,
+      mode: 'default',
+      officeId: 10,
+      state: 'MAPPED',
+      cursor: 0,
+      items: 1,
     });
     expect(parseIndexQuery({ office_id: '10', state: 'MAPPED', 'page[items]': '10000' })).toMatchObject({ cursor: 1, items: 10000 });
     expect(refusal({ office_id: '10', state: 'MAPPED', 'page[items]': '10001' })).toEqual({
-      message: 'page[items] must be less than or equal to 10000', field: 'page[items]',
+      message: 'page[items] must be less than or equal to 10000',
+      field: 'page[items]',
     });
     expect(refusal({ office_id: '10', state: 'MAPPED', 'page[items]': '0' })).toEqual({
-      message: 'page[items] must be greater than or equal to 1', field: 'page[items]',
+      message: 'page[items] must be greater than or equal to 1',
+      field: 'page[items]',
     });
   });
 
@@ -54,7 +63,11 @@ describe('inventory index query: default mode', () => {
 describe('inventory index query: detailed mode', () => {
   it('defaults page[cursor] to 1 and page[items] to 1000 once a page parameter is given (D3, D4)', () => {
     expect(parseIndexQuery({ office_id: '10', response: 'detailed', 'page[items]': '3' })).toEqual({
-      mode: 'detailed', officeId: 10, state: 'MAPPED', cursor: 1, items: 3,
+      mode: 'detailed',
+      officeId: 10,
+      state: 'MAPPED',
+      cursor: 1,
+      items: 3,
     });
     expect(parseIndexQuery({ office_id: '10', response: 'detailed', 'page[cursor]': '7' })).toMatchObject({ cursor: 7, items: 1000 });
   });
@@ -68,16 +81,20 @@ describe('inventory index query: detailed mode', () => {
     expect(parseIndexQuery({ office_id: '10', response: 'detailed', 'page[items]': '1000' })).toMatchObject({ items: 1000 });
     for (const items of ['1001', '10000', '10001']) {
       expect(refusal({ office_id: '10', response: 'detailed', 'page[items]': items })).toEqual({
-        message: 'page[items] must be less than or equal to 1000', field: 'page[items]',
+        message: 'page[items] must be less than or equal to 1000',
+        field: 'page[items]',
       });
     }
   });
 
   it('accepts state MAPPED or none, refuses UNMAPPED and ALL (D2)', () => {
-    expect(parseIndexQuery({ office_id: '10', response: 'detailed', state: 'MAPPED', 'page[cursor]': '1' })).toMatchObject({ state: 'MAPPED' });
+    expect(parseIndexQuery({ office_id: '10', response: 'detailed', state: 'MAPPED', 'page[cursor]': '1' })).toMatchObject({
+      state: 'MAPPED',
+    });
     for (const state of ['UNMAPPED', 'ALL']) {
       expect(refusal({ office_id: '10', response: 'detailed', state, 'page[cursor]': '1' })).toEqual({
-        message: 'state must be MAPPED in detailed mode', field: 'state',
+        message: 'state must be MAPPED in detailed mode',
+        field: 'state',
       });
     }
   });

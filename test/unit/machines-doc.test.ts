@@ -27,7 +27,13 @@ describe('machine diagrams', () => {
 
   it('marks the active states of a snapshot value, parents included', () => {
     const active = activeStates({ localPickup: { seller: 'supplied', buyer: 'awaiting' } });
-    expect([...active].sort()).toEqual(['localPickup', 'localPickup.buyer', 'localPickup.buyer.awaiting', 'localPickup.seller', 'localPickup.seller.supplied']);
+    expect([...active].sort()).toEqual([
+      'localPickup',
+      'localPickup.buyer',
+      'localPickup.buyer.awaiting',
+      'localPickup.seller',
+      'localPickup.seller.supplied',
+    ]);
     const svg = machineSvg(machineGraph(shipmentMachine), active);
     expect(svg).toContain('class="state atomic active" data-state="localPickup.buyer.awaiting"');
     expect(svg).toContain('class="state final active" data-state="localPickup.seller.supplied"');

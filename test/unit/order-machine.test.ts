@@ -68,7 +68,8 @@ const TABLE: { state: string; from: () => PersistedOrder; allowed: Partial<Recor
   { state: 'completed', from: () => drive('ACCEPT', 'COMPLETE'), allowed: {} },
 ];
 const CASES = TABLE.flatMap((row) =>
-  EVENTS.map((event) => ({ state: row.state, from: row.from, event, expected: row.allowed[event.type] })));
+  EVENTS.map((event) => ({ state: row.state, from: row.from, event, expected: row.allowed[event.type] })),
+);
 
 describe('allowed and refused events per state', () => {
   // Checked against the machine itself, not the table: a state or an event the machine gains

@@ -13,7 +13,9 @@ describe('the postgres.js closed-socket repair', () => {
   });
 
   it('is idempotent, and refuses a source it does not recognise rather than half-edit it', () => {
-    const file = createRequire(import.meta.url).resolve('postgres').replace(/cjs\/src\/index.js$/, 'src/connection.js');
+    const file = createRequire(import.meta.url)
+      .resolve('postgres')
+      .replace(/cjs\/src\/index.js$/, 'src/connection.js');
     const installed = readFileSync(file, 'utf8');
     expect(repair(installed)).toEqual({ source: installed, state: 'already repaired' });
     expect(repair('function unrelated() {}').state).toMatch(/^not recognised/);

@@ -10,12 +10,19 @@ describe('REDIS_URL', () => {
   it('names a cluster by its seed nodes, with credentials and TLS', () => {
     expect(parseRedisUrl('redis+cluster://10.0.0.1:7000,10.0.0.2:7001,redis-c')).toEqual({
       kind: 'cluster',
-      nodes: [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 7001 }, { host: 'redis-c', port: 6379 }],
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: '10.0.0.2', port: 7001 },
+        { host: 'redis-c', port: 6379 },
+      ],
       tls: false,
     });
     expect(parseRedisUrl('rediss+cluster://app:p%40ss@[::1]:7000,h:7001')).toEqual({
       kind: 'cluster',
-      nodes: [{ host: '::1', port: 7000 }, { host: 'h', port: 7001 }],
+      nodes: [
+        { host: '::1', port: 7000 },
+        { host: 'h', port: 7001 },
+      ],
       username: 'app',
       password: 'p@ss',
       tls: true,

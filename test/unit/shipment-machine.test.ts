@@ -90,7 +90,11 @@ describe('local pickup join', () => {
     expect(shipmentView(half).state).toBe('pending');
     const done = drive({ type: 'LocalPickup' }, first, second);
     expect(shipmentView(done)).toEqual({
-      type: 'LocalPickup', state: 'delivered', sellerSupplied: true, buyerSupplied: true, stateValue: 'delivered',
+      type: 'LocalPickup',
+      state: 'delivered',
+      sellerSupplied: true,
+      buyerSupplied: true,
+      stateValue: 'delivered',
     });
     expect(done.status).toBe('done');
   });
@@ -128,36 +132,57 @@ const transfers = (leadsTo: string, types: readonly string[] = MOBILE_TRANSFER_T
   Object.fromEntries(types.map((t) => [`MT:${t}`, `${leadsTo}/${t}`]));
 const TABLE: { name: string; from: () => PersistedShipment; allowed: Record<string, string> }[] = [
   { name: 'tbd', from: () => drive({ type: 'TBD' }), allowed: transfers('pending') },
-  { name: 'pending XMobile', from: () => drive({ type: 'TBD' }, 'MT:XMobile'),
-    allowed: { ...transfers('pending'), 'COMPLETE:link': 'delivered/XMobile', 'COMPLETE:nolink': 'delivered/XMobile' } },
-  { name: 'pending XMobileLink', from: () => drive({ type: 'TBD' }, 'MT:XMobileLink'),
-    allowed: { ...transfers('pending'), 'COMPLETE:link': 'delivered/XMobileLink' } },
-  { name: 'pending XSeats', from: () => drive({ type: 'XSeats' }),
-    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/XSeats' } },
-  { name: 'pending Eticket', from: () => drive({ type: 'TBD' }, 'MT:Eticket'),
-    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/Eticket' } },
-  { name: 'localPickup, neither supplied', from: () => drive({ type: 'LocalPickup' }),
-    allowed: { ...transfers('pending', ['XMobile', 'XSeats']),
-      SELLER: `${SELLER_ONLY}/LocalPickup`, BUYER: `${BUYER_ONLY}/LocalPickup` } },
-  { name: 'localPickup, seller supplied', from: () => drive({ type: 'LocalPickup' }, 'SELLER'),
-    allowed: { ...transfers('pending', ['XMobile', 'XSeats']),
-      SELLER: `${SELLER_ONLY}/LocalPickup`, BUYER: 'delivered/LocalPickup' } },
-  { name: 'localPickup, buyer supplied', from: () => drive({ type: 'LocalPickup' }, 'BUYER'),
-    allowed: { ...transfers('pending', ['XMobile', 'XSeats']),
-      SELLER: 'delivered/LocalPickup', BUYER: `${BUYER_ONLY}/LocalPickup` } },
+  {
+    name: 'pending XMobile',
+    from: () => drive({ type: 'TBD' }, 'MT:XMobile'),
+    allowed: { ...transfers('pending'), 'COMPLETE:link': 'delivered/XMobile', 'COMPLETE:nolink': 'delivered/XMobile' },
+  },
+  {
+    name: 'pending XMobileLink',
+    from: () => drive({ type: 'TBD' }, 'MT:XMobileLink'),
+    allowed: { ...transfers('pending'), 'COMPLETE:link': 'delivered/XMobileLink' },
+  },
+  {
+    name: 'pending XSeats',
+    from: () => drive({ type: 'XSeats' }),
+    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/XSeats' },
+  },
+  {
+    name: 'pending Eticket',
+    from: () => drive({ type: 'TBD' }, 'MT:Eticket'),
+    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/Eticket' },
+  },
+  {
+    name: 'localPickup, neither supplied',
+    from: () => drive({ type: 'LocalPickup' }),
+    allowed: { ...transfers('pending', ['XMobile', 'XSeats']), SELLER: `${SELLER_ONLY}/LocalPickup`, BUYER: `${BUYER_ONLY}/LocalPickup` },
+  },
+  {
+    name: 'localPickup, seller supplied',
+    from: () => drive({ type: 'LocalPickup' }, 'SELLER'),
+    allowed: { ...transfers('pending', ['XMobile', 'XSeats']), SELLER: `${SELLER_ONLY}/LocalPickup`, BUYER: 'delivered/LocalPickup' },
+  },
+  {
+    name: 'localPickup, buyer supplied',
+    from: () => drive({ type: 'LocalPickup' }, 'BUYER'),
+    allowed: { ...transfers('pending', ['XMobile', 'XSeats']), SELLER: 'delivered/LocalPickup', BUYER: `${BUYER_ONLY}/LocalPickup` },
+  },
   { name: 'delivered (completed)', from: () => drive({ type: 'XSeats' }, 'COMPLETE:nolink'), allowed: {} },
   { name: 'delivered (picked up)', from: () => drive({ type: 'LocalPickup' }, 'SELLER', 'BUYER'), allowed: {} },
 ];
 const CASES = TABLE.flatMap((row) =>
-  Object.keys(EVENTS).map((label) => ({ row: row.name, from: row.from, label, expected: row.allowed[label] })));
+  Object.keys(EVENTS).map((label) => ({ row: row.name, from: row.from, label, expected: row.allowed[label] })),
+);
 
 describe('allowed and refused events per state', () => {
   // Checked against the machine itself, not the table: a state or an event the machine gains
   // and the table lacks fails here.
   it('table covers every reachable state and every event the machine takes', () => {
     const reachable = INPUTS.flatMap((input) =>
-      getShortestPaths(shipmentMachine, { events: ALL_EVENTS, input }).map((p) =>
-        `${stateValueString(p.state.value)}/${p.state.context.type}`));
+      getShortestPaths(shipmentMachine, { events: ALL_EVENTS, input }).map(
+        (p) => `${stateValueString(p.state.value)}/${p.state.context.type}`,
+      ),
+    );
     const rows = TABLE.map((row) => at(row.from()));
     const stateOf = (key: string) => key.slice(0, key.lastIndexOf('/'));
     expect(new Set(rows).size).toBe(rows.length);

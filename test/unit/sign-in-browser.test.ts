@@ -22,7 +22,11 @@ function browser() {
 describe('signing in the /docs page', () => {
   it('reproduces the /v9 test vector from the secret typed into X-Signature', async () => {
     const { sign } = browser();
-    const req = await sign({ url: `https://${H}/v9/test?one=1&three=three&two=two`, method: 'get', headers: { 'X-Token': 't', 'X-Signature': SECRET } });
+    const req = await sign({
+      url: `https://${H}/v9/test?one=1&three=three&two=two`,
+      method: 'get',
+      headers: { 'X-Token': 't', 'X-Signature': SECRET },
+    });
     expect(req.headers).toEqual({ 'X-Token': 't', 'X-Signature': 'YbwEmJL9P0hvpplEr2q2iL4Mpz+KevHUOjzgYh0ewh4=' });
   });
 
@@ -30,11 +34,19 @@ describe('signing in the /docs page', () => {
     const { sign } = browser();
     const body = '{"mobile_transfer_type":"XMobile","note":"Zoë"}';
     const put = await sign({ url: `https://${H}:8443/v9/shipments/5`, method: 'PUT', headers: { 'x-signature': SECRET }, body });
-    expect(verifySignature(SECRET, { method: 'PUT', host: `${H}:8443`, url: '/v9/shipments/5', body: Buffer.from(body) }, put.headers['X-Signature']!)).toBe(true);
+    expect(
+      verifySignature(
+        SECRET,
+        { method: 'PUT', host: `${H}:8443`, url: '/v9/shipments/5', body: Buffer.from(body) },
+        put.headers['X-Signature']!,
+      ),
+    ).toBe(true);
     const query = 'office_id=10&state=MAPPED&page%5Bitems%5D=2&page%5Bcursor%5D=1';
     const get = await sign({ url: `https://${H}/v9/inventory?${query}`, method: 'GET', headers: { 'X-Signature': SECRET } });
     expect(verifySignature(SECRET, { method: 'GET', host: H, url: `/v9/inventory?${query}` }, get.headers['X-Signature']!)).toBe(true);
-    expect(verifySignature(SECRET.slice(1), { method: 'GET', host: H, url: `/v9/inventory?${query}` }, get.headers['X-Signature']!)).toBe(false);
+    expect(verifySignature(SECRET.slice(1), { method: 'GET', host: H, url: `/v9/inventory?${query}` }, get.headers['X-Signature']!)).toBe(
+      false,
+    );
   });
 
   it('leaves requests outside /v9, or without a secret, as they are', async () => {

@@ -82,7 +82,10 @@ describe('canonical query', () => {
   });
 
   it('keeps a malformed escape literally and drops empty segments; a bare key gets an empty value', () => {
-    expect(parseQuery('a=%zz&&b')).toEqual([['a', '%zz'], ['b', '']]);
+    expect(parseQuery('a=%zz&&b')).toEqual([
+      ['a', '%zz'],
+      ['b', ''],
+    ]);
     expect(canonicalQuery('b&&a=%zz')).toBe('a=%25zz&b=');
   });
 
@@ -94,8 +97,20 @@ describe('canonical query', () => {
   });
 
   it('accepts URLSearchParams and pair lists', () => {
-    expect(canonicalQuery(new URLSearchParams([['b', '2'], ['a', '1']]))).toBe('a=1&b=2');
-    expect(canonicalQuery([['b', 2], ['a', 'x y']])).toBe('a=x%20y&b=2');
+    expect(
+      canonicalQuery(
+        new URLSearchParams([
+          ['b', '2'],
+          ['a', '1'],
+        ]),
+      ),
+    ).toBe('a=1&b=2');
+    expect(
+      canonicalQuery([
+        ['b', 2],
+        ['a', 'x y'],
+      ]),
+    ).toBe('a=x%20y&b=2');
   });
 });
 
@@ -152,9 +167,13 @@ describe('accepted strings to sign', () => {
     const got = strings({ method: 'POST', host: 'h', url: `/v9/orders/1/accept?${body}` });
     expect(got).not.toContain(`POST h/v9/orders/1/accept?${body}`);
     const signedOverBody = hmac(`POST h/v9/orders/1/accept?${body}`);
-    expect(verifySignature(SECRET, { method: 'POST', host: 'h', url: '/v9/orders/1/accept', body: Buffer.from(body) }, signedOverBody)).toBe(true);
+    expect(
+      verifySignature(SECRET, { method: 'POST', host: 'h', url: '/v9/orders/1/accept', body: Buffer.from(body) }, signedOverBody),
+    ).toBe(true);
     expect(verifySignature(SECRET, { method: 'POST', host: 'h', url: `/v9/orders/1/accept?${body}` }, signedOverBody)).toBe(false);
-    expect(verifySignature(SECRET, { method: 'POST', host: 'h', url: `/v9/orders/1/accept?${encodeURIComponent(body)}` }, signedOverBody)).toBe(false);
+    expect(
+      verifySignature(SECRET, { method: 'POST', host: 'h', url: `/v9/orders/1/accept?${encodeURIComponent(body)}` }, signedOverBody),
+    ).toBe(false);
   });
 
   it('a body replaces the query, byte for byte (even bytes that are not UTF-8)', () => {
@@ -188,7 +207,9 @@ describe('verifySignature with each compatibility form', () => {
     expect(verifySignature(SECRET, { method: 'GET', host: 'internal:8080', url: '/v9/x', publicHosts: ['api.example.com'] }, s)).toBe(true);
     // Pinned: a signature for any other name fails even when sent with that name as Host.
     const forOther = sig('GET evil.example.net/v9/x?');
-    expect(verifySignature(SECRET, { method: 'GET', host: 'evil.example.net', url: '/v9/x', publicHosts: ['api.example.com'] }, forOther)).toBe(false);
+    expect(
+      verifySignature(SECRET, { method: 'GET', host: 'evil.example.net', url: '/v9/x', publicHosts: ['api.example.com'] }, forOther),
+    ).toBe(false);
     expect(verifySignature(SECRET, { method: 'GET', host: 'evil.example.net', url: '/v9/x' }, forOther)).toBe(true);
   });
 
@@ -229,8 +250,14 @@ describe('signRequest', () => {
   });
 
   it('ignores a body on GET (none is sent) and signs the query of an empty-bodied POST', () => {
-    expect(signRequest({ secret: SECRET, method: 'GET', host: 'h', path: '/p', query: { a: 1 }, body: '{}' }).signature).toBe(hmac('GET h/p?a=1'));
-    expect(signRequest({ secret: SECRET, method: 'POST', host: 'h', path: '/p', query: { a: 1 }, body: '' }).signature).toBe(hmac('POST h/p?a=1'));
-    expect(signRequest({ secret: SECRET, method: 'POST', host: 'h', path: '/p', body: new Uint8Array([0x7b, 0x7d]) }).signature).toBe(hmac('POST h/p?{}'));
+    expect(signRequest({ secret: SECRET, method: 'GET', host: 'h', path: '/p', query: { a: 1 }, body: '{}' }).signature).toBe(
+      hmac('GET h/p?a=1'),
+    );
+    expect(signRequest({ secret: SECRET, method: 'POST', host: 'h', path: '/p', query: { a: 1 }, body: '' }).signature).toBe(
+      hmac('POST h/p?a=1'),
+    );
+    expect(signRequest({ secret: SECRET, method: 'POST', host: 'h', path: '/p', body: new Uint8Array([0x7b, 0x7d]) }).signature).toBe(
+      hmac('POST h/p?{}'),
+    );
   });
 });

@@ -20,7 +20,10 @@ export abstract class AppError extends Error {
 export class InvalidParams extends AppError {
   readonly code = 'invalid_params';
   readonly status = 400;
-  constructor(message: string, readonly field?: string) {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
     if (field) this.extra.field = field;
   }

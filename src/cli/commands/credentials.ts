@@ -18,7 +18,8 @@ export const credentialsCreate: CommandModule = {
     return withDatabase(async (database, config) => {
       try {
         const c = await createCredential(database.db, secretBoxFor(config), { brokerageId, userId });
-        if (values.json) io.out(JSON.stringify({ token: c.token, secret: c.secret, kind: c.kind, brokerage_id: brokerageId, user_id: c.userId }));
+        if (values.json)
+          io.out(JSON.stringify({ token: c.token, secret: c.secret, kind: c.kind, brokerage_id: brokerageId, user_id: c.userId }));
         else io.out(`kind:   ${c.kind}\ntoken:  ${c.token}\nsecret: ${c.secret}\n(the secret is shown only now; store it safely)`);
         return 0;
       } catch (err) {

@@ -62,7 +62,10 @@ export const inventoryImport: CommandModule = {
         prefix: config.QUEUE_PREFIX,
         connection: connect(() => producerConnection(redis.url, { enableOfflineQueue: true })),
       });
-      const waiters = new CommandWaiters([INVENTORY_QUEUE], { prefix: config.QUEUE_PREFIX, connection: () => connect(() => blockingConnection(redis.url)) });
+      const waiters = new CommandWaiters([INVENTORY_QUEUE], {
+        prefix: config.QUEUE_PREFIX,
+        connection: () => connect(() => blockingConnection(redis.url)),
+      });
       closers.push(async () => {
         await waiters.close();
         await queues.close();

@@ -33,7 +33,12 @@ async function withQueues<T>(only: string | undefined, fn: (queues: Queue[], fro
 }
 
 export const jobsList: CommandModule = {
-  options: { state: { type: 'string', default: 'failed' }, queue: { type: 'string' }, limit: { type: 'string', default: '50' }, json: { type: 'boolean' } },
+  options: {
+    state: { type: 'string', default: 'failed' },
+    queue: { type: 'string' },
+    limit: { type: 'string', default: '50' },
+    json: { type: 'boolean' },
+  },
   async run({ values }, io) {
     const state = String(values.state);
     if (!JOB_STATES.includes(state as never)) throw new UsageError(`--state: one of ${JOB_STATES.join(', ')}`);
@@ -67,7 +72,13 @@ export const jobsShow: CommandModule = {
         return 1;
       }
       const { queue, job } = found;
-      io.out(JSON.stringify({ ...(await summarize(queue, job)), data: job.data, returnvalue: job.returnvalue, stacktrace: job.stacktrace }, null, 2));
+      io.out(
+        JSON.stringify(
+          { ...(await summarize(queue, job)), data: job.data, returnvalue: job.returnvalue, stacktrace: job.stacktrace },
+          null,
+          2,
+        ),
+      );
       return 0;
     });
   },

@@ -6,7 +6,9 @@ import { UsageError, type CommandModule } from '../command.ts';
 import { readFixtureFile } from '../fixture-file.ts';
 
 export function describeSeed(file: string, counts: SeedCounts): string {
-  return `seeded ${file}: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')} (new credentials and orders only)`;
+  return `seeded ${file}: ${Object.entries(counts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')} (new credentials and orders only)`;
 }
 
 export const seed: CommandModule = {

@@ -16,7 +16,9 @@ export const commands = pgTable(
   {
     id: text('id').primaryKey(),
     name: text('name').notNull(),
-    brokerageId: bigint('brokerage_id', { mode: 'number' }).notNull().references(() => brokerages.id),
+    brokerageId: bigint('brokerage_id', { mode: 'number' })
+      .notNull()
+      .references(() => brokerages.id),
     /** Idempotency-Key as the caller sent it; unique per brokerage. */
     idempotencyKey: text('idempotency_key'),
     /** sha256 of the request (method, path, body) that the key was first used with. */
@@ -47,7 +49,9 @@ export const shipmentEvents = pgTable(
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     eventId: text('event_id').notNull().unique(),
-    orderId: bigint('order_id', { mode: 'number' }).notNull().references(() => orders.id),
+    orderId: bigint('order_id', { mode: 'number' })
+      .notNull()
+      .references(() => orders.id),
     seq: integer('seq').notNull(),
     kind: text('kind').notNull(),
     shipmentId: bigint('shipment_id', { mode: 'number' }),
@@ -77,5 +81,9 @@ export const outbox = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     relayedAt: timestamp('relayed_at', { withTimezone: true }),
   },
-  (t) => [index('outbox_unrelayed_idx').on(t.id).where(sql`relayed_at is null`)],
+  (t) => [
+    index('outbox_unrelayed_idx')
+      .on(t.id)
+      .where(sql`relayed_at is null`),
+  ],
 );

@@ -26,7 +26,9 @@ export const ticketGroups = pgTable(
   'ticket_groups',
   {
     pk: bigserial('pk', { mode: 'number' }).primaryKey(),
-    officeId: bigint('office_id', { mode: 'number' }).notNull().references(() => offices.id),
+    officeId: bigint('office_id', { mode: 'number' })
+      .notNull()
+      .references(() => offices.id),
     remoteId: bigint('remote_id', { mode: 'number' }).notNull(),
     id: bigint('id', { mode: 'number' }),
     eventId: bigint('event_id', { mode: 'number' }),

@@ -1,15 +1,5 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  bigserial,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-} from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { addresses, emailAddresses, phoneNumbers } from './contact.ts';
 import { ORDER_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
 import { brokerages, offices, users } from './tenancy.ts';
@@ -26,8 +16,12 @@ export const orders = pgTable(
   {
     id: ref('id').primaryKey(),
     oid: text('oid').notNull().unique(),
-    sellerOfficeId: ref('seller_office_id').notNull().references(() => offices.id),
-    buyerBrokerageId: ref('buyer_brokerage_id').notNull().references(() => brokerages.id),
+    sellerOfficeId: ref('seller_office_id')
+      .notNull()
+      .references(() => offices.id),
+    buyerBrokerageId: ref('buyer_brokerage_id')
+      .notNull()
+      .references(() => brokerages.id),
     delivery: text('delivery', { enum: DELIVERY_METHODS }).notNull(),
     quantity: integer('quantity').notNull(),
     recipientName: text('recipient_name').notNull(),
@@ -43,10 +37,7 @@ export const orders = pgTable(
     /** The seq of the order's latest shipment event: the next event takes event_seq + 1 under the order lock. */
     eventSeq: integer('event_seq').notNull().default(0),
   },
-  (t) => [
-    index('orders_seller_office_idx').on(t.sellerOfficeId),
-    index('orders_buyer_brokerage_idx').on(t.buyerBrokerageId),
-  ],
+  (t) => [index('orders_seller_office_idx').on(t.sellerOfficeId), index('orders_buyer_brokerage_idx').on(t.buyerBrokerageId)],
 );
 
 /**
@@ -58,7 +49,9 @@ export const shipments = pgTable(
   'shipments',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    orderId: ref('order_id').notNull().references(() => orders.id),
+    orderId: ref('order_id')
+      .notNull()
+      .references(() => orders.id),
     type: text('type', { enum: SHIPMENT_TYPES }).notNull(),
     state: text('state', { enum: SHIPMENT_STATES }).notNull(),
     /** Persisted snapshot of machines/shipment.ts. */
@@ -80,7 +73,9 @@ export const shipments = pgTable(
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
   },
   (t) => [
-    uniqueIndex('shipments_one_live_per_order').on(t.orderId).where(sql`${t.replacedBy} is null`),
+    uniqueIndex('shipments_one_live_per_order')
+      .on(t.orderId)
+      .where(sql`${t.replacedBy} is null`),
     index('shipments_order_idx').on(t.orderId),
   ],
 );

@@ -12,7 +12,9 @@ export const offices = pgTable(
   'offices',
   {
     id: id().primaryKey(),
-    brokerageId: id('brokerage_id').notNull().references(() => brokerages.id),
+    brokerageId: id('brokerage_id')
+      .notNull()
+      .references(() => brokerages.id),
     name: text('name').notNull(),
   },
   (t) => [index('offices_brokerage_idx').on(t.brokerageId)],
@@ -22,7 +24,9 @@ export const users = pgTable(
   'users',
   {
     id: id().primaryKey(),
-    brokerageId: id('brokerage_id').notNull().references(() => brokerages.id),
+    brokerageId: id('brokerage_id')
+      .notNull()
+      .references(() => brokerages.id),
     name: text('name').notNull(),
     email: text('email').notNull(),
   },
@@ -35,7 +39,9 @@ export const credentials = pgTable(
   {
     token: text('token').primaryKey(),
     kind: text('kind', { enum: ['api', 'user'] }).notNull(),
-    brokerageId: id('brokerage_id').notNull().references(() => brokerages.id),
+    brokerageId: id('brokerage_id')
+      .notNull()
+      .references(() => brokerages.id),
     userId: id('user_id').references(() => users.id),
     /** AES-256-GCM ciphertext of the secret (see src/auth/secret-box.ts); never the plain secret. */
     secretCiphertext: text('secret_ciphertext').notNull(),

@@ -30,8 +30,17 @@ export interface AcceptWrite {
 export async function acceptOrder(tx: SqlTx, w: AcceptWrite): Promise<void> {
   const s = w.shipment;
   const rows = await tx.finish(ACCEPT, [
-    w.order.id, w.order.state, JSON.stringify(w.order.snapshot), w.order.reviewerId, w.order.seats === null ? null : JSON.stringify(w.order.seats),
-    s.id, s.type, s.state, JSON.stringify(s.snapshot), s.shipToName, s.emailAddressId,
+    w.order.id,
+    w.order.state,
+    JSON.stringify(w.order.snapshot),
+    w.order.reviewerId,
+    w.order.seats === null ? null : JSON.stringify(w.order.seats),
+    s.id,
+    s.type,
+    s.state,
+    JSON.stringify(s.snapshot),
+    s.shipToName,
+    s.emailAddressId,
     eventMessage({ ...w.event, orderId: w.order.id, shipmentId: null, from: null, to: { type: s.type, state: s.state }, kind: 'created' }),
     ...answerParams(w.answer),
   ]);

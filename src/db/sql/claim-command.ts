@@ -33,7 +33,12 @@ returning result_status as "status", result_body as "body"`;
 
 export async function claimCommand(tx: SqlRunner, c: CommandClaim): Promise<ClaimOutcome> {
   const [row] = await tx.rows<{ status: number | null; body: unknown }>(CLAIM, [
-    c.commandId, c.name, c.brokerageId, c.requestHash, c.payload, c.actor,
+    c.commandId,
+    c.name,
+    c.brokerageId,
+    c.requestHash,
+    c.payload,
+    c.actor,
   ]);
   if (!row) return { kind: 'conflict' };
   return row.status === null ? { kind: 'claimed' } : { kind: 'finished', status: row.status, body: row.body };

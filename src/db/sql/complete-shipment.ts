@@ -29,9 +29,22 @@ export interface CompleteWrite {
 export async function completeShipment(tx: SqlTx, w: CompleteWrite): Promise<void> {
   const c = w.completed;
   const rows = await tx.finish(COMPLETE, [
-    c.id, c.state, JSON.stringify(c.snapshot), c.xMobileLink, c.transferSource,
-    w.order.id, w.order.state, JSON.stringify(w.order.snapshot),
-    eventMessage({ ...w.event, kind: 'completed', orderId: w.order.id, shipmentId: w.old.id, from: { type: w.old.type, state: w.old.state }, to: { type: c.type, state: c.state } }),
+    c.id,
+    c.state,
+    JSON.stringify(c.snapshot),
+    c.xMobileLink,
+    c.transferSource,
+    w.order.id,
+    w.order.state,
+    JSON.stringify(w.order.snapshot),
+    eventMessage({
+      ...w.event,
+      kind: 'completed',
+      orderId: w.order.id,
+      shipmentId: w.old.id,
+      from: { type: w.old.type, state: w.old.state },
+      to: { type: c.type, state: c.state },
+    }),
     ...answerParams(w.answer),
   ]);
   if (rows.length !== 1) throw new Error(`shipment ${c.id} was not live under its order's lock`);

@@ -42,7 +42,13 @@ export async function insertAddressAndPhone(
 ): Promise<{ address: AddressRow; phone: PhoneNumberRow }> {
   const [row] = await tx.rows<{ address: AddressRow; phone: PhoneNumberRow }>(INSERT_ADDRESS_AND_PHONE, [
     ...phoneParams(p),
-    a.name, a.street_address, a.extended_address ?? null, a.locality, a.region, a.postal_code, a.country_code,
+    a.name,
+    a.street_address,
+    a.extended_address ?? null,
+    a.locality,
+    a.region,
+    a.postal_code,
+    a.country_code,
   ]);
   return { address: row!.address, phone: { ...row!.phone, updatedAt: toDate(row!.phone.updatedAt) } };
 }

@@ -26,6 +26,11 @@ export async function liveShipment(
   const email =
     shipment.emailAddressId === null
       ? undefined
-      : { id: shipment.emailAddressId, address: String(emailAddress), label: (emailLabel as string | null) ?? null, updatedAt: toDate(emailUpdatedAt) };
+      : {
+          id: shipment.emailAddressId,
+          address: String(emailAddress),
+          label: (emailLabel as string | null) ?? null,
+          updatedAt: toDate(emailUpdatedAt),
+        };
   return { shipment, email, ...(nextId === undefined ? {} : { nextId: Number(nextId) }) };
 }

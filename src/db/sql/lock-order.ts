@@ -52,7 +52,11 @@ export async function lockOrderForAccept(
   brokerageId: number,
   reviewerId: number,
 ): Promise<(LockedOrder & { reviewerOk: boolean; nextShipmentId: number }) | undefined> {
-  const [row] = await tx.rows<LockedOrder & { reviewerOk: boolean; nextShipmentId: number }>(LOCK_FOR_ACCEPT, [orderId, brokerageId, reviewerId]);
+  const [row] = await tx.rows<LockedOrder & { reviewerOk: boolean; nextShipmentId: number }>(LOCK_FOR_ACCEPT, [
+    orderId,
+    brokerageId,
+    reviewerId,
+  ]);
   return row;
 }
 

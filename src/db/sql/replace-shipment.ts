@@ -48,11 +48,33 @@ export interface ReplaceWrite {
 export async function replaceShipment(tx: SqlTx, w: ReplaceWrite): Promise<void> {
   const n = w.next;
   const rows = await tx.finish(REPLACE, [
-    w.old.id, n.id, n.orderId, n.type, n.state, JSON.stringify(n.snapshot), n.shipToName, n.emailAddressId,
-    n.xMobileLink, n.transferSource, n.shipFromName, n.shipFromAddressId, n.shipFromPhoneNumberId, n.phoneNumberId,
-    n.pickupTimeRange, n.pickupInstructions, n.notes, n.deliveredAt !== null,
-    w.orderCompletion?.state ?? null, w.orderCompletion ? JSON.stringify(w.orderCompletion.snapshot) : null,
-    eventMessage({ ...w.event, orderId: n.orderId, shipmentId: w.old.id, from: { type: w.old.type, state: w.old.state }, to: { type: n.type, state: n.state } }),
+    w.old.id,
+    n.id,
+    n.orderId,
+    n.type,
+    n.state,
+    JSON.stringify(n.snapshot),
+    n.shipToName,
+    n.emailAddressId,
+    n.xMobileLink,
+    n.transferSource,
+    n.shipFromName,
+    n.shipFromAddressId,
+    n.shipFromPhoneNumberId,
+    n.phoneNumberId,
+    n.pickupTimeRange,
+    n.pickupInstructions,
+    n.notes,
+    n.deliveredAt !== null,
+    w.orderCompletion?.state ?? null,
+    w.orderCompletion ? JSON.stringify(w.orderCompletion.snapshot) : null,
+    eventMessage({
+      ...w.event,
+      orderId: n.orderId,
+      shipmentId: w.old.id,
+      from: { type: w.old.type, state: w.old.state },
+      to: { type: n.type, state: n.state },
+    }),
     ...answerParams(w.answer),
   ]);
   // No row: the old one was no longer live, which the order lock rules out. The statement then

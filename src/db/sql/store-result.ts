@@ -58,11 +58,16 @@ export async function storeRejection(
   body: unknown,
 ): Promise<{ status: number; body: unknown } | undefined> {
   const [stored] = await ex.rows<{ status: number; body: unknown }>(STORE_REJECTION, [
-    c.commandId, c.name, c.brokerageId, c.requestHash, c.payload, c.actor, status, JSON.stringify(body),
+    c.commandId,
+    c.name,
+    c.brokerageId,
+    c.requestHash,
+    c.payload,
+    c.actor,
+    status,
+    JSON.stringify(body),
   ]);
   if (stored) return stored;
-  const [existing] = await ex.rows<{ status: number | null; body: unknown }>(STORED, [
-    c.commandId, c.name, c.brokerageId, c.requestHash,
-  ]);
+  const [existing] = await ex.rows<{ status: number | null; body: unknown }>(STORED, [c.commandId, c.name, c.brokerageId, c.requestHash]);
   return existing && existing.status !== null ? { status: existing.status, body: existing.body } : undefined;
 }

@@ -76,12 +76,13 @@ export function describeApi(service: { name: string; version: string }) {
     ],
     components: {
       securitySchemes: {
-        token: { type: 'apiKey' as const, in: 'header', name: 'X-Token', description: 'the credential\'s token (32 letters and digits)' },
+        token: { type: 'apiKey' as const, in: 'header', name: 'X-Token', description: "the credential's token (32 letters and digits)" },
         signature: {
           type: 'apiKey' as const,
           in: 'header',
           name: 'X-Signature',
-          description: 'base64 HMAC-SHA256 of the request with the credential\'s secret (see "Signing every /v9 request"). In this page, enter the SECRET: the page computes the signature.',
+          description:
+            'base64 HMAC-SHA256 of the request with the credential\'s secret (see "Signing every /v9 request"). In this page, enter the SECRET: the page computes the signature.',
         },
       },
     },

@@ -14,7 +14,14 @@ export async function buildOpenApiDocument(): Promise<unknown> {
 
 /** The document, and the routes it leaves out by mistake (registered without documentation). */
 export async function describeRoutes(): Promise<{ doc: unknown; undocumented: readonly string[] }> {
-  const unused = new Proxy({}, { get: () => { throw new Error('buildOpenApiDocument: the app was asked to serve'); } });
+  const unused = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('buildOpenApiDocument: the app was asked to serve');
+      },
+    },
+  );
   const deps = {
     config: loadConfig({ NODE_ENV: 'development' }),
     log: createLogger('silent'),

@@ -55,7 +55,10 @@ export function undocumentedRoutes(app: FastifyInstance): readonly string[] {
   return UNDOCUMENTED_ROUTES.get(app) ?? [];
 }
 
-type OpenApiDoc = { paths?: Record<string, Record<string, { requestBody?: { required?: boolean }; [k: string]: unknown }>> } & Record<string, unknown>;
+type OpenApiDoc = { paths?: Record<string, Record<string, { requestBody?: { required?: boolean }; [k: string]: unknown }>> } & Record<
+  string,
+  unknown
+>;
 
 /**
  * @fastify/swagger marks every declared body required; these routes also take none (complete of

@@ -98,7 +98,14 @@ export const completedShipment = z.strictObject({
 
 export const readShipment = z.union([
   z
-    .strictObject({ id, url, type: shipmentType.exclude(['LocalPickup']), state: shipmentState, ...recipient, x_mobile_link: z.string().optional() })
+    .strictObject({
+      id,
+      url,
+      type: shipmentType.exclude(['LocalPickup']),
+      state: shipmentState,
+      ...recipient,
+      x_mobile_link: z.string().optional(),
+    })
     .describe('TBD, XMobile, XMobileLink, XSeats, Eticket'),
   z
     .strictObject({
@@ -162,7 +169,12 @@ export const detailedInventoryRecord = z.strictObject({
   section: z.string().nullable(),
   row: z.string().nullable(),
   seats: z.array(
-    z.strictObject({ barcode: z.string().nullable(), primary_ticket_id: z.number().int().nullable(), seat: z.string().nullable(), verification_id: z.string().nullable() }),
+    z.strictObject({
+      barcode: z.string().nullable(),
+      primary_ticket_id: z.number().int().nullable(),
+      seat: z.string().nullable(),
+      verification_id: z.string().nullable(),
+    }),
   ),
   split_type: z.string().nullable(),
   split_override: z.array(z.number().int()),

@@ -25,11 +25,12 @@ const commandHeaders = {
     'idempotency-key': {
       type: 'string',
       pattern: '^[\\x21-\\x7e]{1,255}$',
-      description: 'Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.',
+      description:
+        'Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.',
     },
     prefer: {
       type: 'string',
-      description: '`respond-async`: answer 202 at once with the command\'s Location instead of waiting for its result.',
+      description: "`respond-async`: answer 202 at once with the command's Location instead of waiting for its result.",
     },
   },
 };
@@ -119,7 +120,8 @@ export const ROUTE_DOCS: Record<string, object> = {
   'GET /v9/shipments/:id': v9({
     tag: 'Shipments',
     summary: 'Read a shipment (seller or buyer)',
-    description: 'The live shipment with every field its responses showed, and its state. An id an update replaced answers 410 with `replaced_by`.',
+    description:
+      'The live shipment with every field its responses showed, and its state. An id an update replaced answers 410 with `replaced_by`.',
     params: idParam('shipment'),
     response: ok(bodies.readShipment, 'the shipment'),
     errors: [400, ...V9_ERRORS, 404, 410],
@@ -156,10 +158,23 @@ export const ROUTE_DOCS: Record<string, object> = {
       type: 'object',
       properties: {
         office_id: { type: 'integer', minimum: 1, description: 'office whose inventory is listed (required)' },
-        state: { type: 'string', enum: ['ALL', 'MAPPED', 'UNMAPPED'], description: 'default ALL (MAPPED in detailed mode, the only value it takes)' },
+        state: {
+          type: 'string',
+          enum: ['ALL', 'MAPPED', 'UNMAPPED'],
+          description: 'default ALL (MAPPED in detailed mode, the only value it takes)',
+        },
         response: { type: 'string', enum: ['detailed'], description: 'detailed mode; absent for the default mode' },
-        'page[cursor]': { type: 'integer', minimum: 0, description: 'first key of the page (remote_id, or id in detailed mode); default 1' },
-        'page[items]': { type: 'integer', minimum: 1, maximum: 10000, description: 'records per page: up to 10000 (default), 1000 in detailed mode' },
+        'page[cursor]': {
+          type: 'integer',
+          minimum: 0,
+          description: 'first key of the page (remote_id, or id in detailed mode); default 1',
+        },
+        'page[items]': {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'records per page: up to 10000 (default), 1000 in detailed mode',
+        },
       },
       required: ['office_id'],
     },
@@ -171,7 +186,11 @@ export const ROUTE_DOCS: Record<string, object> = {
     summary: 'Status and result of a command',
     description:
       "Where a 202's Location points. Once finished, `response` holds exactly the status and body the synchronous call would have answered (an error included). Only the brokerage that sent it sees a command.",
-    params: { type: 'object', properties: { id: { type: 'string', description: 'command id (x-command-id header of the call)' } }, required: ['id'] },
+    params: {
+      type: 'object',
+      properties: { id: { type: 'string', description: 'command id (x-command-id header of the call)' } },
+      required: ['id'],
+    },
     response: ok(bodies.commandStatus, 'the command'),
     errors: [...V9_ERRORS, 404],
   }),

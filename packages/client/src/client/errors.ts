@@ -11,7 +11,9 @@ export class CommandTimeout extends Error {
     readonly commandId: string,
     readonly timeoutMs: number,
   ) {
-    super(`command ${commandId} did not finish within ${timeoutMs} ms; it may still finish: send it again with the same command id to get its result`);
+    super(
+      `command ${commandId} did not finish within ${timeoutMs} ms; it may still finish: send it again with the same command id to get its result`,
+    );
     this.name = 'CommandTimeout';
   }
 }

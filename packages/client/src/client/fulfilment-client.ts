@@ -6,15 +6,7 @@ import { updateCommandFromBody } from '../domain/shipment-update-input.ts';
 import { assertStorableJson, parseOrThrow } from '../domain/validation.ts';
 import { IdempotencyConflict, InvalidParams, toErrorBody, Unavailable } from '../errors.ts';
 import { CommandQueues } from '../queues/command-queues.ts';
-import {
-  COMMAND_QUEUES,
-  isJobName,
-  QUEUE_OF,
-  type CommandResult,
-  type Envelope,
-  type JobMap,
-  type JobName,
-} from '../queues/job-map.ts';
+import { COMMAND_QUEUES, isJobName, QUEUE_OF, type CommandResult, type Envelope, type JobMap, type JobName } from '../queues/job-map.ts';
 import { CommandWaiters, resultIn } from '../queues/waiters.ts';
 import { blockingDuplicate, producerConnection, type RedisConnection } from '../redis/connections.ts';
 import { clusterSafePrefix, isClusterUrl } from '../redis/redis-url.ts';
@@ -52,7 +44,6 @@ export interface FulfilmentClientOptions {
   /** How long a call waits for Redis to connect the first time before answering Unavailable. Default 2 000 ms. */
   connectTimeoutMs?: number;
 }
-
 
 /** A command taken (fire-and-forget). Its result is later in the service (GET /v9/commands/:id). */
 export interface CommandSent {
@@ -181,11 +172,7 @@ export class FulfilmentClient {
     return this.closing;
   }
 
-  private async dispatch<N extends JobName, O extends SendOptions>(
-    name: N,
-    payload: JobMap[N],
-    opts: O,
-  ): Promise<SendResult<O>> {
+  private async dispatch<N extends JobName, O extends SendOptions>(name: N, payload: JobMap[N], opts: O): Promise<SendResult<O>> {
     const { commandId, actor, wait, timeoutMs } = this.checkOptions(opts);
     assertStorableJson(payload, 'payload');
     if (this.closing) throw new Error('FulfilmentClient is closed');
@@ -242,11 +229,7 @@ export class FulfilmentClient {
   }
 
   /** The job's result when it has one; undefined while it runs (or Redis cannot tell right now). */
-  private async resultOf<N extends JobName>(
-    queue: Queue,
-    name: N,
-    envelope: Envelope<JobMap[N]>,
-  ): Promise<CommandResult | undefined> {
+  private async resultOf<N extends JobName>(queue: Queue, name: N, envelope: Envelope<JobMap[N]>): Promise<CommandResult | undefined> {
     const { commandId } = envelope;
     let job: Job | undefined;
     try {
@@ -318,4 +301,3 @@ function isConflict(job: Job, name: JobName, envelope: Envelope<unknown>): boole
 function conflictError(commandId: string): IdempotencyConflict {
   return new IdempotencyConflict(`command id ${commandId} was already used for another command`);
 }
-

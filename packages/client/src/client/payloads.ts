@@ -20,10 +20,7 @@ export type JobInput<N extends JobName> = z.input<(typeof PAYLOAD_SCHEMAS)[N]>;
 
 export type AcceptOrderInput = JobInput<'order.accept'>;
 /** Exactly a PUT /v9/shipments/:id body: a mobile transfer, a seller or a buyer local pickup. */
-export type UpdateShipmentBody =
-  | z.input<typeof mobileTransferBody>
-  | z.input<typeof sellerPickupBody>
-  | z.input<typeof buyerPickupBody>;
+export type UpdateShipmentBody = z.input<typeof mobileTransferBody> | z.input<typeof sellerPickupBody> | z.input<typeof buyerPickupBody>;
 /** Exactly a PUT /v9/shipments/:id/complete body. */
 export type CompleteShipmentBody = z.input<typeof completeBody>;
 export type InventoryUpsertInput = JobInput<'inventory.upsert'>;

@@ -8,7 +8,11 @@ export const phoneNumberAttributes = z.strictObject({
   label: z.string().max(64).nullable().optional(),
   country_code: z.string().regex(/^\+\d{1,3}$/, 'must be + followed by 1 to 3 digits'),
   number: z.string().regex(/^\d{4,15}$/, 'must be 4 to 15 digits'),
-  extension: z.string().regex(/^\d{0,10}$/, 'must be up to 10 digits').nullable().optional(),
+  extension: z
+    .string()
+    .regex(/^\d{0,10}$/, 'must be up to 10 digits')
+    .nullable()
+    .optional(),
 });
 
 export const addressAttributes = z.strictObject({

@@ -35,8 +35,20 @@ export const inventoryUpsertCommand = z
     records: z.array(ticketGroupInput).min(1).max(MAX_INVENTORY_BATCH),
   })
   .superRefine((c, ctx) => {
-    distinct(c.records, (r) => r.remote_id, (i) => ['records', i, 'remote_id'], 'remote_id', ctx);
-    distinct(c.records, (r) => r.id, (i) => ['records', i, 'id'], 'id', ctx);
+    distinct(
+      c.records,
+      (r) => r.remote_id,
+      (i) => ['records', i, 'remote_id'],
+      'remote_id',
+      ctx,
+    );
+    distinct(
+      c.records,
+      (r) => r.id,
+      (i) => ['records', i, 'id'],
+      'id',
+      ctx,
+    );
   });
 export type InventoryUpsertCommand = z.output<typeof inventoryUpsertCommand>;
 
@@ -59,8 +71,20 @@ export const inventoryMapCommand = z
     mappings: z.array(inventoryMapping).min(1).max(MAX_INVENTORY_BATCH),
   })
   .superRefine((c, ctx) => {
-    distinct(c.mappings, (m) => m.remote_id, (i) => ['mappings', i, 'remote_id'], 'remote_id', ctx);
-    distinct(c.mappings, (m) => m.id, (i) => ['mappings', i, 'id'], 'id', ctx);
+    distinct(
+      c.mappings,
+      (m) => m.remote_id,
+      (i) => ['mappings', i, 'remote_id'],
+      'remote_id',
+      ctx,
+    );
+    distinct(
+      c.mappings,
+      (m) => m.id,
+      (i) => ['mappings', i, 'id'],
+      'id',
+      ctx,
+    );
   });
 export type InventoryMapCommand = z.output<typeof inventoryMapCommand>;
 
@@ -71,6 +95,12 @@ export const inventoryRemoveCommand = z
     remoteIds: z.array(positiveId).min(1).max(MAX_INVENTORY_BATCH),
   })
   .superRefine((c, ctx) => {
-    distinct(c.remoteIds, (r) => r, (i) => ['remoteIds', i], 'remote_id', ctx);
+    distinct(
+      c.remoteIds,
+      (r) => r,
+      (i) => ['remoteIds', i],
+      'remote_id',
+      ctx,
+    );
   });
 export type InventoryRemoveCommand = z.output<typeof inventoryRemoveCommand>;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { positiveId } from './validation.ts';
 
-
 /** Body of POST /v9/orders/:id/accept (docs/API.md §Orders). */
 export const acceptBody = z.strictObject({
   reviewer_id: positiveId,

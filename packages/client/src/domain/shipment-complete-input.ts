@@ -32,7 +32,6 @@ export const completeBody = z
   })
   .transform(({ tm_mobile_link, ...rest }) => ({ ...rest, x_mobile_link: rest.x_mobile_link ?? tm_mobile_link }));
 
-
 export const completeCommand = z.strictObject({
   shipment_id: positiveId,
   x_mobile_link: links.optional(),

@@ -31,7 +31,6 @@ export const buyerPickupBody = z.strictObject({
   notes: z.string().max(2000).nullable().optional(),
 });
 
-
 export const updateCommand = z.discriminatedUnion('operation', [
   mobileTransferBody.extend({ operation: z.literal('mobile_transfer'), shipment_id: positiveId }),
   sellerPickupBody.extend({ operation: z.literal('seller_pickup'), shipment_id: positiveId }),

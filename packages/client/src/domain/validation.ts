@@ -13,9 +13,10 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = issue.path.map(String).join('.');
-  const message = issue.code === 'unrecognized_keys'
-    ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => (field ? `${field}.${k}` : k)).join(', ')}`
-    : `${field || where}: ${issue.message}`;
+  const message =
+    issue.code === 'unrecognized_keys'
+      ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => (field ? `${field}.${k}` : k)).join(', ')}`
+      : `${field || where}: ${issue.message}`;
   throw new InvalidParams(message, field ? field : issue.code === 'unrecognized_keys' ? issue.keys[0] : where);
 }
 

@@ -52,7 +52,12 @@ export const ticketGroupInput = z
     eticket: z.boolean().default(false),
     instant_delivery: z.boolean().default(false),
     in_hand: z.boolean().default(false),
-    in_hand_on: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD').refine(isCalendarDate, 'must be a real date').nullable().default(null),
+    in_hand_on: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
+      .refine(isCalendarDate, 'must be a real date')
+      .nullable()
+      .default(null),
     external_notes: z.string().nullable().default(null),
     speculative: z.boolean().default(false),
   })

@@ -18,9 +18,7 @@ export class CommandWaiters {
   private readonly events: QueueEvents[];
 
   constructor(queueNames: readonly string[], opts: { prefix: string; connection: () => RedisConnection; onError?: (err: Error) => void }) {
-    this.events = queueNames.map(
-      (name) => new QueueEvents(name, { prefix: opts.prefix, connection: opts.connection(), autorun: true }),
-    );
+    this.events = queueNames.map((name) => new QueueEvents(name, { prefix: opts.prefix, connection: opts.connection(), autorun: true }));
     for (const qe of this.events) {
       qe.on('completed', ({ jobId, returnvalue }) => this.wake(jobId, { event: 'completed', result: resultIn(returnvalue) }));
       qe.on('failed', ({ jobId }) => this.wake(jobId, { event: 'failed' }));

@@ -31,7 +31,7 @@ export function parseRedisUrl(url: string): RedisTarget {
     password = colon >= 0 ? decodeURIComponent(userinfo.slice(colon + 1)) || undefined : undefined;
   }
   const nodes = rest.split(',').map((hostPort) => {
-    const m = /^(\[[^\]]+\]|[^:\[\]]+)(?::(\d{1,5}))?$/.exec(hostPort.trim());
+    const m = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(hostPort.trim());
     if (!m) throw new Error(`REDIS_URL: "${hostPort}" is not host:port`);
     const port = m[2] === undefined ? 6379 : Number(m[2]);
     if (port < 1 || port > 65535) throw new Error(`REDIS_URL: port of "${hostPort}" out of range`);
