@@ -53,7 +53,11 @@ export async function run(argv: string[]): Promise<number> {
   const concurrency = process.env.WORKER_CONCURRENCY ?? '16';
 
   await recreateBenchDatabase(url);
-  const database = await openDatabase({ databaseUrl: url, maxConnections: 10, timeouts: { connectMs: 5_000, statementMs: 0, idleInTransactionMs: 0, idleMs: 0 } });
+  const database = await openDatabase({
+    databaseUrl: url,
+    maxConnections: 10,
+    timeouts: { connectMs: 5_000, statementMs: 0, idleInTransactionMs: 0, idleMs: 0 },
+  });
   await migrateDatabase(database, url);
   await seedDatabase(database, fixtureSchema.parse(fixture()), SecretBox.fromKey(key));
   const orders = values.soak ? 1_500_000 : 600_000;
