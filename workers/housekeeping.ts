@@ -31,8 +31,8 @@ export interface HousekeepingOptions {
  * Lost-command recovery and command retention, once per period for the whole deployment: each is
  * a BullMQ job scheduler (one delayed job per period in Redis, whichever process upserted it last),
  * and the one worker process that takes the job runs it. Every worker process upserts the same
- * schedulers at start, so the periods follow the configuration of the newest process, and any
- * process can run them. A run that fails is logged and left to the next period, not retried.
+ * schedulers at start and once a period, so the periods follow the configuration of the newest
+ * process, schedulers that Redis lost come back, and any process can run them. A run that fails is logged and left to the next period, not retried.
  */
 export function startHousekeeping(opts: HousekeepingOptions): { close(): Promise<void> } {
   const { log } = opts;
@@ -40,6 +40,11 @@ export function startHousekeeping(opts: HousekeepingOptions): { close(): Promise
   const template = { opts: { attempts: 1, removeOnComplete: 20, removeOnFail: 50 } };
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
+  // Upserted again every period too: a Redis that lost its data (FLUSHALL, a restart without
+  // persistence, a failover) loses the schedulers with it, and recovery is exactly what must then
+  // run. An upsert of an unchanged scheduler changes nothing.
+  const renew = setInterval(() => void schedule(), Math.max(opts.recoveryEveryMs, 5_000));
+  renew.unref();
   const schedule = async (): Promise<void> => {
     try {
       await queue.upsertJobScheduler(RECOVER_LOST, { every: opts.recoveryEveryMs }, { name: RECOVER_LOST, ...template });
@@ -79,6 +84,7 @@ export function startHousekeeping(opts: HousekeepingOptions): { close(): Promise
     async close() {
       closed = true;
       clearTimeout(retry);
+      clearInterval(renew);
       await scheduled;
       await worker.close();
       await queue.close();

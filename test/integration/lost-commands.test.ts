@@ -91,4 +91,28 @@ describe('lost commands', () => {
       await workers.stop();
     }
   });
+
+  it('keeps recovering after Redis lost everything while the workers ran (the schedulers come back)', async () => {
+    const workers = await startTestService({
+      db,
+      prefix,
+      roles: { api: false, worker: true },
+      env: { RECOVERY_AFTER_MS: '50', RECOVERY_EVERY_MS: '50' },
+    });
+    try {
+      // Redis loses every key while the workers run: jobs, and the housekeeping schedulers too.
+      await new Promise((r) => setTimeout(r, 300));
+      await dropPrefix(prefix);
+      // A command taken before the loss, whose job went with it: only its row knows it now.
+      const id = 'lost-after-flush';
+      await db.database.sql!`insert into commands (id, name, brokerage_id, request_hash, payload, actor, created_at)
+        values (${id}, 'order.accept', 1, 'h-lost', ${JSON.stringify({ order_id: ORDERS.tbd3, reviewer_id: 100 })}::jsonb,
+                ${JSON.stringify({ brokerageId: 1, userId: null, via: 'api' })}::jsonb, now() - interval '1 minute')`;
+      for (let i = 0; i < 300 && (await row(id))?.status !== 'succeeded'; i++) await new Promise((r) => setTimeout(r, 50));
+      const accept = { body: { id } };
+      expect(await row(accept.body.id)).toEqual({ status: 'succeeded', result_status: 200 });
+    } finally {
+      await workers.stop();
+    }
+  });
 });
