@@ -10,7 +10,7 @@ export const SELLER_BROKERAGE = 1;
 /** Orders are seeded in pairs: an even id is delivered later (TBD), an odd one by local pickup. */
 export const isPickupOrder = (orderId: number) => orderId % 2 === 1;
 
-const PICKUP_SELLER = {
+export const PICKUP_SELLER = {
   ship_from_name: 'Sam Seller',
   ship_from_phone_number_attributes: { label: 'work', country_code: '+1', number: '2125550100' },
   ship_from_address_attributes: {
@@ -23,7 +23,7 @@ const PICKUP_SELLER = {
   },
   pickup_time_range: '6pm-7pm on show day',
 };
-const PICKUP_BUYER = { ship_to_name: 'Bo Buyer', phone_number_attributes: { country_code: '+1', number: '3125550199' } };
+export const PICKUP_BUYER = { ship_to_name: 'Bo Buyer', phone_number_attributes: { country_code: '+1', number: '3125550199' } };
 
 /** What a flow reads of an answer: the shipment id of an update, the first shipment of an accept. */
 export interface FlowAnswer {

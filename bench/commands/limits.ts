@@ -7,7 +7,7 @@ import type { JobName } from '../../src/queues/job-map.ts';
 import { CommandWaiters } from '../../src/queues/waiters.ts';
 import { registry } from '../../workers/index.ts';
 import { runCommand } from '../../workers/runner.ts';
-import { isPickupOrder, SELLER_BROKERAGE, type FlowAnswer } from './flows.ts';
+import { isPickupOrder, PICKUP_BUYER, PICKUP_SELLER, SELLER_BROKERAGE, type FlowAnswer } from './flows.ts';
 import type { Recorder } from './load.ts';
 
 const silent = { log: pino({ level: 'silent' }) };
@@ -35,31 +35,8 @@ export async function transactionFlow(database: Database, rec: Recorder, orderId
   const accepted = await run('order.accept', { order_id: orderId, reviewer_id: 100 });
   const first = accepted.shipments[0]!.id;
   if (isPickupOrder(orderId)) {
-    const seller = await run('shipment.update', {
-      shipment_id: first,
-      operation: 'seller_pickup',
-      ship_from_name: 'Sam Seller',
-      pickup_time_range: '6pm-7pm',
-      ship_from_phone_number_attributes: { country_code: '+1', number: '2125550100' },
-      ship_from_address_attributes: {
-        name: 'Box Office',
-        street_address: '1 Main St',
-        locality: 'New York',
-        region: 'NY',
-        postal_code: '10001',
-        country_code: 'US',
-      },
-    });
-    await run(
-      'shipment.update',
-      {
-        shipment_id: seller.id,
-        operation: 'buyer_pickup',
-        ship_to_name: 'Bo',
-        phone_number_attributes: { country_code: '+1', number: '3125550199' },
-      },
-      2,
-    );
+    const seller = await run('shipment.update', { shipment_id: first, operation: 'seller_pickup', ...PICKUP_SELLER });
+    await run('shipment.update', { shipment_id: seller.id, operation: 'buyer_pickup', ...PICKUP_BUYER }, 2);
   } else {
     const updated = await run('shipment.update', { shipment_id: first, operation: 'mobile_transfer', mobile_transfer_type: 'XMobileLink' });
     await run('shipment.complete', { shipment_id: updated.id, x_mobile_link: 'https://claim.example.test/x' });

@@ -1,11 +1,12 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { openDatabase } from '../../src/db/client.ts';
 import { migrateDatabase } from '../../src/db/migrate.ts';
 import { freePort } from '../../src/redis/private-server.ts';
+import { postgresBinDir } from './private-postgres.ts';
 
 /**
  * A PostgreSQL cluster of its own (initdb in a temp dir, a free loopback port) that a fault test
@@ -26,17 +27,7 @@ export interface PrivatePostgres {
   destroy(): Promise<void>;
 }
 
-export function postgresBinDir(): string | undefined {
-  const root = '/usr/lib/postgresql';
-  if (existsSync(root)) {
-    const versions = readdirSync(root)
-      .filter((v) => existsSync(path.join(root, v, 'bin', 'initdb')))
-      .sort((a, b) => Number(b) - Number(a));
-    if (versions[0]) return path.join(root, versions[0], 'bin');
-  }
-  const found = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
-  return found.status === 0 && found.stdout.trim() ? path.dirname(found.stdout.trim()) : undefined;
-}
+export { postgresBinDir };
 
 /** initdb and pg_ctl refuse to run as root: there they run as the postgres user. */
 function asOwner(bin: string, args: string[]): [string, string[]] {
