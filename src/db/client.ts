@@ -25,8 +25,6 @@ export interface SqlRunner {
 /** A transaction: raw SQL, and the query builder over the same connection for cold paths. */
 export interface SqlTx extends SqlRunner {
   readonly db: Tx;
-  /** The transaction's last statement: nothing may run on the transaction afterwards. */
-  finish<T extends object>(text: string, params: readonly unknown[]): Promise<T[]>;
 }
 
 export interface Database extends SqlRunner {
@@ -152,19 +150,9 @@ export function postgresDatabase(sql: postgres.Sql, opts: { prepare: boolean }):
  */
 function driverTransaction<T>(sql: postgres.Sql, prepare: boolean, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
   return sql.begin(async (t) => {
-    let ended = false;
-    const rows = (text: string, params: readonly unknown[]) => {
-      if (ended) throw new Error('transaction already finished');
-      return t.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare }) as unknown as Promise<never>;
-    };
     let txDb: Tx | undefined;
     return fn({
-      rows,
-      async finish(text, params) {
-        const out = await rows(text, params);
-        ended = true;
-        return out;
-      },
+      rows: (text, params) => t.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare }) as unknown as Promise<never>,
       get db() {
         return (txDb ??= builderOn(new PostgresJsSession(t as never, dialect, undefined)));
       },

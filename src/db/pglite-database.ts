@@ -40,11 +40,8 @@ export async function openPgliteDatabase(dir: string): Promise<Database> {
           let txDb: Tx | undefined;
           const builder = () =>
             new PgDatabase(dialect, new PgliteSession(t as never, dialect, undefined) as never, undefined) as unknown as Tx;
-          const tx = runner(t);
-          // One backend in-process: no round trips to save, the last statement is just the last.
           return fn({
-            ...tx,
-            finish: tx.rows,
+            ...runner(t),
             get db() {
               return (txDb ??= builder());
             },
