@@ -1,5 +1,4 @@
-import http from 'node:http';
-import { signRequest } from '../src/auth/signer.ts';
+import { httpCaller } from './commands/flows.ts';
 
 export const BENCH_CREDENTIAL = { token: 'ScaleApiToken0000000000000000002', secret: 'scale-api-secret-00000000000000000000002' };
 
@@ -30,7 +29,10 @@ export async function runFlows(opts: {
   orders: [number, number];
   credential: { token: string; secret: string };
 }): Promise<{ seconds: number; p50: number; p99: number }> {
-  const calls = opts.apiUrls.map((u) => httpClient(u, opts.clients, opts.credential));
+  const calls = opts.apiUrls.map((u) => {
+    const call = httpCaller(u, opts.clients);
+    return (method: string, p: string, body?: object) => call(opts.credential, method, p, body);
+  });
   const latencies: number[] = [];
   let turn = 0;
   const timed = async (method: string, p: string, body?: object) => {
@@ -56,35 +58,4 @@ export async function runFlows(opts: {
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
   return { seconds, p50: pct(50), p99: pct(99) };
-}
-
-function httpClient(baseUrl: string, sockets: number, cred: { token: string; secret: string }) {
-  const base = new URL(baseUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
-  return (method: string, p: string, body?: object) => {
-    const bytes = body === undefined ? undefined : JSON.stringify(body);
-    const signed = signRequest({ secret: cred.secret, method, host: base.hostname, path: p, body: bytes });
-    return new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request(
-        {
-          method,
-          host: base.hostname,
-          port: base.port,
-          path: signed.target,
-          agent,
-          headers: { 'x-token': cred.token, 'x-signature': signed.signature, 'content-type': 'application/json' },
-        },
-        (res) => {
-          res.setEncoding('utf8');
-          let text = '';
-          res.on('data', (c: string) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-          res.on('error', reject);
-        },
-      );
-      req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${p}: no answer in 60 s`)));
-      req.on('error', reject);
-      req.end(bytes);
-    });
-  };
 }

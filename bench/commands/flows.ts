@@ -31,7 +31,12 @@ export interface FlowAnswer {
   shipments: Array<{ id: number }>;
 }
 
-type Call = (cred: typeof SELLER, method: string, path: string, body?: object) => Promise<{ status: number; text: string }>;
+type Call = (
+  cred: { token: string; secret: string },
+  method: string,
+  path: string,
+  body?: object,
+) => Promise<{ status: number; text: string }>;
 
 /** Signed keep-alive HTTP, as a broker's system calls the API. */
 export function httpCaller(baseUrl: string, sockets: number): Call {
@@ -58,6 +63,8 @@ export function httpCaller(baseUrl: string, sockets: number): Call {
           res.on('error', reject);
         },
       );
+      // A bench that stops hearing back fails its call instead of hanging.
+      req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${p}: no answer in 60 s`)));
       req.on('error', reject);
       req.end(bytes);
     });
