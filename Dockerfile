@@ -38,7 +38,9 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 
 # --- runtime -------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE}
+# HOST: listen on every interface of the container (outside production fulfil binds 127.0.0.1).
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     NODE_OPTIONS=--enable-source-maps
 WORKDIR /app
 # Owned by root and read-only to the `node` user that runs the service.

@@ -17,8 +17,12 @@ import { recreateBenchDatabase } from './bench-database.ts';
 import { BUYER, clientFlow, httpCaller, httpFlow, SELLER } from './commands/flows.ts';
 import { startNoopQueue, transactionFlow } from './commands/limits.ts';
 import { closedLoop, Recorder, type Summary } from './commands/load.ts';
-import { freePort, rssOf, startServiceProcess, type ServiceProcess } from './commands/processes.ts';
+import { benchServiceEnv, cpuMsOf, freePort, rssOf, startServiceProcess, type ServiceProcess } from './commands/processes.ts';
+import postgres from 'postgres';
+import { BackendCpu } from './commands/backend-cpu.ts';
+import { findDesignCap, MISSING_CAP, prepareDesignCap, type CapRow, type CpuPerCommand } from './commands/design-cap.ts';
 import { printReport, type Row } from './commands/report.ts';
+import { startOtlpSink } from './commands/otlp-sink.ts';
 
 /**
  * The command path beside its limits, in one run. For each number of concurrent callers, for a
@@ -27,9 +31,12 @@ import { printReport, type Row } from './commands/report.ts';
  * as `--role api` + `--role worker`; the same flows through FulfilmentClient awaiting each
  * result; and the two limits the service is built on — the workers' transaction alone, and a
  * BullMQ add + wait round trip with a no-op worker. Statements per command are counted on a
- * separate in-process run with every statement the service sends (relay included).
+ * separate in-process run with every statement the service sends (relay included). The design cap
+ * (bench/commands/design-cap.ts) runs first, in the same run, and the service's rows print CPU
+ * milliseconds per command for its Node processes, Postgres and Redis, measured as the cap does.
  *
- *   npm run bench -- commands [--seconds 8] [--callers 1,8,32,64] [--soak]
+ *   DESIGN_CAP_DIR=… npm run bench -- commands [--seconds 8] [--callers 1,8,32,64] [--cap-callers 32] [--soak]
+ *   npm run bench -- commands --only tracing [--rounds 2]
  */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -40,6 +47,9 @@ export async function run(argv: string[]): Promise<number> {
       soak: { type: 'boolean', default: false },
       'soak-minutes': { type: 'string', default: '10' },
       only: { type: 'string' },
+      'design-cap': { type: 'string' },
+      'cap-callers': { type: 'string', default: '32' },
+      rounds: { type: 'string', default: '2' },
     },
   });
   const seconds = Number(values.seconds);
@@ -51,6 +61,13 @@ export async function run(argv: string[]): Promise<number> {
   const key = randomBytes(32).toString('hex');
   const prefix = `benchc${process.pid}`;
   const concurrency = process.env.WORKER_CONCURRENCY ?? '16';
+  const capDir = want('cap') && !values.soak ? findDesignCap(values['design-cap']) : undefined;
+  if (want('cap') && !values.soak && !capDir) {
+    process.stderr.write(`${MISSING_CAP}\n`);
+    return 2;
+  }
+  const cap = capDir ? await prepareDesignCap(capDir, url) : undefined;
+  const capRows: CapRow[] = [];
 
   await recreateBenchDatabase(url);
   const database = await openDatabase({
@@ -59,6 +76,12 @@ export async function run(argv: string[]): Promise<number> {
     timeouts: { connectMs: 5_000, statementMs: 0, idleInTransactionMs: 0, idleMs: 0 },
   });
   await migrateDatabase(database, url);
+  const adminUrl = new URL(url);
+  adminUrl.pathname = '/postgres';
+  const admin = postgres(adminUrl.toString(), { max: 1, onnotice: () => {} });
+  const backends = cap ? new BackendCpu(admin, new URL(url).pathname.slice(1), cap.meters.processCpu) : undefined;
+  backends?.start();
+  const redisPort = Number(new URL(redisUrl).port || 6379);
   await seedDatabase(database, fixtureSchema.parse(fixture()), SecretBox.fromKey(key));
   const orders = values.soak ? 1_500_000 : 600_000;
   await database.sql!`
@@ -73,18 +96,7 @@ export async function run(argv: string[]): Promise<number> {
   };
 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-bench-'));
-  const env = {
-    DATABASE_URL: url,
-    REDIS_URL: redisUrl,
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    DATA_DIR: dataDir,
-    FULFIL_SECRET_KEY: key,
-    QUEUE_PREFIX: prefix,
-    RATE_LIMIT_PER_MINUTE: String(1e9),
-    WORKER_CONCURRENCY: concurrency,
-    NODE_ENV: 'development',
-  };
+  const env = { ...benchServiceEnv({ databaseUrl: url, redisUrl, dataDir, key, prefix }), WORKER_CONCURRENCY: concurrency };
   const rows: Row[] = [];
   const memory: string[] = [];
   const phase = async (
@@ -95,20 +107,29 @@ export async function run(argv: string[]): Promise<number> {
   ): Promise<Summary> => {
     const rec = new Recorder();
     const rssStart = watch.map((p) => rssOf(p.child.pid!));
+    const cpuStart = await cpuNow(watch);
     const elapsed = await closedLoop(callers, seconds, async (_caller, until) => {
       while (performance.now() < until) await flow(rec).catch((err) => rec.fail(err));
     });
     const summary = rec.summary(elapsed, callers);
-    rows.push({ phase: name, ...summary });
+    const cpuEnd = await cpuNow(watch);
+    const cpu = cpuStart && cpuEnd ? perCommand(cpuStart, cpuEnd, summary.commands) : undefined;
+    rows.push({ phase: name, ...summary, ...(cpu ? { cpu } : {}) });
     if (watch.length)
       memory.push(
         `${name} at ${callers}: ${watch.map((p, i) => `${p.role} ${mb(rssStart[i]!)}→${mb(rssOf(p.child.pid!))} MiB`).join(', ')}`,
       );
     process.stderr.write(
-      `${name.padEnd(34)} ${String(callers).padStart(3)} callers: ${summary.perSecond.toFixed(0)} commands/s, p50 ${summary.p50.toFixed(1)} ms, p99 ${summary.p99.toFixed(1)} ms, errors ${summary.errors}${summary.firstError ? ` (${summary.firstError})` : ''}\n`,
+      `${name.padEnd(34)} ${String(callers).padStart(3)} callers: ${summary.perSecond.toFixed(0)} commands/s, p50 ${summary.p50.toFixed(1)} ms, p99 ${summary.p99.toFixed(1)} ms, errors ${summary.errors}${summary.firstError ? ` (${summary.firstError})` : ''}${cpu ? `; CPU ms/command node ${cpu.node.toFixed(2)} · postgres ${cpu.postgres.toFixed(2)} · redis ${cpu.redis.toFixed(2)}` : ''}\n`,
     );
     return summary;
   };
+  /** CPU seconds so far of the watched service processes, the bench database's backends, and Redis. */
+  async function cpuNow(watch: ServiceProcess[]): Promise<CpuPerCommand | undefined> {
+    if (!cap || !backends || watch.length === 0) return undefined;
+    const node = watch.reduce((sum, p) => sum + cap.meters.processCpu(p.child.pid!), 0);
+    return { node, postgres: await backends.total(), redis: cap.meters.redisCpu(redisPort) };
+  }
 
   try {
     if (values.soak) {
@@ -119,6 +140,14 @@ export async function run(argv: string[]): Promise<number> {
       ? await countStatements({ url, redisUrl, key, prefix: `${prefix}s`, dataDir, takeOrder })
       : undefined;
 
+    if (cap) {
+      capRows.push(...(await cap.run(Number(values['cap-callers']), seconds, redisPort, admin)));
+      for (const r of capRows) {
+        process.stderr.write(
+          `${'design cap'.padEnd(34)} ${String(r.callers).padStart(3)} callers: ${r.perSecond.toFixed(0)} commands/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, errors ${r.errors}; CPU ms/command node ${r.cpu.node.toFixed(2)} · postgres ${r.cpu.postgres.toFixed(2)} · redis ${r.cpu.redis.toFixed(2)}\n`,
+        );
+      }
+    }
     if (want('one')) {
       const port = await freePort();
       const svc = await startServiceProcess('all', { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
@@ -149,6 +178,44 @@ export async function run(argv: string[]): Promise<number> {
         await worker.stop();
       }
     }
+    // Opt-in (--only tracing): the service in one process, tracing off and on (every command
+    // sampled, exported over OTLP/HTTP to a local sink, as protobuf and as JSON), alternated
+    // --rounds times (2) at each level.
+    if (only?.includes('tracing')) {
+      const sink = await startOtlpSink();
+      try {
+        const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on' };
+        for (let round = 1; round <= Number(values.rounds); round++) {
+          const variants = [
+            ['tracing off', {}],
+            ['tracing on, 100 %', traced],
+            ['tracing on, 100 %, JSON', { ...traced, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }],
+          ] as const;
+          // Each round starts with the next variant: none always runs first (on a cold Postgres) or last.
+          const first = (round - 1) % variants.length;
+          for (const [label, extra] of [...variants.slice(first), ...variants.slice(0, first)]) {
+            const port = await freePort();
+            const svc = await startServiceProcess('all', { ...env, ...extra, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
+            try {
+              const call = httpCaller(`http://127.0.0.1:${port}`, 128);
+              for (const c of levels) {
+                // CPU ms of the service per command: steadier than commands/s on a shared machine.
+                const cpu0 = cpuMsOf(svc.child.pid!);
+                const summary = await phase(`${label} (round ${round})`, c, (rec) => httpFlow(call, rec, takeOrder()), [svc]);
+                const perCommand = (cpuMsOf(svc.child.pid!) - cpu0) / Math.max(1, summary.commands);
+                memory.push(`${label} (round ${round}) at ${c}: ${perCommand.toFixed(2)} CPU ms of the service per command`);
+                process.stderr.write(`  service CPU ${perCommand.toFixed(2)} ms per command\n`);
+              }
+            } finally {
+              await svc.stop();
+            }
+          }
+        }
+        for (const [type, n] of sink.bytes()) memory.push(`OTLP received ${(n / 1048576).toFixed(1)} MiB of spans as ${type}`);
+      } finally {
+        await sink.close();
+      }
+    }
     if (want('transaction')) {
       for (const c of levels) await phase('limit: worker transaction alone', c, (rec) => transactionFlow(database, rec, takeOrder()));
     }
@@ -168,18 +235,27 @@ export async function run(argv: string[]): Promise<number> {
     }
     printReport({
       rows,
+      capRows,
       statements,
       memory,
       seconds,
       machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${mb(totalmem())} MiB, Node ${process.version}, worker concurrency ${concurrency}`,
     });
   } finally {
+    await backends?.stop();
+    await admin.end();
     await database.close();
     await dropPrefix(prefix, redisUrl);
     rmSync(dataDir, { recursive: true, force: true });
+    cap?.close();
   }
   return 0;
 }
+
+const perCommand = (from: CpuPerCommand, to: CpuPerCommand, commands: number): CpuPerCommand => {
+  const ms = (s: number) => (s * 1000) / Math.max(1, commands);
+  return { node: ms(to.node - from.node), postgres: ms(to.postgres - from.postgres), redis: ms(to.redis - from.redis) };
+};
 
 /** Statements per command over every statement the service sent (API, workers, relay), in process. */
 async function countStatements(o: {
@@ -193,15 +269,8 @@ async function countStatements(o: {
   let count = 0;
   const service = await startService(
     loadConfig({
-      DATABASE_URL: o.url,
-      REDIS_URL: o.redisUrl,
+      ...benchServiceEnv({ databaseUrl: o.url, redisUrl: o.redisUrl, dataDir: o.dataDir, key: o.key, prefix: o.prefix }),
       PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: o.dataDir,
-      FULFIL_SECRET_KEY: o.key,
-      QUEUE_PREFIX: o.prefix,
-      RATE_LIMIT_PER_MINUTE: String(1e9),
     }),
     { api: true, worker: true },
     undefined,
@@ -262,7 +331,7 @@ async function soak(o: { env: Record<string, string>; minutes: number; takeOrder
   return 0;
 }
 
-function fixture() {
+export function fixture() {
   return {
     brokerages: [
       {

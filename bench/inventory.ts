@@ -1,22 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { signedFetch } from '../src/auth/signed-fetch.ts';
 import { signRequest } from '../src/auth/signer.ts';
 import { SecretBox } from '../src/auth/secret-box.ts';
-import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
-import { migrateDatabase } from '../src/db/migrate.ts';
 import { seedDatabase } from '../src/db/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
 import type { IndexQuery } from '../src/inventory/index-query.ts';
 import { inventoryPageSql } from '../src/inventory/index-sql.ts';
 import { runInventorySql } from '../src/inventory/read-inventory.ts';
-import { startService } from '../src/service.ts';
-import { recreateBenchDatabase } from './bench-database.ts';
+import { resealCredentials, startBenchApi } from './bench-api.ts';
+import { loadBenchDatabase } from './bench-database.ts';
 
 /**
  * Inventory index: 1,000,000 ticket groups over 10 offices (2 seats each), loaded in SQL into a
@@ -34,48 +29,21 @@ export async function run(argv: string[]): Promise<number> {
   const iterations = Number(values.iterations);
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/fulfil_bench';
   const key = randomBytes(32).toString('hex');
-  const log = (s: string) => process.stderr.write(`${s}\n`);
 
   if (!values.reuse) {
-    const t0 = performance.now();
-    await recreateBenchDatabase(url);
-    const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
-    await migrateDatabase(database, url);
-    await load(database, key);
-    await database.close();
-    log(`loaded ${OFFICES.length * PER_OFFICE} ticket groups in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    await loadBenchDatabase(url, `${OFFICES.length * PER_OFFICE} ticket groups`, (database) => load(database, key));
   } else {
-    // The stored secret was sealed under the key of the run that loaded it: seal it anew.
-    const database = await openDatabase({ databaseUrl: url, maxConnections: 1 });
-    await database.sql!`delete from credentials`;
-    await seedDatabase(database, fixtureSchema.parse(fixture()), SecretBox.fromKey(key));
-    await database.close();
+    await resealCredentials(url, fixture(), key);
   }
 
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-bench-'));
-  const service = await startService(
-    loadConfig({
-      DATABASE_URL: url,
-      REDIS_URL: process.env.REDIS_URL,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: dataDir,
-      FULFIL_SECRET_KEY: key,
-      QUEUE_PREFIX: `bench${process.pid}`,
-      // High enough never to refuse, while its Redis round trip stays in every measured request.
-      RATE_LIMIT_PER_MINUTE: String(1_000_000_000),
-    }),
-    { api: true, worker: false },
-  );
+  const api = await startBenchApi(url, key);
   const bare = await openDatabase({ databaseUrl: url, maxConnections: 1 });
   try {
-    const report = await measure(service.url!, bare, iterations);
+    const report = await measure(api.url, bare, iterations);
     process.stdout.write(report);
   } finally {
     await bare.close();
-    await service.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await api.stop();
   }
   return 0;
 }

@@ -6,6 +6,9 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<numbe
   inventory: () => import('./inventory.ts'),
   commands: () => import('./commands.ts'),
   scale: () => import('./scale.ts'),
+  webhooks: () => import('./webhooks.ts'),
+  feed: () => import('./feed.ts'),
+  'order-search': () => import('./order-search.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

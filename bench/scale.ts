@@ -15,6 +15,8 @@ import { recreateBenchDatabase } from './bench-database.ts';
 import { pgSnapshot, pgWork, processTreeCpuMs, type PgWork } from './postgres-work.ts';
 import { BENCH_CREDENTIAL, benchFixture, runFlows } from './scale-flows.ts';
 import { startFleet } from './scale-processes.ts';
+import { layoutReport, parseLayouts, type LayoutRow } from './scale-layouts.ts';
+import { startRedisCluster, type PrivateCluster } from '../test/support/redis-cluster.ts';
 
 /**
  * `npm run bench -- scale`: the command flow (signed HTTP accept → update → complete, each call
@@ -31,12 +33,22 @@ export async function run(argv: string[]): Promise<number> {
       clients: { type: 'string', default: '32' },
       // api×workers per run
       configs: { type: 'string', default: '1x1,1x2,1x4,2x2,2x4' },
+      // Redis layouts compared (docs/SCALING.md): `single:N` or `cluster:N`, N = COMMAND_SHARDS
+      redis: { type: 'string', default: 'single:1,cluster:1,cluster:3' },
+      // api×workers of the Redis layout rows
+      'redis-config': { type: 'string', default: '1x2' },
     },
   });
   const flows = Number(values.flows);
   const clients = Number(values.clients);
-  const configs = values.configs.split(',').map((c) => c.split('x').map(Number) as [number, number]);
+  const configs = values.configs
+    .split(',')
+    .filter(Boolean)
+    .map((c) => c.split('x').map(Number) as [number, number]);
   const warmup = Math.min(60, clients * 2);
+
+  const layouts = parseLayouts(values.redis);
+  const [layoutApis, layoutWorkers] = values['redis-config'].split('x').map(Number) as [number, number];
 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-bench-scale-'));
   const pg = await startPrivatePrimary({
@@ -49,49 +61,57 @@ export async function run(argv: string[]): Promise<number> {
   const postmasterPid = Number(readFileSync(path.join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const admin = postgres(pg.url, { max: 2, onnotice: () => {} });
   const results: Row[] = [];
-  try {
-    await admin`create extension if not exists pg_stat_statements`;
-    for (const [apis, workers] of configs) {
-      const url = pg.url.replace(/\/postgres$/, '/fulfil_bench_scale');
-      const key = randomBytes(32).toString('hex');
-      await recreateBenchDatabase(url);
-      const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
-      await migrateDatabase(database, url);
-      await seedDatabase(database, fixtureSchema.parse(benchFixture()), SecretBox.fromKey(key));
-      await database.sql!`
-        insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email)
-        select g, '1-' || g, 10, 2, 'tbd', 2, 'Bo Buyer', 'bo@example.test' from generate_series(1, ${flows + warmup}) g`;
-      await database.close();
+  const layoutRows: LayoutRow[] = [];
+  let cluster: PrivateCluster | undefined;
+  const measure = async (o: { apis: number; workers: number; redisUrl: string; redisPids: number[]; shards: number; label: string }) => {
+    const url = pg.url.replace(/\/postgres$/, '/fulfil_bench_scale');
+    const key = randomBytes(32).toString('hex');
+    await recreateBenchDatabase(url);
+    const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
+    await migrateDatabase(database, url);
+    await seedDatabase(database, fixtureSchema.parse(benchFixture()), SecretBox.fromKey(key));
+    await database.sql!`
+      insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email)
+      select g, '1-' || g, 10, 2, 'tbd', 2, 'Bo Buyer', 'bo@example.test' from generate_series(1, ${flows + warmup}) g`;
+    await database.close();
 
-      const fleet = await startFleet({
-        apis,
-        workers,
-        env: {
-          DATABASE_URL: url,
-          REDIS_URL: redis.url,
-          QUEUE_PREFIX: `scale${apis}x${workers}`,
-          LOG_LEVEL: 'warn',
-          FULFIL_SECRET_KEY: key,
-          RATE_LIMIT_PER_MINUTE: String(1e9),
-          DATA_DIR: path.join(dataDir, `${apis}x${workers}`),
-        },
-      });
-      try {
-        await runFlows({ apiUrls: fleet.apiUrls, clients, orders: [flows + 1, flows + warmup], credential: BENCH_CREDENTIAL });
-        const before = await pgSnapshot(admin, 'fulfil_bench_scale', postmasterPid);
-        const redisBefore = processTreeCpuMs(redis.pid);
-        const apiBefore = fleetCpuMs(fleet.apiPids);
-        const workerBefore = fleetCpuMs(fleet.workerPids);
-        const run = await runFlows({ apiUrls: fleet.apiUrls, clients, orders: [1, flows], credential: BENCH_CREDENTIAL });
-        const after = await pgSnapshot(admin, 'fulfil_bench_scale', postmasterPid);
-        const redisMs = processTreeCpuMs(redis.pid) - redisBefore;
-        const apiMs = fleetCpuMs(fleet.apiPids) - apiBefore;
-        const workerMs = fleetCpuMs(fleet.workerPids) - workerBefore;
-        const serviceMs = apiMs + workerMs;
-        const commands = flows * 3;
-        results.push({
-          apis,
-          workers,
+    const fleet = await startFleet({
+      apis: o.apis,
+      workers: o.workers,
+      env: {
+        DATABASE_URL: url,
+        REDIS_URL: o.redisUrl,
+        COMMAND_SHARDS: String(o.shards),
+        QUEUE_PREFIX: `scale${o.label}`,
+        LOG_LEVEL: 'warn',
+        FULFIL_SECRET_KEY: key,
+        RATE_LIMIT_PER_MINUTE: String(1e9),
+        DATA_DIR: path.join(dataDir, o.label),
+      },
+    });
+    try {
+      await runFlows({ apiUrls: fleet.apiUrls, clients, orders: [flows + 1, flows + warmup], credential: BENCH_CREDENTIAL });
+      // Redis's CPU with the fleet idle (blocking reads, timers): per master, what is not per command.
+      const idleStart = o.redisPids.map((pid) => processTreeCpuMs(pid));
+      await new Promise((r) => setTimeout(r, IDLE_MS));
+      const idleMsPerSecond = o.redisPids.map((pid, i) => ((processTreeCpuMs(pid) - idleStart[i]!) * 1000) / IDLE_MS);
+      const before = await pgSnapshot(admin, 'fulfil_bench_scale', postmasterPid);
+      const redisBefore = o.redisPids.map((pid) => processTreeCpuMs(pid));
+      const apiBefore = fleetCpuMs(fleet.apiPids);
+      const workerBefore = fleetCpuMs(fleet.workerPids);
+      const run = await runFlows({ apiUrls: fleet.apiUrls, clients, orders: [1, flows], credential: BENCH_CREDENTIAL });
+      const after = await pgSnapshot(admin, 'fulfil_bench_scale', postmasterPid);
+      const perRedisMs = o.redisPids.map((pid, i) => processTreeCpuMs(pid) - redisBefore[i]!);
+      const redisMs = perRedisMs.reduce((a, b) => a + b, 0);
+      const apiMs = fleetCpuMs(fleet.apiPids) - apiBefore;
+      const workerMs = fleetCpuMs(fleet.workerPids) - workerBefore;
+      const serviceMs = apiMs + workerMs;
+      const commands = flows * 3;
+      process.stderr.write(`${o.label}: ${(commands / run.seconds).toFixed(0)} commands/s, p99 ${run.p99.toFixed(0)} ms\n`);
+      return {
+        row: {
+          apis: o.apis,
+          workers: o.workers,
           commandsPerSecond: commands / run.seconds,
           p50: run.p50,
           p99: run.p99,
@@ -102,25 +122,45 @@ export async function run(argv: string[]): Promise<number> {
           serviceCores: serviceMs / 1000 / run.seconds,
           apiCpuMsPerCommand: apiMs / commands,
           workerCpuMsPerCommand: workerMs / commands,
-        });
-        process.stderr.write(
-          `${apis} api × ${workers} workers: ${(commands / run.seconds).toFixed(0)} commands/s, p99 ${run.p99.toFixed(0)} ms\n`,
-        );
-      } finally {
-        await fleet.stop();
-      }
+        } satisfies Row,
+        perRedisMsPerCommand: perRedisMs.map((ms) => ms / commands),
+        perRedisMarginalMs: perRedisMs.map((ms, i) => Math.max(0, ms - idleMsPerSecond[i]! * run.seconds) / commands),
+      };
+    } finally {
+      await fleet.stop();
+    }
+  };
+  try {
+    await admin`create extension if not exists pg_stat_statements`;
+    for (const [apis, workers] of configs) {
+      results.push(
+        (await measure({ apis, workers, redisUrl: redis.url, redisPids: [redis.pid], shards: 1, label: `${apis}x${workers}` })).row,
+      );
+    }
+    // The same flows on one Redis and on a three-master cluster, with one and with more shards.
+    for (const layout of layouts) {
+      if (layout.redis === 'cluster') cluster ??= await startRedisCluster(3, { appendonly: true });
+      const on =
+        layout.redis === 'cluster' ? { redisUrl: cluster!.url, redisPids: cluster!.pids } : { redisUrl: redis.url, redisPids: [redis.pid] };
+      const label = `${layout.redis}${layout.shards}`;
+      const measured = await measure({ apis: layoutApis, workers: layoutWorkers, ...on, shards: layout.shards, label });
+      layoutRows.push({ ...layout, row: measured.row, perMaster: measured.perRedisMsPerCommand, marginal: measured.perRedisMarginalMs });
     }
   } finally {
     await admin.end();
+    await cluster?.stop();
     await redis.stop();
     await pg.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
   process.stdout.write(report(results, { flows, clients }));
+  process.stdout.write(layoutReport(layoutRows, { apis: layoutApis, workers: layoutWorkers }));
   return 0;
 }
 
-interface Row {
+const IDLE_MS = 5_000;
+
+export interface Row {
   apis: number;
   workers: number;
   commandsPerSecond: number;

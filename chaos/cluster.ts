@@ -11,6 +11,7 @@ import { fixtureSchema } from '../src/domain/fixture.ts';
 import { freePort } from '../src/redis/private-server.ts';
 import { startRestartableRedis, type RestartableRedis } from './restartable-redis.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../test/support/restartable-postgres.ts';
+import { startTcpProxy } from '../test/support/tcp-proxy.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'fulfil.mjs');
@@ -30,6 +31,8 @@ export interface Cluster {
   dir: string;
   pg: PrivatePostgres;
   redis: RestartableRedis;
+  /** The link between the API and Redis, when asked for (`apiRedisProxy`): it can lose Redis's replies. */
+  apiRedisLink?: Awaited<ReturnType<typeof startTcpProxy>>;
   /** A second handle on the database, for seeding and for checking outcomes. */
   db: Database;
   secretKey: string;
@@ -49,6 +52,8 @@ export interface Cluster {
 
 export interface ClusterOptions {
   workers?: number;
+  /** The API reaches Redis through a TCP proxy of the cluster's (`apiRedisLink`); the workers directly. */
+  apiRedisProxy?: boolean;
   env?: Record<string, string>;
 }
 
@@ -114,11 +119,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     ...opts.env,
   };
   const db = await openDatabase({ databaseUrl: pg.url, maxConnections: 2 });
+  const apiRedisLink = opts.apiRedisProxy ? await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(redis.url).port) }) : undefined;
   const procs: Array<ServiceProcess & { markStopping(): void }> = [];
   let workerCount = 0;
   const start = (role: 'api' | 'worker') => {
     const name = role === 'api' ? 'api' : `worker-${++workerCount}`;
-    const p = spawnService(role, name, env, dir) as ServiceProcess & { markStopping(): void };
+    const own = role === 'api' && apiRedisLink ? { ...env, REDIS_URL: `redis://127.0.0.1:${apiRedisLink.port}` } : env;
+    const p = spawnService(role, name, own, dir) as ServiceProcess & { markStopping(): void };
     procs.push(p);
     return p;
   };
@@ -130,6 +137,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     dir,
     pg,
     redis,
+    ...(apiRedisLink ? { apiRedisLink } : {}),
     db,
     secretKey,
     api,
@@ -166,6 +174,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         }),
       );
       await db.close().catch(() => {});
+      await apiRedisLink?.close();
       await redis.stop().catch(() => {});
       await pg.destroy();
       if (!process.env.CHAOS_KEEP) rmSync(dir, { recursive: true, force: true });

@@ -39,6 +39,24 @@ export const FAULTS: Record<string, Fault> = {
       }
     },
   },
+  'lost Redis reply': {
+    name: 'lost Redis reply',
+    async inject(c) {
+      const link = c.apiRedisLink;
+      if (!link) throw new Error('lost Redis reply: the cluster needs apiRedisProxy');
+      // The next enqueue (its job data names the command) reaches Redis; its reply never comes
+      // back. Then the link dies for a moment, so the API gives up on it: the command is taken,
+      // and its caller must hear 202 (or, retrying its key, the outcome), never 503.
+      const lost = link.loseRepliesAfter('"commandId"');
+      const seen = await Promise.race([lost.then(() => true), sleep(10_000).then(() => false)]);
+      // A run where no enqueue passed would report a fault that never happened.
+      if (!seen) throw new Error('lost Redis reply: no enqueue went through the link within 10 s');
+      await sleep(500);
+      link.cut();
+      await sleep(500);
+      await link.restore();
+    },
+  },
   'Postgres stop -m fast': {
     name: 'Postgres stop -m fast',
     async inject(c) {

@@ -1,9 +1,11 @@
 import { runAuthMatrix, type AuthFigures } from './auth-matrix.ts';
 import { startCluster } from './cluster.ts';
 import { FAULTS, runFaultRun, type FaultFigures } from './faults.ts';
-import { chaosFixture, FIRST_ORDER } from './flows.ts';
+import { chaosFixture, FIRST_ORDER, SELLER } from './flows.ts';
 import { runFuzz, type FuzzFigures } from './fuzz.ts';
+import { runGuestAbuse, type GuestFigures } from './guest-session.ts';
 import { runSlowClients, type SlowFigures } from './slow-clients.ts';
+import { runConnectionExhaustion, type ExhaustionFigures } from './connection-exhaustion.ts';
 
 export interface ChaosOptions {
   faults: string[];
@@ -22,6 +24,8 @@ export interface ChaosFigures {
   fuzz: FuzzFigures;
   auth: AuthFigures;
   slow: SlowFigures;
+  guest: GuestFigures;
+  exhaustion: ExhaustionFigures;
   crashes: Array<{ name: string; pid: number; how: string }>;
   totals: {
     flows: number;
@@ -43,13 +47,13 @@ export interface ChaosFigures {
  * the killed worker's jobs wait out BullMQ's 30 s lock before another worker takes them.
  */
 export const SHORT: ChaosOptions = {
-  faults: ['Postgres stop -m fast', 'Redis SIGKILL + restart from AOF', 'Redis FLUSHALL'],
+  faults: ['Postgres stop -m fast', 'Redis SIGKILL + restart from AOF', 'Redis FLUSHALL', 'lost Redis reply'],
   flowsPerFault: 70,
   concurrency: 12,
   fuzzCases: 3_000,
   slowClients: 20,
   seed: 20261122,
-  env: { HTTP_REQUEST_TIMEOUT_MS: '3000', HTTP_HEADERS_TIMEOUT_MS: '2000' },
+  env: { HTTP_REQUEST_TIMEOUT_MS: '3000', HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_MAX_CONNECTIONS: '300' },
 };
 
 export const FULL: ChaosOptions = {
@@ -68,7 +72,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosFigures> {
   const probes = opts.faults.length;
   const flowsTotal = opts.faults.length * opts.flowsPerFault;
   // orders: the flows, then one probe per fault, then two for the auth matrix
-  const c = await startCluster({ workers: 2, env: opts.env });
+  const c = await startCluster({ workers: 2, env: opts.env, apiRedisProxy: opts.faults.includes('lost Redis reply') });
   try {
     await c.seed(chaosFixture(flowsTotal + probes + 2));
     const faults: FaultFigures[] = [];
@@ -93,12 +97,22 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosFigures> {
     log(`fuzz: ${fuzz.cases} cases, by status ${JSON.stringify(fuzz.byStatus)}, 5xx ${fuzz.fivexx}, wrong error shape ${fuzz.badShape}`);
     const slow = await runSlowClients(c.apiUrl, opts.slowClients, Number(c.env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000));
     log(`slow clients: ${slow.clients}, closed within ${slow.limitMs} ms: ${slow.closedInTime}, last closed after ${slow.maxCloseMs} ms`);
+    const guest = await runGuestAbuse(c.redis.url, 'chaosguest');
+    log(
+      `guest session abuse (embedded database): ${guest.abuses} abuses, commands answered 200 after them ${guest.commandsOk}, longest /livez ${guest.maxLivezMs} ms (a guest slept ${guest.guestSleepMs} ms), ready at the end ${guest.readyAtEnd}`,
+    );
+    const exhaustion = await runConnectionExhaustion(c.apiUrl, SELLER, Number(c.env.HTTP_MAX_CONNECTIONS ?? 1_000));
+    log(
+      `connection exhaustion: ${exhaustion.attackerSockets} idle sockets from 11 addresses, the victim's answers ${exhaustion.victimStatuses.join(', ')}`,
+    );
     const sum = (k: 'calls' | 's200' | 's202' | 's4xx' | 's5xx' | 's503') => faults.reduce((n, f) => n + f.tally[k], 0);
     return {
       faults,
       fuzz,
       auth,
       slow,
+      guest,
+      exhaustion,
       crashes: c.crashes(),
       totals: {
         flows: flowsTotal,
@@ -133,5 +147,8 @@ export function violations(f: ChaosFigures): string[] {
     out.push(`fuzz: ${f.fuzz.fivexx} 5xx, ${f.fuzz.badShape} wrong shape: ${f.fuzz.failures.slice(0, 5).join(' | ')}`);
   if (f.auth.dataReturned) out.push(`auth matrix: ${f.auth.dataReturned} cases returned data: ${f.auth.failures.slice(0, 5).join(' | ')}`);
   if (f.slow.stillOpen) out.push(`${f.slow.stillOpen} slow clients not closed within ${f.slow.limitMs} ms`);
+  if (f.guest.failures.length) out.push(`guest session abuse: ${f.guest.failures.join(' | ')}`);
+  if (f.exhaustion.victimStatuses.some((s) => s !== 200))
+    out.push(`connection exhaustion: the victim was answered ${f.exhaustion.victimStatuses.join(', ')} (200 expected each time)`);
   return out;
 }

@@ -1,6 +1,7 @@
 // Order lifecycle (docs/API.md §Orders, §Shipments): pending → accepted → completed. Pure; same rehydrate → apply →
 // persist helpers as the shipment machine, so workers never touch xstate directly.
 import { getInitialSnapshot, setup, transition, type StateValue } from 'xstate';
+import { memoized } from './memo.ts';
 
 export const ORDER_STATES = ['pending', 'accepted', 'completed'] as const;
 export type OrderState = (typeof ORDER_STATES)[number];
@@ -42,17 +43,24 @@ function rehydrate(persisted: PersistedOrder): OrderSnapshot {
   return orderMachine.resolveState({ value: persisted.value });
 }
 
-export function initialOrderSnapshot(): PersistedOrder {
-  return persist(getInitialSnapshot(orderMachine));
-}
+export const initialOrderSnapshot: () => PersistedOrder = memoized(
+  () => '',
+  () => persist(getInitialSnapshot(orderMachine)),
+);
 
-export function orderView(persisted: PersistedOrder): OrderView {
-  return { state: rehydrate(persisted).value as OrderState };
-}
+export const orderView: (persisted: PersistedOrder) => OrderView = memoized(
+  (persisted) => JSON.stringify(persisted.value),
+  (persisted) => ({ state: rehydrate(persisted).value as OrderState }),
+);
 
 const VERBS: Record<OrderEvent['type'], string> = { ACCEPT: 'be accepted', COMPLETE: 'be completed' };
 
-export function applyOrderEvent(persisted: PersistedOrder, event: OrderEvent): OrderResult {
+export const applyOrderEvent: (persisted: PersistedOrder, event: OrderEvent) => OrderResult = memoized(
+  (persisted, event) => `${JSON.stringify(persisted.value)}${event.type}`,
+  apply,
+);
+
+function apply(persisted: PersistedOrder, event: OrderEvent): OrderResult {
   const snapshot = rehydrate(persisted);
   // can() is false both for "no such transition here" and for a completed (done) snapshot.
   if (!snapshot.can(event)) {

@@ -2,9 +2,11 @@
 // rehydrate a persisted snapshot (jsonb), apply one event, and persist the result through the
 // helpers at the bottom. No actions other than assign, so `transition` never yields effects.
 import { assign, getInitialSnapshot, setup, transition, type StateValue } from 'xstate';
+import { memoized } from './memo.ts';
 
-export const SHIPMENT_TYPES = ['TBD', 'XMobile', 'XMobileLink', 'XSeats', 'Eticket', 'LocalPickup'] as const;
-export type ShipmentType = (typeof SHIPMENT_TYPES)[number];
+import { SHIPMENT_TYPES, type ShipmentType } from '../packages/client/src/domain/shipment-types.ts';
+
+export { SHIPMENT_TYPES, type ShipmentType };
 export const MOBILE_TRANSFER_TYPES = ['XMobile', 'XMobileLink', 'XSeats', 'Eticket'] as const;
 export type MobileTransferType = (typeof MOBILE_TRANSFER_TYPES)[number];
 
@@ -137,11 +139,17 @@ export function stateValueString(value: StateValue): string {
     .join(',');
 }
 
-export function initialShipmentSnapshot(input: ShipmentInput): PersistedShipment {
-  return persist(getInitialSnapshot(shipmentMachine, input));
-}
+export const initialShipmentSnapshot: (input: ShipmentInput) => PersistedShipment = memoized(
+  (input) => input.type,
+  (input) => persist(getInitialSnapshot(shipmentMachine, { type: input.type })),
+);
 
-export function shipmentView(persisted: PersistedShipment): ShipmentView {
+/** Everything rehydrate reads of a persisted shipment: its state value and context. */
+const snapshotKey = (persisted: PersistedShipment) => JSON.stringify([persisted.value, persisted.context]);
+
+export const shipmentView: (persisted: PersistedShipment) => ShipmentView = memoized(snapshotKey, viewOf);
+
+function viewOf(persisted: PersistedShipment): ShipmentView {
   const snapshot = rehydrate(persisted);
   const delivered = snapshot.matches('delivered');
   // A LocalPickup shipment can only reach delivered through both parties supplying.
@@ -174,7 +182,12 @@ function refusal(view: ShipmentView, event: ShipmentEvent): string {
   return `shipment is ${view.type} (${view.state}); it cannot ${what}`;
 }
 
-export function applyShipmentEvent(persisted: PersistedShipment, event: ShipmentEvent): ShipmentResult {
+export const applyShipmentEvent: (persisted: PersistedShipment, event: ShipmentEvent) => ShipmentResult = memoized(
+  (persisted, event) => `${snapshotKey(persisted)}${JSON.stringify(event)}`,
+  apply,
+);
+
+function apply(persisted: PersistedShipment, event: ShipmentEvent): ShipmentResult {
   const snapshot = rehydrate(persisted);
   // can() evaluates guards and reports false for "no transition" as well as for a delivered
   // (done) snapshot, on which `transition` would silently return the same snapshot.

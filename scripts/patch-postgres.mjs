@@ -18,11 +18,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const MARK = '/* fulfil: closed-socket guard */';
+const ABANDON_MARK = '/* fulfil: abandon a connection */';
+const RESERVED_MARK = '/* fulfil: a reserved connection that closed */';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const driver = path.join(root, 'node_modules', 'postgres');
-const FILES = ['src/connection.js', 'cjs/src/connection.js', 'cf/src/connection.js'];
+const DIRS = ['src', 'cjs/src', 'cf/src'];
 
-const EDITS = [
+const CLOSED_SOCKET_EDITS = [
   {
     what: 'execute on a closed connection',
     from: "      return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))\n",
@@ -52,10 +54,85 @@ const EDITS = [
   },
 ];
 
-export function repair(source) {
-  if (source.includes(MARK)) return { source, state: 'already repaired' };
+// A client-side deadline (src/db/client.ts) must be able to give up on a connection whose
+// statement never completes: Postgres may wait on the client mid-statement, where neither
+// statement_timeout nor idle_in_transaction_session_timeout fires. `query.abandon()` destroys the
+// socket the query was sent on; the driver's close path then fails what was in flight on it and
+// opens a new connection on the next query.
+const ABANDON_EDITS = [
+  {
+    what: 'abandon on a query',
+    from: '    if (stream)\n      return queryError(q, Errors.generic(',
+    to: `    ${ABANDON_MARK}\n    q.abandon = abandon\n\n    if (stream)\n      return queryError(q, Errors.generic(`,
+  },
+  {
+    what: 'abandon the socket',
+    from: '  function terminate() {\n',
+    to: '  function abandon() {\n    socket && socket.destroy()\n  }\n\n  function terminate() {\n',
+  },
+];
+
+// A reserved connection that Postgres closed goes back to the pool through the close path (it is
+// reopened on demand). Its reservation must then end there: a later query on the reservation
+// fails with CONNECTION_CLOSED instead of parking the connection as busy for good, and release()
+// does not hand the pool a connection it already has.
+const RESERVED_EDITS = [
+  {
+    what: 'reserved connection closed under its holder',
+    from:
+      '    move(c, reserved)\n' +
+      '    c.reserved = () => queue.length\n' +
+      '      ? c.execute(queue.shift())\n' +
+      '      : move(c, reserved)\n' +
+      '    c.reserved.release = true\n' +
+      '\n' +
+      '    const sql = Sql(handler)\n' +
+      '    sql.release = () => {\n' +
+      '      c.reserved = null\n' +
+      '      onopen(c)\n' +
+      '    }\n' +
+      '\n' +
+      '    return sql\n' +
+      '\n' +
+      '    function handler(q) {\n' +
+      '      c.queue === full\n',
+    to:
+      `    ${RESERVED_MARK}\n` +
+      '    move(c, reserved)\n' +
+      '    const mine = c.reserved = () => queue.length\n' +
+      '      ? c.execute(queue.shift())\n' +
+      '      : move(c, reserved)\n' +
+      '    c.reserved.release = true\n' +
+      '\n' +
+      '    const sql = Sql(handler)\n' +
+      '    sql.release = () => {\n' +
+      '      if (c.reserved !== mine)\n' +
+      '        return\n' +
+      '      c.reserved = null\n' +
+      '      onopen(c)\n' +
+      '    }\n' +
+      '\n' +
+      '    return sql\n' +
+      '\n' +
+      '    function handler(q) {\n' +
+      '      if (c.reserved !== mine)\n' +
+      "        return q.reject(Errors.connection('CONNECTION_CLOSED', options))\n" +
+      '      c.queue === full\n',
+  },
+];
+
+const PATCHES = [
+  { file: 'connection.js', mark: MARK, edits: CLOSED_SOCKET_EDITS },
+  { file: 'connection.js', mark: ABANDON_MARK, edits: ABANDON_EDITS },
+  { file: 'index.js', mark: RESERVED_MARK, edits: RESERVED_EDITS },
+];
+
+export { PATCHES };
+
+export function repair(source, patch = PATCHES[0]) {
+  if (source.includes(patch.mark)) return { source, state: 'already repaired' };
   let out = source;
-  for (const edit of EDITS) {
+  for (const edit of patch.edits) {
     if (!out.includes(edit.from)) return { source, state: `not recognised (${edit.what})` };
     out = edit.all ? out.split(edit.from).join(edit.to) : out.replace(edit.from, edit.to);
   }
@@ -67,22 +144,27 @@ function main() {
   if (!existsSync(driver)) return 0; // not installed (yet): nothing to do
   const { version } = JSON.parse(readFileSync(path.join(driver, 'package.json'), 'utf8'));
   let failed = false;
-  for (const file of FILES) {
-    const full = path.join(driver, file);
-    if (!existsSync(full)) continue;
-    const before = readFileSync(full, 'utf8');
-    const { source, state } = repair(before);
-    if (state.startsWith('not recognised')) {
-      failed = true;
-      console.error(`patch-postgres: postgres ${version} ${file}: ${state}; check whether this version still needs the repair`);
-      continue;
-    }
-    if (check) {
-      if (state !== 'already repaired') failed = true;
-      console.log(`patch-postgres: postgres ${version} ${file}: ${state === 'already repaired' ? 'repaired' : 'NOT repaired'}`);
-    } else if (source !== before) {
-      writeFileSync(full, source);
-      console.log(`patch-postgres: postgres ${version} ${file}: repaired`);
+  for (const dir of DIRS) {
+    for (const patch of PATCHES) {
+      const file = `${dir}/${patch.file}`;
+      const full = path.join(driver, file);
+      if (!existsSync(full)) continue;
+      const before = readFileSync(full, 'utf8');
+      const { source, state } = repair(before, patch);
+      if (state.startsWith('not recognised')) {
+        failed = true;
+        console.error(`patch-postgres: postgres ${version} ${file}: ${state}; check whether this version still needs the repair`);
+        continue;
+      }
+      if (check) {
+        if (state !== 'already repaired') failed = true;
+        console.log(
+          `patch-postgres: postgres ${version} ${file} (${patch.mark}): ${state === 'already repaired' ? 'repaired' : 'NOT repaired'}`,
+        );
+      } else if (source !== before) {
+        writeFileSync(full, source);
+        console.log(`patch-postgres: postgres ${version} ${file}: repaired (${patch.mark})`);
+      }
     }
   }
   return failed ? 1 : 0;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { resolveFileVariables } from './config-files.ts';
 import { clusterSafePrefix, isClusterUrl, parseRedisUrl } from './redis/redis-url.ts';
+import { defaultCommandShards, MAX_COMMAND_SHARDS } from './queues/shard-of.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -17,7 +18,8 @@ function ms(min: number, max: number, fallback: number) {
 const envSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-    HOST: optionalString.default('0.0.0.0'),
+    /** Where HTTP (and a worker's /metrics) listens; unset: 127.0.0.1, or 0.0.0.0 when NODE_ENV=production. */
+    HOST: optionalString,
     DATABASE_URL: optionalString.refine(
       (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
       'must be a postgres:// or postgresql:// URL',
@@ -53,6 +55,16 @@ const envSchema = z
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     DATA_DIR: optionalString.default('.data'),
     QUEUE_PREFIX: optionalString.default('fulfil').refine((v) => !v.includes(':'), 'must not contain ":"'),
+    /** Order-command queues (docs/SCALING.md): default 1 on a single Redis, 3 on a cluster. */
+    COMMAND_SHARDS: z.coerce.number().int().min(1).max(MAX_COMMAND_SHARDS).optional(),
+    /** The shards a worker process consumes, e.g. `0,2` (default: all); other layouts still draining are consumed whole. */
+    WORKER_SHARDS: optionalString
+      .refine((v) => v === undefined || /^\d+(\s*,\s*\d+)*$/.test(v), 'must be shard numbers separated by commas, e.g. 0,2')
+      .transform((v) => (v === undefined ? undefined : [...new Set(v.split(',').map((n) => Number(n.trim())))])),
+    /** How often a worker announces its shard count and looks for other layouts to drain. */
+    SHARD_REFRESH_MS: ms(100, 600_000, 5_000),
+    /** A layout no worker announces any more is retired after its queues stayed empty this long. */
+    SHARD_RETIRE_IDLE_MS: ms(0, 86_400_000, 60_000),
     /** How long a synchronous HTTP call waits for its command before answering 202. */
     COMMAND_WAIT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
     /** Attempts of a command's job before it is given up (infrastructure errors only), and the first backoff. */
@@ -81,8 +93,9 @@ const envSchema = z
       .max(24 * 3650)
       .default(168),
     /**
-     * /metrics and /ops/queues want it (Authorization: Bearer, or HTTP Basic with it as the
-     * password). The API refuses to start in production without it; elsewhere, unset, the pages are open.
+     * /metrics and /ops/* want it (Authorization: Bearer, or HTTP Basic with it as the password).
+     * `fulfil start` refuses to run in production without a strong one, and anywhere without one
+     * on a HOST that is not loopback; elsewhere, unset, the pages are open (local development).
      */
     OPS_TOKEN: optionalString,
     /** Requests per credential per minute across all API processes; 0 turns the limit off. */
@@ -94,7 +107,32 @@ const envSchema = z
     TRUST_PROXY: optionalString.transform((v) => (v === undefined ? false : v === 'true' ? true : v.split(',').map((a) => a.trim()))),
     /** Failed authentications per client address per minute before 429; 0 turns it off. */
     AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+    /**
+     * How long an API process may use a credential it read without reading it again (0: read on
+     * every request). Changes drop it at once (LISTEN/NOTIFY); this bounds a lost notification,
+     * hence at most a second.
+     */
+    CREDENTIAL_CACHE_MS: ms(0, 1_000, 500),
     NODE_ENV: optionalString.default('development'),
+
+    // Webhooks (docs/WEBHOOKS.md).
+    /** Development only: allow http:// endpoint URLs and loopback/private addresses (refused when NODE_ENV=production). */
+    WEBHOOK_ALLOW_PRIVATE: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
+    /** Deliveries in flight at once per worker process (a queue of its own, apart from the commands'). */
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+    WEBHOOK_CONNECT_TIMEOUT_MS: ms(10, 60_000, 3_000),
+    /** The whole call (connect, send, status and the first bytes of the answer) must end within this. */
+    WEBHOOK_RESPONSE_TIMEOUT_MS: ms(10, 120_000, 10_000),
+    /** An endpoint failing without a break for this long is disabled; retries go on until then. */
+    WEBHOOK_RETRY_WINDOW_MS: ms(1, 30 * 24 * 3600_000, 72 * 3600_000),
+    /** First retry delay; each next one doubles (with jitter) up to WEBHOOK_BACKOFF_MAX_MS. */
+    WEBHOOK_BACKOFF_BASE_MS: ms(1, 3600_000, 5_000),
+    WEBHOOK_BACKOFF_MAX_MS: ms(1, 24 * 3600_000, 3600_000),
+    /** How often the sweep re-queues deliveries Postgres owes but Redis lost (or a killed worker left). */
+    WEBHOOK_SWEEP_EVERY_MS: ms(10, 3600_000, 30_000),
 
     // Timeouts and caps (docs/RELIABILITY.md says what a caller gets when each one fires).
     /** A whole request (headers and body) must arrive within this, else 408 and the connection is closed. */
@@ -109,8 +147,16 @@ const envSchema = z
     HTTP_CONNECTION_TIMEOUT_MS: ms(0, 3_600_000, 120_000),
     /** Open connections the HTTP server keeps at once; further ones are closed at once. */
     HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+    /**
+     * Open connections of one client address; its own idle ones are closed first to make room
+     * (0: no limit of its own). Unset: a tenth of HTTP_MAX_CONNECTIONS, or none behind TRUST_PROXY
+     * (every connection then comes from the proxy).
+     */
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).optional(),
     /** Requests served on one keep-alive connection before it is closed (0: no limit). */
     HTTP_MAX_REQUESTS_PER_SOCKET: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
+    /** `fulfil start` gives up (exit 1, one line saying what) when Redis has not answered by then. */
+    STARTUP_TIMEOUT_MS: ms(1_000, 600_000, 10_000),
     /** Opening a Postgres connection gives up after this (the request then answers 503). */
     DATABASE_CONNECT_TIMEOUT_MS: ms(100, 600_000, 5_000),
     /** Postgres cancels a statement running longer (statement_timeout; 0: off). */
@@ -119,10 +165,45 @@ const envSchema = z
     DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: ms(0, 3_600_000, 15_000),
     /** A pooled Postgres connection unused for this long is closed (0: kept). */
     DATABASE_IDLE_TIMEOUT_MS: ms(0, 3_600_000, 60_000),
+    /**
+     * A statement with no answer after this long fails and its connection is abandoned, on the
+     * client side (0: off): Postgres waiting on the client mid-statement never times out itself.
+     */
+    DATABASE_CLIENT_DEADLINE_MS: ms(0, 3_600_000, 20_000),
   })
   .superRefine((c, ctx) => {
+    if (c.NODE_ENV === 'production' && c.OPS_TOKEN !== undefined && !strongOpsToken(c.OPS_TOKEN)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['OPS_TOKEN'],
+        message: `must be at least ${OPS_TOKEN_MIN_LENGTH} characters with at least ${OPS_TOKEN_MIN_DISTINCT} different ones when NODE_ENV=production (openssl rand -hex 32 makes one)`,
+      });
+    }
+    if (
+      c.DATABASE_CLIENT_DEADLINE_MS > 0 &&
+      c.DATABASE_STATEMENT_TIMEOUT_MS > 0 &&
+      c.DATABASE_CLIENT_DEADLINE_MS <= c.DATABASE_STATEMENT_TIMEOUT_MS
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_CLIENT_DEADLINE_MS'],
+        message: 'must exceed DATABASE_STATEMENT_TIMEOUT_MS (Postgres should end a merely slow statement first)',
+      });
+    }
     if (c.HTTP_HEADERS_TIMEOUT_MS > c.HTTP_REQUEST_TIMEOUT_MS) {
       ctx.addIssue({ code: 'custom', path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS' });
+    }
+    const shards = c.COMMAND_SHARDS ?? defaultCommandShards(c.REDIS_URL !== undefined && isClusterUrl(c.REDIS_URL));
+    const beyond = c.WORKER_SHARDS?.filter((n) => n >= shards);
+    if (beyond?.length) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WORKER_SHARDS'],
+        message: `shard ${beyond[0]} does not exist with COMMAND_SHARDS=${shards} (0 to ${shards - 1})`,
+      });
+    }
+    if (c.WEBHOOK_ALLOW_PRIVATE && c.NODE_ENV === 'production') {
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOW_PRIVATE'], message: 'must not be true when NODE_ENV=production' });
     }
     if (c.HTTP_HANDLER_TIMEOUT_MS <= c.COMMAND_WAIT_MS) {
       ctx.addIssue({
@@ -133,6 +214,17 @@ const envSchema = z
     }
   });
 
+/**
+ * The ops token guards job payloads (names, phones, addresses) and is guessed over the network:
+ * in production it must be long and not a repetition. 32 characters of 10 or more kinds is far
+ * past what the per-address failure limit lets anyone try.
+ */
+export const OPS_TOKEN_MIN_LENGTH = 32;
+export const OPS_TOKEN_MIN_DISTINCT = 10;
+function strongOpsToken(token: string): boolean {
+  return token.length >= OPS_TOKEN_MIN_LENGTH && new Set(token).size >= OPS_TOKEN_MIN_DISTINCT;
+}
+
 function parsesAsRedis(url: string): boolean {
   try {
     parseRedisUrl(url);
@@ -142,12 +234,19 @@ function parsesAsRedis(url: string): boolean {
   }
 }
 
-// On a cluster every key of the service needs one hash tag (redis-url.ts): the CLI and the
-// service read the prefix from here, so both use the same keys.
-const configSchema = envSchema.transform((c) => ({
-  ...c,
-  QUEUE_PREFIX: clusterSafePrefix(c.QUEUE_PREFIX, c.REDIS_URL !== undefined && isClusterUrl(c.REDIS_URL)),
-}));
+// On a cluster the prefix carries a hash tag (redis-url.ts), from which every queue derives a tag of
+// its own (queues/placement.ts): the CLI and the service read prefix and shard count from here.
+// Outside production nothing is exposed by default: an open ops surface (no OPS_TOKEN) on all
+// interfaces would show job payloads to the network.
+const configSchema = envSchema.transform((c) => {
+  const onCluster = c.REDIS_URL !== undefined && isClusterUrl(c.REDIS_URL);
+  return {
+    ...c,
+    HOST: c.HOST ?? (c.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
+    QUEUE_PREFIX: clusterSafePrefix(c.QUEUE_PREFIX, onCluster),
+    COMMAND_SHARDS: c.COMMAND_SHARDS ?? defaultCommandShards(onCluster),
+  };
+});
 
 export type Config = z.infer<typeof configSchema>;
 

@@ -21,6 +21,7 @@ export function isInfrastructureError(err: unknown, depth = 0): boolean {
       'CONNECTION_ENDED',
       'CONNECTION_DESTROYED',
       'CONNECT_TIMEOUT',
+      'CLIENT_DEADLINE',
     ].includes(code)
   )
     return true;
@@ -30,4 +31,9 @@ export function isInfrastructureError(err: unknown, depth = 0): boolean {
   if (e.name === 'MaxRetriesPerRequestError') return true;
   const msg = String(e.message ?? '');
   return /Stream isn't writeable|enableOfflineQueue|Connection is closed/.test(msg);
+}
+
+/** Postgres or Redis could not be reached while starting: the process exits with this one line. */
+export class DependencyUnreachable extends Error {
+  override name = 'DependencyUnreachable';
 }

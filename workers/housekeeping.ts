@@ -1,15 +1,18 @@
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
+import { closeWorker, countRunning } from '../src/queues/close-worker.ts';
 import type { Logger } from 'pino';
 import type { Database } from '../src/db/client.ts';
 import type { CommandQueues } from '../src/queues/command-queues.ts';
 import type { RedisConnection } from '../src/redis/connections.ts';
+import { housekeepingPlace } from '../src/queues/placement.ts';
 import { pruneCommands } from './command-retention.ts';
 import { logRecovery, recoverLostCommands } from './recover-lost.ts';
 
-export const HOUSEKEEPING_QUEUE = 'fulfil-housekeeping';
+export { HOUSEKEEPING_QUEUE } from '../src/queues/placement.ts';
 /** Scheduler ids double as job names; every process upserts the same ones. */
 export const RECOVER_LOST = 'recover-lost-commands';
 export const PRUNE_COMMANDS = 'prune-commands';
+export const SWEEP_WEBHOOKS = 'sweep-webhooks';
 
 export interface HousekeepingOptions {
   database: Database;
@@ -20,11 +23,15 @@ export interface HousekeepingOptions {
   connection: () => RedisConnection;
   /** Where lost commands are queued again. */
   queues: CommandQueues;
+  /** The shard counts in service, where recovery looks for a command's job. */
+  shardCounts?: () => readonly number[];
   log: Logger;
   recoveryEveryMs: number;
   recoveryAfterMs: number;
   retentionHours: number;
   retentionEveryMs?: number;
+  /** Re-queues webhook deliveries Postgres owes but Redis lost (src/webhooks/sweep.ts). */
+  webhookSweep?: { everyMs: number; run(): Promise<number> };
 }
 
 /**
@@ -36,7 +43,11 @@ export interface HousekeepingOptions {
  */
 export function startHousekeeping(opts: HousekeepingOptions): { close(): Promise<void> } {
   const { log } = opts;
-  const queue = new Queue(HOUSEKEEPING_QUEUE, { prefix: opts.prefix, connection: opts.producer });
+  const place = housekeepingPlace(opts.prefix);
+  const queue = new Queue(place.name, { prefix: place.prefix, connection: opts.producer });
+  // The connection's own listener logs Redis trouble once per outage; without one here BullMQ 6
+  // prints each reconnect's error to stderr as a multi-line stack trace.
+  queue.on('error', () => {});
   const template = { opts: { attempts: 1, removeOnComplete: 20, removeOnFail: 50 } };
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -53,6 +64,9 @@ export function startHousekeeping(opts: HousekeepingOptions): { close(): Promise
         { every: opts.retentionEveryMs ?? 15 * 60_000 },
         { name: PRUNE_COMMANDS, ...template },
       );
+      if (opts.webhookSweep) {
+        await queue.upsertJobScheduler(SWEEP_WEBHOOKS, { every: opts.webhookSweep.everyMs }, { name: SWEEP_WEBHOOKS, ...template });
+      }
     } catch (err) {
       // Redis not there yet: the schedulers another process made keep running; try again soon.
       if (closed) return;
@@ -61,23 +75,30 @@ export function startHousekeeping(opts: HousekeepingOptions): { close(): Promise
     }
   };
   const scheduled = schedule();
-  const worker = new Worker(
-    HOUSEKEEPING_QUEUE,
-    async (job) => {
-      if (job.name === RECOVER_LOST) {
-        const result = await recoverLostCommands({ database: opts.database, queues: opts.queues, olderThanMs: opts.recoveryAfterMs });
-        logRecovery(log, result);
-        return { requeued: result.requeued.length, failed: result.failed.length };
-      }
-      if (job.name === PRUNE_COMMANDS) {
-        const pruned = await pruneCommands(opts.database, opts.retentionHours);
-        if (pruned > 0) log.info({ pruned, retentionHours: opts.retentionHours }, 'pruned finished commands');
-        return { pruned };
-      }
-      throw new Error(`unknown housekeeping job ${job.name}`);
-    },
-    { prefix: opts.prefix, connection: opts.connection(), concurrency: 1 },
-  );
+  const counted = countRunning(async (job: Job) => {
+    if (job.name === RECOVER_LOST) {
+      const result = await recoverLostCommands({
+        database: opts.database,
+        queues: opts.queues,
+        ...(opts.shardCounts ? { shardCounts: opts.shardCounts } : {}),
+        olderThanMs: opts.recoveryAfterMs,
+      });
+      logRecovery(log, result);
+      return { requeued: result.requeued.length, failed: result.failed.length };
+    }
+    if (job.name === PRUNE_COMMANDS) {
+      const pruned = await pruneCommands(opts.database, opts.retentionHours);
+      if (pruned > 0) log.info({ pruned, retentionHours: opts.retentionHours }, 'pruned finished commands');
+      return { pruned };
+    }
+    if (job.name === SWEEP_WEBHOOKS && opts.webhookSweep) {
+      const queued = await opts.webhookSweep.run();
+      return { queued };
+    }
+    throw new Error(`unknown housekeeping job ${job.name}`);
+  });
+  const connection = opts.connection();
+  const worker = new Worker(place.name, counted.processor, { prefix: place.prefix, connection, concurrency: 1 });
   worker.on('failed', (job, err) => log.warn({ err, task: job?.name }, 'housekeeping run failed; will try again next period'));
   worker.on('error', (err) => log.warn({ err }, 'housekeeping worker error'));
   return {
@@ -86,7 +107,8 @@ export function startHousekeeping(opts: HousekeepingOptions): { close(): Promise
       clearTimeout(retry);
       clearInterval(renew);
       await scheduled;
-      await worker.close();
+      // Inside the shutdown step's own 5 s: a run still going is cut short and runs next period.
+      await closeWorker(worker, connection, { deadlineMs: 3_000, running: counted.running });
       await queue.close();
     },
   };

@@ -8,10 +8,17 @@ import { runCommand } from './runner.ts';
 import type { Registry } from './registry.ts';
 import { observeCommand } from '../src/ops/metrics.ts';
 import { retryDelay } from '../src/queues/retry-backoff.ts';
-import { COMMAND_QUEUES, isJobName, type Envelope } from '../src/queues/job-map.ts';
+import { closeWorker, countRunning, type WorkerClose } from '../src/queues/close-worker.ts';
+import { isJobName, type Envelope } from '../src/queues/job-map.ts';
+import type { QueuePlace } from '../src/queues/placement.ts';
+import { LocalInboxes, ReplySender } from '../src/queues/reply-channel.ts';
 
 export interface WorkerPool {
-  workers: Worker[];
+  readonly workers: readonly Worker[];
+  /** Starts taking jobs of this queue, `concurrency` at once (default the pool's); a no-op when already taking them. */
+  consume(place: QueuePlace, concurrency?: number): void;
+  /** Stops taking jobs of this queue; running ones finish first. */
+  release(place: QueuePlace): Promise<void>;
   /** Stops taking jobs and waits for running ones up to the deadline, then forces the close. */
   close(deadlineMs: number): Promise<void>;
 }
@@ -19,39 +26,60 @@ export interface WorkerPool {
 export function startWorkers(opts: {
   database: Database;
   registry: Registry;
-  prefix: string;
   connection: () => RedisConnection;
+  /** Jobs run at once per queue consumed. */
   concurrency: number;
   log: Logger;
+  places: readonly QueuePlace[];
+  /** Hands each answer to the API process that waits for it (the job's replyTo); by default over a connection of its own, made on first use. */
+  replies?: ReplySender;
 }): WorkerPool {
   const { database, registry, log } = opts;
+  let replies = opts.replies;
+  const replySender = () => (replies ??= new ReplySender(opts.connection(), new LocalInboxes()));
   const process = async (job: Job<Envelope<unknown>>) => {
     if (!isJobName(job.name)) throw new Error(`unknown job name ${job.name}`);
     const handler = registry.get(job.name)!;
-    const jobLog = log.child({
-      job: job.name,
-      commandId: job.data.commandId,
-      attempt: job.attemptsMade + 1,
-      ...(job.data.requestId ? { reqId: job.data.requestId } : {}),
-    });
+    // Made only when something logs: most commands never do below info.
+    let jobLog: Logger | undefined;
+    const ctx = {
+      get log() {
+        return (jobLog ??= log.child({
+          job: job.name,
+          commandId: job.data.commandId,
+          attempt: job.attemptsMade + 1,
+          ...(job.data.requestId ? { reqId: job.data.requestId } : {}),
+        }));
+      },
+    };
     const started = performance.now();
-    const result = await runCommand(database, handler, job.data, { log: jobLog });
-    // How long it waited in the queue and how long it ran: the two halves of a slow command.
-    const queuedMs = job.processedOn ? job.processedOn - job.timestamp : undefined;
-    jobLog.info({ status: result.status, queuedMs, runMs: Math.round(performance.now() - started) }, 'command finished');
+    // The job carries the trace of the request that sent it (job.opts.telemetry.metadata).
+    const result = await runCommand(database, handler, job.data, ctx, job.opts.telemetry?.metadata);
+    if (log.isLevelEnabled('info')) {
+      // How long it waited in the queue and how long it ran: the two halves of a slow command.
+      const queuedMs = job.processedOn ? job.processedOn - job.timestamp : undefined;
+      ctx.log.info({ status: result.status, queuedMs, runMs: Math.round(performance.now() - started) }, 'command finished');
+    }
     observeCommand(job.name, result.status, (performance.now() - started) / 1000);
+    // Committed in Postgres: the waiting caller may answer now, before BullMQ marks the job done.
+    if (typeof job.data.replyTo === 'string') replySender().send(job.data.replyTo, job.data.commandId, result);
     // Postgres stays the record (HTTP reads it there); the job carries the same result for
     // producers without Postgres (FulfilmentClient awaits job.returnvalue).
     return result;
   };
   // Shown as a job's processedBy, so an operator can tell which process ran a command.
   const workerName = `${hostname()}-${globalThis.process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  const workers = COMMAND_QUEUES.map((name) => {
-    const w = new Worker(name, process, {
+  const byPlace = new Map<string, { worker: Worker; connection: RedisConnection; running: () => number }>();
+  let closing = false;
+  const keyOf = (p: QueuePlace) => `${p.prefix}\n${p.name}`;
+  const start = ({ prefix, name }: QueuePlace, concurrency: number) => {
+    const connection = opts.connection();
+    const counted = countRunning(process);
+    const w = new Worker(name, counted.processor, {
       name: workerName,
-      prefix: opts.prefix,
-      connection: opts.connection(),
-      concurrency: opts.concurrency,
+      prefix,
+      connection,
+      concurrency,
       metrics: { maxDataPoints: MetricsTime.ONE_WEEK }, // job totals for /metrics (exportPrometheusMetrics)
       // Jobs name the capped backoff; the delay doubles from the one the producer set.
       settings: {
@@ -67,23 +95,40 @@ export function startWorkers(opts: {
         markExhausted(database, commandId).catch((e) => log.warn({ err: e, commandId }, 'could not mark command failed'));
       }
     });
-    w.on('error', (err) => log.error({ err, queue: name }, 'worker error'));
-    return w;
-  });
-  return {
-    workers,
+    w.on('error', (err) => log.error({ err, queue: name, prefix }, 'worker error'));
+    return { worker: w, connection, running: counted.running };
+  };
+  const pool: WorkerPool = {
+    get workers() {
+      return [...byPlace.values()].map((e) => e.worker);
+    },
+    consume(place, concurrency = opts.concurrency) {
+      // Once closing, a late call (the shard layouts' timer) must not start a worker nobody closes.
+      if (!closing && !byPlace.has(keyOf(place))) byPlace.set(keyOf(place), start(place, concurrency));
+    },
+    async release(place) {
+      const e = byPlace.get(keyOf(place));
+      byPlace.delete(keyOf(place));
+      await e?.worker.close();
+    },
     async close(deadlineMs) {
-      let timer: NodeJS.Timeout | undefined;
-      const graceful = Promise.all(workers.map((w) => w.close())).then(() => 'closed' as const);
-      const deadline = new Promise<'deadline'>((r) => (timer = setTimeout(() => r('deadline'), deadlineMs)));
-      const outcome = await Promise.race([graceful, deadline]);
-      clearTimeout(timer);
-      if (outcome === 'deadline') {
-        log.warn({ deadlineMs }, 'workers did not finish in time; forcing close (unfinished jobs will be redelivered)');
-        await Promise.all(workers.map((w) => w.close(true)));
+      closing = true;
+      const entries = [...byPlace.values()];
+      const outcomes = await Promise.all(entries.map((e) => closeWorker(e.worker, e.connection, { deadlineMs, running: e.running })));
+      const queuesWhere = (o: WorkerClose) => entries.filter((_, i) => outcomes[i] === o).map((e) => e.worker.name);
+      if (outcomes.includes('deadline')) {
+        log.warn(
+          { deadlineMs, queues: queuesWhere('deadline') },
+          'workers did not finish in time; forced closed (unfinished jobs will be redelivered)',
+        );
+      }
+      if (outcomes.includes('redis away')) {
+        log.info({ queues: queuesWhere('redis away') }, 'Redis away at shutdown and no job running: workers closed without waiting for it');
       }
     },
   };
+  for (const place of opts.places) pool.consume(place);
+  return pool;
 }
 
 function backoffBase(job?: MinimalJob): number {

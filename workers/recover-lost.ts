@@ -3,12 +3,13 @@ import type { Logger } from 'pino';
 import type { Database } from '../src/db/client.ts';
 import { commands } from '../src/db/schema.ts';
 import type { CommandQueues } from '../src/queues/command-queues.ts';
-import { isJobName, QUEUE_OF, type Actor } from '../src/queues/job-map.ts';
+import { isJobName, type Actor, type JobMap, type JobName } from '../src/queues/job-map.ts';
 import { markExhausted } from './mark-exhausted.ts';
 
 /**
- * Finds commands that Postgres says are unfinished but whose job Redis no longer has (a Redis
- * restart without its data, a flush, a failover) and puts them back in the queue from the row:
+ * Finds commands that Postgres says are unfinished but whose job Redis no longer has in its
+ * shard's queue under any shard count in service (a Redis restart without its data, a flush, a
+ * failover) and puts them back in the queue of its shard under the current count, from the row:
  * a command, once taken, is not lost even if nobody replays it. Re-enqueueing is safe at any
  * time — a command that did finish answers its stored result. A command whose job used up its
  * attempts is marked failed here if the worker could not do it then; one whose payload was kept
@@ -18,9 +19,12 @@ import { markExhausted } from './mark-exhausted.ts';
 export async function recoverLostCommands(opts: {
   database: Database;
   queues: CommandQueues;
+  /** The shard counts whose queues the workers consume (shard-layouts.ts); a job may sit in any of them. */
+  shardCounts?: () => readonly number[];
   olderThanMs: number;
   limit?: number;
 }): Promise<{ requeued: string[]; failed: string[] }> {
+  const counts = opts.shardCounts?.() ?? [opts.queues.shards];
   const rows = await opts.database.db
     .select()
     .from(commands)
@@ -37,7 +41,7 @@ export async function recoverLostCommands(opts: {
   const failed: string[] = [];
   for (const row of rows) {
     if (!isJobName(row.name)) continue;
-    const job = await opts.queues.queue(QUEUE_OF[row.name]).getJob(row.id);
+    const job = await findJob(opts.queues, row.name, row.payload as JobMap[typeof row.name], row.id, counts);
     if (job && (await job.getState()) !== 'failed') continue; // still on its way
     const payload = row.payload as { summarized?: boolean };
     if (job || !row.actor || payload.summarized) {
@@ -54,6 +58,19 @@ export async function recoverLostCommands(opts: {
     requeued.push(row.id);
   }
   return { requeued, failed };
+}
+
+/** The command's job in the queue of its shard under any of the counts in service, the current one first. */
+async function findJob<N extends JobName>(queues: CommandQueues, name: N, payload: JobMap[N], id: string, counts: readonly number[]) {
+  const seen = new Set<string>();
+  for (const count of counts) {
+    const queue = queues.queueFor(name, payload, count);
+    if (seen.has(queue.qualifiedName)) continue;
+    seen.add(queue.qualifiedName);
+    const job = await queue.getJob(id);
+    if (job) return job;
+  }
+  return undefined;
 }
 
 export function logRecovery(log: Logger, result: { requeued: string[]; failed: string[] }): void {

@@ -1,3 +1,6 @@
+import type { Span } from '@opentelemetry/api';
+import { answerOutcome } from '../src/commands/command-outcome.ts';
+import { subjectOf, traced, tracedTransactions } from '../src/ops/tracing.ts';
 import type { Database } from '../src/db/client.ts';
 import { claimCommand, type CommandClaim } from '../src/db/sql/claim-command.ts';
 import { storeRejection, storeResult } from '../src/db/sql/store-result.ts';
@@ -32,6 +35,33 @@ export async function runCommand<N extends JobName>(
   handler: Handler<N>,
   raw: Envelope<unknown>,
   ctx: HandlerContext,
+  traceMetadata?: string,
+): Promise<CommandResult> {
+  // A child of the request's span (the context the job carried); the transaction is its child.
+  return traced(
+    `command ${handler.name}`,
+    { metadata: traceMetadata },
+    () => ({
+      'messaging.system': 'bullmq',
+      'fulfil.command': handler.name,
+      'fulfil.command_id': String(raw?.commandId),
+      ...subjectOf(raw?.payload),
+    }),
+    async (span) => {
+      const result = await runOnce(database, handler, raw, ctx, span);
+      span?.setAttributes({ 'fulfil.outcome': answerOutcome(result.status), 'fulfil.result_status': result.status });
+      return result;
+    },
+    { consumer: true },
+  );
+}
+
+async function runOnce<N extends JobName>(
+  database: Database,
+  handler: Handler<N>,
+  raw: Envelope<unknown>,
+  ctx: HandlerContext,
+  span: Span | undefined,
 ): Promise<CommandResult> {
   if (typeof raw?.commandId !== 'string' || typeof raw.actor?.brokerageId !== 'number' || typeof raw.requestHash !== 'string') {
     throw new Error('malformed job: the envelope needs commandId, actor.brokerageId and requestHash');
@@ -46,7 +76,7 @@ export async function runCommand<N extends JobName>(
     actor: JSON.stringify(raw.actor),
   };
   try {
-    return await database.transaction(async (tx) => {
+    return await tracedTransactions(database, span).transaction(async (tx) => {
       const claimed = await claimCommand(tx, claim);
       // Another command under a used id is a conflict, before and after the first one finished;
       // nothing is stored: the row belongs to the first command.

@@ -44,7 +44,9 @@ export function httpCaller(baseUrl: string, sockets: number): Call {
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
   return (cred, method, p, body) => {
     const bytes = body === undefined ? undefined : JSON.stringify(body);
-    const signed = signRequest({ secret: cred.secret, method, host: base.hostname, path: p, body: bytes });
+    const q = p.indexOf('?');
+    const [path, query] = q === -1 ? [p, undefined] : [p.slice(0, q), p.slice(q + 1)];
+    const signed = signRequest({ secret: cred.secret, method, host: base.hostname, path, query, body: bytes });
     return new Promise((resolve, reject) => {
       const req = http.request(
         {

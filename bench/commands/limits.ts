@@ -57,7 +57,7 @@ export async function startNoopQueue(opts: { prefix: string; connection: () => R
     removeOnComplete: { count: 1000 },
     removeOnFail: { count: 1000 },
   });
-  const waiters = new CommandWaiters([name], { prefix: opts.prefix, connection: opts.connection });
+  const waiters = new CommandWaiters([{ name, prefix: opts.prefix }], { connection: opts.connection });
   await Promise.all([worker.waitUntilReady(), waiters.ready()]);
   return {
     async roundTrip(rec: Recorder): Promise<void> {

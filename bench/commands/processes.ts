@@ -27,10 +27,45 @@ export function rssOf(pid: number): number {
   }
 }
 
+/** CPU time (user + system) a process has used, in ms, from /proc (0 where there is none). */
+export function cpuMsOf(pid: number): number {
+  try {
+    // Fields after the command name: state is 3rd, utime 14th, stime 15th (clock ticks, 100 a second on Linux).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
 export interface ServiceProcess {
   child: ChildProcess;
   role: string;
   stop(): Promise<void>;
+}
+
+/**
+ * The environment a bench gives the service: its own database, Redis prefix, data directory and
+ * key; quiet logs; a rate limit too high to refuse but still checked on every call.
+ */
+export function benchServiceEnv(o: {
+  databaseUrl: string;
+  redisUrl: string;
+  dataDir: string;
+  key: string;
+  prefix: string;
+}): Record<string, string> {
+  return {
+    DATABASE_URL: o.databaseUrl,
+    REDIS_URL: o.redisUrl,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: o.dataDir,
+    FULFIL_SECRET_KEY: o.key,
+    QUEUE_PREFIX: o.prefix,
+    RATE_LIMIT_PER_MINUTE: String(1e9),
+    NODE_ENV: 'development',
+  };
 }
 
 /** `fulfil start` as an operator runs it, in its own process; resolves once it serves. */
@@ -54,7 +89,13 @@ export async function startServiceProcess(
         (r) => r.ok,
         () => false,
       );
-      if (ok) break;
+      // On a shared machine another process may have taken the port between freePort() and
+      // the bind: then the answer came from it, and this child exits on EADDRINUSE.
+      if (ok) {
+        await new Promise((r) => setTimeout(r, 500));
+        if (child.exitCode !== null) throw new Error(`fulfil start ${args.join(' ')} exited: ${stderr}`);
+        break;
+      }
       if (Date.now() > deadline) throw new Error(`fulfil start ${args.join(' ')} not ready in 60 s: ${stderr}`);
       await new Promise((r) => setTimeout(r, 200));
     }

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { makePrivateDir } from '../private-dir.ts';
 
 /**
  * Credential secrets are kept with AES-256-GCM under FULFIL_SECRET_KEY: a stolen database alone
@@ -46,8 +47,11 @@ export function loadSecretKey(opts: { configured?: string | undefined; dataDir: 
   if (opts.configured) return opts.configured;
   if (opts.production) throw new Error('FULFIL_SECRET_KEY: required when NODE_ENV=production (32 bytes, hex or base64)');
   const file = path.join(opts.dataDir, 'secret.key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(opts.dataDir, { recursive: true });
+  makePrivateDir(opts.dataDir);
+  if (existsSync(file)) {
+    chmodSync(file, 0o600); // a key written by an older version, or copied in with looser modes
+    return readFileSync(file, 'utf8').trim();
+  }
   const key = randomBytes(32).toString('hex');
   writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

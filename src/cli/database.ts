@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { openEmbeddedGuest } from '../db/pglite-socket.ts';
-import { openMigratedDatabase, pgliteDir } from '../service.ts';
+import { openMigratedDatabase, pgliteDir } from '../service/database.ts';
 import { CliFailure } from './command.ts';
 
 export interface CliDatabase {

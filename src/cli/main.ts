@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../project-root.ts';
 import { helpText, parseCommandArgs, type CliIo, type CommandEntry } from './command.ts';
 import { COMMANDS, GROUPS } from './commands/index.ts';
 
@@ -10,10 +12,18 @@ const defaultIo: CliIo = {
 };
 
 /** Errors that are the user's to fix: one line, no stack (by name, so their modules stay unloaded). */
-const TOLD_PLAINLY = new Set(['ConfigError', 'NoRedisError', 'EmbeddedDatabaseBusy', 'CliFailure']);
+const TOLD_PLAINLY = new Set([
+  'ConfigError',
+  'NoRedisError',
+  'EmbeddedDatabaseBusy',
+  'CliFailure',
+  'PrivateDirError',
+  'DependencyUnreachable',
+]);
 
 export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  // Found by walking up: src/cli/ in development, dist/src/cli/ once built.
+  const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 

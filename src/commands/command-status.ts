@@ -1,11 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { commands } from '../db/schema.ts';
+import { commandOutcome, type CommandOutcome } from './command-outcome.ts';
 
 export interface CommandStatusJson {
   id: string;
   name: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  /** succeeded (2xx answer), refused (4xx answer), failed (no answer: attempts used up), else queued or running. */
+  status: CommandOutcome;
   created_at: string;
   finished_at: string | null;
   /** Once finished: exactly what the synchronous call would have answered. */
@@ -22,7 +24,7 @@ export async function commandStatus(ex: Executor, id: string, brokerageId: numbe
   return {
     id: row.id,
     name: row.name,
-    status: row.status,
+    status: commandOutcome(row.status, row.resultStatus),
     created_at: row.createdAt.toISOString(),
     finished_at: row.finishedAt?.toISOString() ?? null,
     ...(row.resultStatus !== null ? { response: { status: row.resultStatus, body: row.resultBody } } : {}),

@@ -5,6 +5,7 @@ import type { PgliteSession } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres, PostgresJsSession } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { loadEmbedded } from './embedded.ts';
+import { bounded, pipelinedTransaction } from './pipelined-transaction.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
@@ -25,16 +26,24 @@ export interface SqlRunner {
 /** A transaction: raw SQL, and the query builder over the same connection for cold paths. */
 export interface SqlTx extends SqlRunner {
   readonly db: Tx;
+  /**
+   * The transaction's last statement, sent together with COMMIT (one round trip for both). Should
+   * the statement fail, Postgres turns that COMMIT into a rollback and the error is thrown here.
+   * Nothing may run on the transaction afterwards.
+   */
+  finish<T extends object>(text: string, params: readonly unknown[]): Promise<T[]>;
 }
 
 export interface Database extends SqlRunner {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Db;
   /**
-   * Calls onNotify on every NOTIFY of the channel (postgres.js keeps a connection for it and
-   * listens again after a reconnect). Resolves with the function that stops listening.
+   * Calls onNotify with the payload of every NOTIFY of the channel (postgres.js keeps a connection
+   * for it and listens again after a reconnect), and onListen each time the LISTEN holds: first,
+   * and again after every reconnect (notifications sent in between are lost). Resolves with the
+   * function that stops listening.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
   /** Runs fn in one transaction (commit when it resolves, rollback when it throws). */
   transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T>;
   /** The postgres.js client, for streaming reads; absent on PGlite. */
@@ -61,10 +70,22 @@ export interface DatabaseTimeouts {
   statementMs: number;
   idleInTransactionMs: number;
   idleMs: number;
+  /**
+   * Client-side deadline of every raw statement and transaction step (0 or absent: none): past it
+   * the connection is abandoned and the call fails (src/db/pipelined-transaction.ts). Longer than
+   * statementMs, so that Postgres's own limit answers first for a statement that is merely slow.
+   */
+  clientDeadlineMs?: number;
 }
 
 /** Defaults for callers without a configuration (tests, tools); the service passes its config's. */
-export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 15_000, idleInTransactionMs: 15_000, idleMs: 60_000 };
+export const DEFAULT_TIMEOUTS: DatabaseTimeouts = {
+  connectMs: 5_000,
+  statementMs: 15_000,
+  idleInTransactionMs: 15_000,
+  idleMs: 60_000,
+  clientDeadlineMs: 20_000,
+};
 
 /** Rows of a raw `execute`, whichever driver ran it (postgres.js gives an array, PGlite `{rows}`). */
 export async function query<T extends Record<string, unknown>>(ex: Executor, statement: SQL): Promise<T[]> {
@@ -111,7 +132,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
       ...(options.onStatement ? { debug: (_c: number, text: string) => options.onStatement!(text) } : {}),
     });
-    return postgresDatabase(sql, { prepare: true });
+    return postgresDatabase(sql, { prepare: true, deadlineMs: t.clientDeadlineMs ?? 0 });
   }
   // Loaded only here: the production image has no PGlite and always names a DATABASE_URL.
   const { openPgliteDatabase } = await loadEmbedded(() => import('./pglite-database.ts'));
@@ -121,41 +142,36 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 /**
  * A Database over a postgres.js client. `prepare` names every raw statement (prepared once per
  * connection); a client on a shared session (the CLI on the service's embedded database) must not.
+ * `deadlineMs` bounds every raw statement and transaction step on the client side.
  */
-export function postgresDatabase(sql: postgres.Sql, opts: { prepare: boolean }): Database {
+export function postgresDatabase(sql: postgres.Sql, opts: { prepare: boolean; deadlineMs?: number }): Database {
   const db = drizzlePostgres(sql, { schema }) as unknown as Db;
-  const runner = (client: postgres.Sql | postgres.TransactionSql): SqlRunner => ({
-    rows: (text, params) => client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: opts.prepare }) as never,
-  });
+  const deadlineMs = opts.deadlineMs ?? 0;
   return {
     kind: 'postgres',
     db,
     sql,
-    ...runner(sql),
-    listen: async (channel, onNotify) => {
-      const { unlisten } = await sql.listen(channel, () => onNotify());
+    rows: (text, params) =>
+      bounded(sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: opts.prepare }).execute() as never, deadlineMs),
+    listen: async (channel, onNotify, onListen) => {
+      const { unlisten } = await sql.listen(channel, (payload) => onNotify(payload), onListen);
       return unlisten;
     },
-    transaction: (fn) => driverTransaction(sql, opts.prepare, fn),
-    close: () => sql.end({ timeout: 5 }),
+    transaction: (fn) =>
+      pipelinedTransaction(sql, { prepare: opts.prepare, deadlineMs }, (t) => {
+        let txDb: Tx | undefined;
+        return fn({
+          rows: t.rows,
+          finish: t.finish,
+          get db() {
+            return (txDb ??= builderOn(new PostgresJsSession(t.connection as never, dialect, undefined)));
+          },
+        });
+      }),
+    // By the time the database closes, HTTP and workers have stopped: a statement still out is one
+    // that will not complete (after a Postgres restart, a connection can wait on a reply that
+    // never comes). One second for the rest, then every connection is destroyed, well inside the
+    // shutdown step's own deadline.
+    close: () => sql.end({ timeout: 1 }),
   };
-}
-
-/**
- * A transaction through postgres.js's own begin(), which survives a connection that dies midway
- * (it rejects the transaction; the pool replaces the connection). Sending BEGIN with the first
- * statement and COMMIT with the last, on a reserved connection, saved two round trips a command
- * but leaked the connection from the pool whenever Postgres closed it mid-transaction (a query on
- * a closed reserved connection parks it as busy for good): docs/DECISIONS.md.
- */
-function driverTransaction<T>(sql: postgres.Sql, prepare: boolean, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
-  return sql.begin(async (t) => {
-    let txDb: Tx | undefined;
-    return fn({
-      rows: (text, params) => t.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare }) as unknown as Promise<never>,
-      get db() {
-        return (txDb ??= builderOn(new PostgresJsSession(t as never, dialect, undefined)));
-      },
-    });
-  }) as Promise<T>;
 }

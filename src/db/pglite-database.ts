@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
@@ -7,6 +6,7 @@ import { drizzle as drizzlePglite, PgliteSession } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { Database, Db, SqlRunner, Tx } from './client.ts';
 import { lockEmbeddedDatabase } from './pglite-lock.ts';
+import { makePrivateDir } from '../private-dir.ts';
 import * as schema from './schema.ts';
 
 // The embedded (PGlite) side of client.ts and migrate.ts, in a module of its own so that only
@@ -16,12 +16,18 @@ const dialect = new PgDialect();
 
 export async function openPgliteDatabase(dir: string): Promise<Database> {
   let unlock = () => {};
+  // PGlite writes its files 0666: the directories keep other users out, files are repaired to 0600
+  // at open and close (private-dir.ts).
+  let repair = () => {};
   if (!dir.startsWith('memory://')) {
-    mkdirSync(path.dirname(path.resolve(dir)), { recursive: true });
+    makePrivateDir(path.dirname(path.resolve(dir)));
+    repair = () => makePrivateDir(dir, { recursive: true });
+    repair();
     unlock = lockEmbeddedDatabase(path.resolve(dir));
   }
   try {
     const pglite = await PGlite.create(dir);
+    repair();
     const db = drizzlePglite(pglite, { schema }) as unknown as Db;
     const runner = (client: Pick<PGlite, 'query'>): SqlRunner => ({
       rows: async (text, params) => (await client.query(text, params as unknown[])).rows as never,
@@ -31,8 +37,9 @@ export async function openPgliteDatabase(dir: string): Promise<Database> {
       db,
       pglite,
       ...runner(pglite),
-      listen: async (channel, onNotify) => {
-        const unlisten = await pglite.listen(channel, () => onNotify());
+      listen: async (channel, onNotify, onListen) => {
+        const unlisten = await pglite.listen(channel, (payload) => onNotify(payload));
+        onListen?.(); // one in-process session: it never reconnects
         return () => unlisten();
       },
       transaction: (fn) =>
@@ -40,14 +47,16 @@ export async function openPgliteDatabase(dir: string): Promise<Database> {
           let txDb: Tx | undefined;
           const builder = () =>
             new PgDatabase(dialect, new PgliteSession(t as never, dialect, undefined) as never, undefined) as unknown as Tx;
+          const tx = runner(t);
           return fn({
-            ...runner(t),
+            ...tx,
+            finish: tx.rows,
             get db() {
               return (txDb ??= builder());
             },
           });
         }) as Promise<never>,
-      close: () => pglite.close().finally(unlock),
+      close: () => pglite.close().then(repair).finally(unlock),
     };
   } catch (err) {
     unlock();

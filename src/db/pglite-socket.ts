@@ -1,5 +1,6 @@
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketHandler } from '@electric-sql/pglite-socket';
@@ -18,13 +19,19 @@ import { isProcessAlive } from '../process-alive.ts';
  * exchange (until ReadyForQuery) or a transaction, it holds PGlite's transaction lock, which the
  * service's queries and transactions take too. A client that stalls holding it is cut off after
  * HOLD_LIMIT_MS and its transaction rolled back, so the service never waits on it for long.
+ *
+ * Whatever a client changed in the session (`SET default_transaction_read_only = on`, a role,
+ * cursors, temporary tables) is undone as soon as its exchange ends, before the service gets
+ * the session back: a client's settings would otherwise apply to every later command. One
+ * thing is not bounded: a single long statement (`pg_sleep`, a huge scan). PGlite runs on the
+ * service's event loop and has no working statement_timeout (its timers are the event loop's
+ * own, which cannot fire while the statement runs), so nothing in the process can interrupt it.
+ * The socket is this OS user's only, so only the service's own operator can do that.
  */
 
 export interface EmbeddedAddress {
-  /** A Unix socket path, or a loopback TCP port when the path would be too long for one. */
-  path?: string;
-  host?: string;
-  port?: number;
+  /** A Unix socket path: never TCP, where any local user could connect (PGlite asks no password). */
+  path: string;
   pid: number;
 }
 
@@ -39,8 +46,8 @@ export function addressFile(pgliteDir: string): string {
 /** The socket of a running service's embedded database, if one serves it. */
 export function readEmbeddedAddress(pgliteDir: string): EmbeddedAddress | undefined {
   try {
-    const a = JSON.parse(readFileSync(addressFile(pgliteDir), 'utf8')) as EmbeddedAddress;
-    return a.pid && isProcessAlive(a.pid) ? a : undefined;
+    const a = JSON.parse(readFileSync(addressFile(pgliteDir), 'utf8')) as Partial<EmbeddedAddress>;
+    return a.path && a.pid && isProcessAlive(a.pid) ? { path: a.path, pid: a.pid } : undefined;
   } catch {
     return undefined;
   }
@@ -57,6 +64,8 @@ interface Pending {
 type Exclusive = PGlite & { _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T> };
 
 const SYNC = new Uint8Array([0x53, 0, 0, 0, 4]);
+/** Undoes a client's session state; DISCARD ALL would also UNLISTEN the service's own channels. */
+const RESET_SESSION = 'RESET ALL; RESET SESSION AUTHORIZATION; CLOSE ALL; DISCARD TEMP';
 function simpleQuery(text: string): Uint8Array {
   const body = Buffer.from(`${text}\0`, 'utf8');
   const msg = Buffer.alloc(5 + body.length);
@@ -103,8 +112,13 @@ class ExclusiveQueue {
       await this.db.execProtocolRaw(SYNC);
       if (this.db.isInTransaction()) await this.db.execProtocolRaw(simpleQuery('ROLLBACK'));
     });
+    await this.resetSession();
     this.unlock();
     void this.pump();
+  }
+
+  private async resetSession(): Promise<void> {
+    await this.db.runExclusive(() => this.db.execProtocolRaw(simpleQuery(RESET_SESSION)));
   }
 
   private lock(): Promise<void> {
@@ -153,8 +167,10 @@ class ExclusiveQueue {
         // transaction the session is then free for the service again.
         const type = item.message[0];
         const exchangeDone = type === 0 || type === 0x51 || type === 0x53 || type === 0x58;
-        if (exchangeDone && !this.db.isInTransaction()) this.unlock();
-        else {
+        if (exchangeDone && !this.db.isInTransaction()) {
+          await this.resetSession();
+          this.unlock();
+        } else {
           const owner = item.handlerId;
           this.holdTimer = setTimeout(() => this.onStall(owner), HOLD_LIMIT_MS);
         }
@@ -171,7 +187,7 @@ export interface EmbeddedSocketServer {
   close(): Promise<void>;
 }
 
-/** Serves the service's PGlite on a Unix socket next to its directory (mode 0600: this user only). */
+/** Serves the service's PGlite on a Unix socket (mode 0600, in a 0700 directory: this user only). */
 export async function serveEmbeddedDatabase(pglite: PGlite, pgliteDir: string): Promise<EmbeddedSocketServer> {
   const handlers = new Map<number, PGLiteSocketHandler>();
   const queue = new ExclusiveQueue(pglite as Exclusive, (id) => void handlers.get(id)?.detach(true));
@@ -181,17 +197,19 @@ export async function serveEmbeddedDatabase(pglite: PGlite, pgliteDir: string): 
     socket.on('close', () => handlers.delete(handler.handlerId));
     void handler.attach(socket);
   });
-  const socketPath = `${path.resolve(pgliteDir)}.sock`;
-  let address: EmbeddedAddress;
-  if (socketPath.length <= MAX_SOCKET_PATH) {
-    rmSync(socketPath, { force: true }); // left by a process that died; the lock file says we own the directory
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socketPath, resolve));
-    chmodSync(socketPath, 0o600);
-    address = { path: socketPath, pid: process.pid };
-  } else {
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-    address = { host: '127.0.0.1', port: (server.address() as net.AddressInfo).port, pid: process.pid };
+  // Next to the database when the path fits a socket address; else in a fresh directory of this
+  // user's (0700) under the temporary directory, so the socket is never reachable by others.
+  let socketPath = `${path.resolve(pgliteDir)}.sock`;
+  let runtimeDir: string | undefined;
+  if (socketPath.length > MAX_SOCKET_PATH) {
+    const base = path.join(tmpdir(), 'fulfil-').length + 20 <= MAX_SOCKET_PATH ? tmpdir() : '/tmp';
+    runtimeDir = mkdtempSync(path.join(base, 'fulfil-'));
+    socketPath = path.join(runtimeDir, 'pglite.sock');
   }
+  rmSync(socketPath, { force: true }); // left by a process that died; the lock file says we own the directory
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socketPath, resolve));
+  chmodSync(socketPath, 0o600);
+  const address: EmbeddedAddress = { path: socketPath, pid: process.pid };
   writeFileSync(addressFile(pgliteDir), `${JSON.stringify(address)}\n`, { mode: 0o600 });
   return {
     address,
@@ -199,6 +217,7 @@ export async function serveEmbeddedDatabase(pglite: PGlite, pgliteDir: string): 
       rmSync(addressFile(pgliteDir), { force: true });
       await Promise.all([...handlers.values()].map((h) => h.detach(true)));
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (runtimeDir) rmSync(runtimeDir, { recursive: true, force: true });
     },
   };
 }
@@ -212,7 +231,7 @@ export async function openEmbeddedGuest(pgliteDir: string): Promise<Database | u
   const address = readEmbeddedAddress(pgliteDir);
   if (!address) return undefined;
   const sql = postgres({
-    ...(address.path ? { path: address.path } : { host: address.host, port: address.port }),
+    path: address.path,
     database: 'postgres',
     username: 'postgres',
     max: 1,

@@ -3,3 +3,5 @@ export * from './schema/contact.ts';
 export * from './schema/orders.ts';
 export * from './schema/commands.ts';
 export * from './schema/inventory.ts';
+export * from './schema/webhooks.ts';
+export * from './schema/feed.ts';

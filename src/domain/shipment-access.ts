@@ -26,8 +26,8 @@ export interface OpenedShipment {
  * party's pickup details replaced goes to the live shipment, since seller and buyer cannot
  * know each other's ids and both sending at once is the normal case, not a stale client.
  *
- * The common case costs two statements (lock, live read); refusals and replaced ids take a
- * slower path that explains them.
+ * The common case costs two statements (lock, live read) in one round trip: both are sent before
+ * either is awaited; refusals and replaced ids take a slower path that explains them.
  */
 export async function openShipment(
   tx: SqlTx,
@@ -35,10 +35,13 @@ export async function openShipment(
   actor: Actor,
   opts: { role: 'seller' | 'buyer'; operation: string; followOtherPartysPickup: boolean; replaces: boolean },
 ): Promise<OpenedShipment> {
-  const order = await lockOrderOfShipment(tx, shipmentId, actor.brokerageId, opts.role);
+  const locking = lockOrderOfShipment(tx, shipmentId, actor.brokerageId, opts.role);
+  // Runs under the lock (it is sent behind it): another command may have replaced it while we waited.
+  const reading = liveShipment(tx, shipmentId, { drawNextId: opts.replaces });
+  reading.catch(() => {}); // a failed lock fails this read too; the lock's error is the one thrown
+  const order = await locking;
   if (!order) throw await refusal(tx, shipmentId, actor, opts);
-  // Read under the lock: another command may have replaced it while we waited.
-  const live = await liveShipment(tx, order.id, { drawNextId: opts.replaces });
+  const live = await reading;
   if (!live) throw new NotFound(`shipment ${shipmentId} not found`);
   if (live.shipment.id !== shipmentId) {
     const other = opts.role === 'seller' ? 'buyer' : 'seller';

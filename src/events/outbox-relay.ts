@@ -2,8 +2,9 @@ import { Queue } from 'bullmq';
 import type { RedisConnection } from '../redis/connections.ts';
 import type { Logger } from 'pino';
 import type { Database, SqlRunner } from '../db/client.ts';
-import { EVENTS_QUEUE } from '../queues/job-map.ts';
+import { eventsPlace } from '../queues/placement.ts';
 import { countTransitions } from '../ops/metrics.ts';
+import { appendToFeeds } from './feed-positions.ts';
 
 /** Any constant shared by every relay of a database: only one relays a batch at a time. */
 const RELAY_LOCK_KEY = 7_245_301_978;
@@ -31,6 +32,14 @@ export interface RelayOptions {
   intervalMs?: number;
   /** Relayed rows are kept this long for inspection, then pruned. */
   keepRelayedMs?: number;
+  /** Sees each batch inside the relay's transaction and again after its commit (webhook fan-out). */
+  follower?: RelayFollower<unknown> | undefined;
+}
+
+/** Work that must happen exactly when events leave the outbox (in the transaction) and then once they have (after it). */
+export interface RelayFollower<T> {
+  inTransaction(tx: SqlRunner, messages: readonly unknown[]): Promise<T>;
+  afterCommit(result: T): Promise<void>;
 }
 
 /**
@@ -55,11 +64,15 @@ export class OutboxRelay {
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(private readonly opts: RelayOptions) {
-    this.queue = new Queue(EVENTS_QUEUE, {
-      prefix: opts.prefix,
+    const place = eventsPlace(opts.prefix);
+    this.queue = new Queue(place.name, {
+      prefix: place.prefix,
       connection: opts.connection,
       defaultJobOptions: { removeOnComplete: { age: 7 * 24 * 3600 }, removeOnFail: { age: 14 * 24 * 3600 } },
     });
+    // Redis trouble surfaces as a failed relay batch (logged, retried); without a listener here
+    // BullMQ 6 prints each reconnect's error to stderr as a multi-line stack trace.
+    this.queue.on('error', () => {});
   }
 
   async start(): Promise<void> {
@@ -85,17 +98,30 @@ export class OutboxRelay {
   /** Relays one batch; returns how many events it published (0 when another relay holds the lock). */
   async relayOnce(): Promise<number> {
     const batchSize = this.opts.batchSize ?? 200;
-    return this.opts.database.transaction(async (tx: SqlRunner) => {
+    const follower = this.opts.follower;
+    const batch = await this.opts.database.transaction(async (tx: SqlRunner) => {
       const [lock] = await tx.rows<{ locked: boolean }>(TRY_LOCK, [RELAY_LOCK_KEY]);
-      if (!lock?.locked) return 0;
+      if (!lock?.locked) return { n: 0 };
       const rows = await tx.rows<{ id: number; eventId: string; topic: string; payload: unknown }>(TAKE_BATCH, [batchSize]);
-      if (rows.length === 0) return 0;
+      if (rows.length === 0) return { n: 0 };
       rows.sort((a, b) => a.id - b.id);
+      await appendToFeeds(
+        tx,
+        rows.map((r) => r.eventId),
+      );
+      const followed = follower
+        ? await follower.inTransaction(
+            tx,
+            rows.map((r) => r.payload),
+          )
+        : undefined;
       // addBulk is one MULTI: the batch lands in Redis whole and in this order, or not at all.
       await this.queue.addBulk(rows.map((r) => ({ name: r.topic, data: r.payload, opts: { jobId: r.eventId } })));
       countTransitions(rows.map((r) => r.payload));
-      return rows.length;
+      return { n: rows.length, followed };
     });
+    if (follower && batch.n > 0) await follower.afterCommit(batch.followed);
+    return batch.n;
   }
 
   /**

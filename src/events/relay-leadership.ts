@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import postgres from 'postgres';
 import type { Logger } from 'pino';
+import { relayActiveGauge } from '../ops/metrics.ts';
 import { OutboxRelay, type RelayOptions } from './outbox-relay.ts';
 
 /**
@@ -133,12 +134,14 @@ export class ActiveRelay {
     const relay = new OutboxRelay(this.opts);
     this.relay = relay;
     await relay.start();
+    relayActiveGauge.set(1);
     this.opts.log.info('outbox relay active in this process');
   }
 
   private async standDown(): Promise<void> {
     const relay = this.relay;
     this.relay = undefined;
+    relayActiveGauge.set(0);
     await relay?.stop();
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { CredentialCache } from '../auth/credential-cache.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Config } from '../config.ts';
@@ -7,12 +8,16 @@ import type { Database } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
 import type { Dispatch } from '../queues/dispatcher.ts';
 import { BODY_LIMIT } from './body.ts';
+import { installMethodNotAllowed } from './method-not-allowed.ts';
+import { connectionLimits, guardConnections } from './connection-guard.ts';
 import { installRequestDeadline } from './request-deadline.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installShutdownGate } from './error-handler.ts';
+import { FeedWaiters } from '../events/feed-waiters.ts';
 import { installApiDocs } from './openapi/plugin.ts';
 import { frontDoorRoutes } from './routes/front-door.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { opsRoutes, type OpsDeps } from './routes/ops.ts';
+import type { WebhookRouteDeps } from './routes/webhook-endpoints.ts';
 import { v9Routes } from './v9.ts';
 
 export interface AppDeps {
@@ -27,6 +32,10 @@ export interface AppDeps {
   ops: OpsDeps;
   /** Per-credential request limit (docs/API.md §Errors, 429); absent when disabled. */
   rateLimiter?: RateLimiter;
+  /** Webhook endpoints: where redeliveries are queued and the rules their URLs must meet. */
+  webhooks?: WebhookRouteDeps['webhooks'];
+  /** Credentials kept in memory (auth/credential-cache.ts); absent: read on every request. */
+  credentialCache?: CredentialCache;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -57,9 +66,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       connectionsCheckingInterval: Math.min(1_000, deps.config.HTTP_HEADERS_TIMEOUT_MS),
     },
   });
-  // Connections past the cap are closed by Node as they arrive, before any byte is read.
-  app.server.maxConnections = deps.config.HTTP_MAX_CONNECTIONS;
+  // The cap, shared fairly: per-address limits, idle connections closed first (connection-guard.ts).
+  guardConnections(app.server, connectionLimits(deps.config));
   installShutdownGate(app);
+  installMethodNotAllowed(app);
   installRequestDeadline(app, deps.config.HTTP_HANDLER_TIMEOUT_MS);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -72,6 +82,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   frontDoorRoutes(app);
   healthRoutes(app, deps);
   opsRoutes(app, deps, deps.ops);
-  await app.register(v9Routes(deps), { prefix: '/v9' });
+  // Long polls of GET /v9/events: at most half the connection cap, so they never take them all;
+  // answered at shutdown's start (preClose) so a closing server does not wait out their time.
+  const feedWaiters = new FeedWaiters(deps.database, deps.log, Math.max(1, Math.floor(deps.config.HTTP_MAX_CONNECTIONS / 2)));
+  await feedWaiters.start();
+  app.addHook('preClose', () => feedWaiters.close());
+  const feed = { feedWaiters, maxWaitMs: Math.max(0, deps.config.HTTP_HANDLER_TIMEOUT_MS - 1_000) };
+  await app.register(v9Routes({ ...deps, feed }), { prefix: '/v9' });
   return app;
 }

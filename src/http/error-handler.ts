@@ -115,6 +115,11 @@ function toAppError(error: FastifyError): AppError | undefined {
     return new Unavailable('the request did not finish in time; retry it with the same Idempotency-Key to get its outcome');
   }
   if (isInfrastructureError(error)) return new Unavailable();
+  // Any other refusal Fastify raises itself (a QUERY without Content-Type, a malformed media
+  // type, …) is the request's fault: a 4xx in the contract's shape, never a 500.
+  if (error.code?.startsWith('FST_ERR') && error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new InvalidParams(error.message);
+  }
   return undefined;
 }
 

@@ -4,6 +4,7 @@ import { InvalidParams } from '../errors.ts';
 import type { JobMap, JobName } from '../queues/job-map.ts';
 import { requestFingerprint } from '../commands/fingerprint.ts';
 import type { Dispatch } from '../queues/dispatcher.ts';
+import { endSpan, inSpan, requestAttributes, startSpan } from '../ops/tracing.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -25,7 +26,9 @@ export async function sendCommand<N extends JobName>(
     throw new InvalidParams('Idempotency-Key: must be 1 to 255 visible ASCII characters', 'Idempotency-Key');
   }
   const prefer = String(request.headers.prefer ?? '');
-  const outcome = await deps.dispatcher.dispatch({
+  // One trace per command: the request's span is the parent of the worker's (the job carries its context).
+  const span = startSpan(() => [`${request.method} ${request.routeOptions.url}`, requestAttributes(request, name, payload)]);
+  const outcome = await inSpan(span, deps.dispatcher).dispatch({
     name,
     actor: actorOf(caller),
     payload,
@@ -36,6 +39,10 @@ export async function sendCommand<N extends JobName>(
   });
   request.log.info({ commandId: outcome.commandId, command: name, outcome: outcome.kind }, 'command dispatched');
   reply.header('x-command-id', outcome.commandId);
+  endSpan(span, {
+    'fulfil.command_id': outcome.commandId,
+    'http.response.status_code': outcome.kind === 'done' ? outcome.result.status : 202,
+  });
   if (outcome.kind === 'done') return reply.status(outcome.result.status).send(outcome.result.body);
   const location = `/v9/commands/${outcome.commandId}`;
   return reply.status(202).header('location', location).send({ id: outcome.commandId, status: 'queued', url: location });

@@ -6,18 +6,28 @@ import type { AuthDeps } from '../auth/plugin.ts';
 import { installJsonBody, installRawBody } from './body.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { credentialRoutes } from './routes/credential.ts';
+import { eventFeedRoutes, type FeedDeps } from './routes/event-feed.ts';
 import { inventoryRoutes } from './routes/inventory.ts';
 import { orderEventRoutes } from './routes/order-events.ts';
 import { orderReadRoutes } from './routes/order-read.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { shipmentReadRoutes } from './routes/shipment-read.ts';
 import { shipmentRoutes } from './routes/shipments.ts';
+import { webhookEndpointRoutes, type WebhookRouteDeps } from './routes/webhook-endpoints.ts';
 
 /**
  * Everything under /v9: authenticated, JSON whatever the Content-Type. Each route file only
  * translates HTTP to a command or a query; rules live in workers/ and src/domain/.
  */
-export function v9Routes(deps: AuthDeps & { database: Database; readDatabase?: Database; dispatcher: Dispatch }): FastifyPluginAsync {
+export function v9Routes(
+  deps: AuthDeps & {
+    database: Database;
+    readDatabase?: Database;
+    dispatcher: Dispatch;
+    feed: Omit<FeedDeps, 'database' | 'readDatabase'>;
+    webhooks?: WebhookRouteDeps['webhooks'];
+  },
+): FastifyPluginAsync {
   // A replica may lag: it serves the reads that tolerate that (docs/SCALING.md §Read replica);
   // command status, orders and shipments answer from the primary.
   const replica = { database: deps.readDatabase ?? deps.database };
@@ -36,5 +46,7 @@ export function v9Routes(deps: AuthDeps & { database: Database; readDatabase?: D
     orderReadRoutes(v9, deps);
     shipmentReadRoutes(v9, deps);
     orderEventRoutes(v9, replica);
+    eventFeedRoutes(v9, { database: deps.database, readDatabase: deps.readDatabase, ...deps.feed });
+    if (deps.webhooks) webhookEndpointRoutes(v9, { ...deps, webhooks: deps.webhooks });
   };
 }

@@ -1,4 +1,5 @@
 import type { Job, Queue } from 'bullmq';
+import { answerOutcome, type CommandOutcome } from '../commands/command-outcome.ts';
 
 export interface JobSummary {
   queue: string;
@@ -7,6 +8,10 @@ export interface JobSummary {
   state: string;
   attempts: number;
   failedReason?: string;
+  /** The command's outcome once its job finished (docs/API.md): a completed job may hold a refusal. */
+  outcome?: CommandOutcome;
+  /** The HTTP status of the command's answer, when it has one. */
+  answer?: number;
   commandId?: string;
   brokerageId?: number;
   processedBy?: string;
@@ -16,13 +21,19 @@ export interface JobSummary {
 
 export async function summarize(queue: Queue, job: Job): Promise<JobSummary> {
   const data = job.data as { commandId?: string; actor?: { brokerageId?: number } };
+  const state = await job.getState();
+  const answer = (job.returnvalue as { status?: unknown } | null | undefined)?.status;
+  const outcome: CommandOutcome | undefined =
+    state === 'failed' ? 'failed' : state === 'completed' && typeof answer === 'number' ? answerOutcome(answer) : undefined;
   return {
     queue: queue.name,
     id: job.id ?? '',
     name: job.name,
-    state: await job.getState(),
+    state,
     attempts: job.attemptsMade,
     ...(job.failedReason ? { failedReason: job.failedReason } : {}),
+    ...(outcome ? { outcome } : {}),
+    ...(state === 'completed' && typeof answer === 'number' ? { answer } : {}),
     ...(data.commandId ? { commandId: data.commandId } : {}),
     ...(data.actor?.brokerageId !== undefined ? { brokerageId: data.actor.brokerageId } : {}),
     ...(job.processedBy ? { processedBy: job.processedBy } : {}),

@@ -149,6 +149,44 @@ function crosses(b: Box, x1: number, y1: number, x2: number, y2: number): boolea
   return false;
 }
 
+const LABEL_CHAR_W = 6.6;
+const LABEL_H = 14;
+
+/** The box a label's text takes when drawn centred at x with its baseline at y (11px). */
+function labelBox(text: string, x: number, y: number): Box {
+  const w = text.length * LABEL_CHAR_W + 4;
+  return { x: x - w / 2, y: y - LABEL_H + 3, w, h: LABEL_H };
+}
+
+function overlaps(a: Box, b: Box): boolean {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+/**
+ * Labels go where they hide nothing: the first of the candidate spots (along the edge, from its
+ * middle outwards, each just above or below the line) whose box overlaps no state's name and no
+ * label placed before it. The browser test measures the drawn text and holds the result to it.
+ */
+function placeLabel(text: string, spots: Array<[number, number]>, taken: Box[]): [number, number] {
+  const free = spots.find(([x, y]) => !taken.some((t) => overlaps(labelBox(text, x, y), t))) ?? spots[0]!;
+  taken.push(labelBox(text, free[0], free[1]));
+  return free;
+}
+
+/** Spots along a path given as a function of t in [0, 1]: the middle first, then outwards, above and below. */
+function spotsAlong(at: (t: number) => [number, number]): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const t of [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.15, 0.85])
+    for (const dy of [-5, 15, -19, 29]) {
+      const [x, y] = at(t);
+      out.push([x, y + dy]);
+    }
+  return out;
+}
+
+const cubic = (p0: number, p1: number, p2: number, p3: number, t: number) =>
+  (1 - t) ** 3 * p0 + 3 * (1 - t) ** 2 * t * p1 + 3 * (1 - t) * t ** 2 * p2 + t ** 3 * p3;
+
 export function machineSvg(graph: MachineGraph, active: Set<string> = new Set(), title = graph.name): string {
   const e = escapeHtml;
   const boxes = new Map<string, Box>();
@@ -160,6 +198,15 @@ export function machineSvg(graph: MachineGraph, active: Set<string> = new Set(),
   const all: MachineNode[] = [];
   const flat = (n: MachineNode) => n.children.forEach((c) => (all.push(c), flat(c)));
   flat(graph.root);
+
+  // What a label must not cover: every state's name (a leaf's whole box).
+  const taken: Box[] = [];
+  for (const n of all) {
+    const b = boxes.get(n.id);
+    if (!b) continue;
+    if (n.children.length === 0) taken.push(b);
+    else taken.push({ x: b.x + b.w / 2 - textWidth(n.key) / 2, y: b.y + 3, w: textWidth(n.key), h: 17 });
+  }
 
   for (const n of all) {
     const b = boxes.get(n.id);
@@ -200,7 +247,8 @@ export function machineSvg(graph: MachineGraph, active: Set<string> = new Set(),
       out.push(
         `<path class="edge loop" d="M ${x - 16} ${top} C ${x - 30} ${top - lift}, ${x + 30} ${top - lift}, ${x + 16} ${top}" marker-end="url(#arrow)"/>`,
       );
-      out.push(`<text class="label" x="${x}" y="${top - lift + 4}">${e(edge.label)}</text>`);
+      const [lx, ly] = placeLabel(edge.label, [[x, top - lift + 4], ...spotsAlong((t) => [x - 40 + 80 * t, top - lift - 10])], taken);
+      out.push(`<text class="label" x="${lx}" y="${ly}">${e(edge.label)}</text>`);
       continue;
     }
     const [x1, y1] = exitPoint(a, b.x + b.w / 2, b.y + b.h / 2);
@@ -212,12 +260,22 @@ export function machineSvg(graph: MachineGraph, active: Set<string> = new Set(),
       const [bx2, by2] = [b.x + b.w / 2, b.y + b.h];
       const below = lowest + 75 + nth * 16;
       out.push(`<path class="edge" d="M ${bx1} ${by1} C ${bx1} ${below}, ${bx2} ${below}, ${bx2} ${by2}" marker-end="url(#arrow)"/>`);
-      out.push(`<text class="label" x="${(bx1 + bx2) / 2}" y="${below - 2}">${e(edge.label)}</text>`);
+      const [lx, ly] = placeLabel(
+        edge.label,
+        spotsAlong((t) => [cubic(bx1, bx1, bx2, bx2, t), cubic(by1, below, below, by2, t)]),
+        taken,
+      );
+      out.push(`<text class="label" x="${lx}" y="${ly}">${e(edge.label)}</text>`);
       continue;
     }
     const offset = nth * 14;
     out.push(`<line class="edge" x1="${x1}" y1="${y1 + offset}" x2="${x2}" y2="${y2 + offset}" marker-end="url(#arrow)"/>`);
-    out.push(`<text class="label" x="${(x1 + x2) / 2}" y="${(y1 + y2) / 2 + offset - 5}">${e(edge.label)}</text>`);
+    const [lx, ly] = placeLabel(
+      edge.label,
+      spotsAlong((t) => [x1 + (x2 - x1) * t, y1 + (y2 - y1) * t + offset]),
+      taken,
+    );
+    out.push(`<text class="label" x="${lx}" y="${ly}">${e(edge.label)}</text>`);
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" class="machine" viewBox="0 0 ${Math.ceil(width)} ${Math.ceil(height)}" width="${Math.ceil(width)}" height="${Math.ceil(height)}" role="img" aria-label="${e(title)} state machine">
 <title>${e(title)} state machine</title>

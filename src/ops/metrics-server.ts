@@ -4,8 +4,8 @@ import type { RedisConnection } from '../redis/connections.ts';
 import type { Logger } from 'pino';
 import type { Executor } from '../db/client.ts';
 import { AppError, NotFound, toErrorBody } from '../errors.ts';
-import { COMMAND_QUEUES, EVENTS_QUEUE } from '../queues/job-map.ts';
-import { requireOpsToken } from './ops-auth.ts';
+import { serviceQueuePlaces } from '../queues/placement.ts';
+import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics } from './scrape.ts';
 
 export interface MetricsServer {
@@ -16,18 +16,26 @@ export interface MetricsServer {
 /**
  * /metrics and /livez of a `--role worker` process, which has no HTTP ingress of its own: its
  * command durations and relayed transitions live in this process, so Prometheus scrapes each
- * worker on METRICS_PORT. Same OPS_TOKEN as the API's /metrics.
+ * worker on METRICS_PORT. Same OPS_TOKEN, and the same limit on wrong guesses, as the API's /metrics.
  */
 export async function startMetricsServer(opts: {
   port: number;
   host: string;
   opsToken: string | undefined;
+  /** Failed token guesses per address, counted with the API's (auth/rate-limit.ts). */
+  failures: FailureLimiter;
   db: Executor;
   connection: RedisConnection;
   prefix: string;
+  shards: number;
   log: Logger;
 }): Promise<MetricsServer> {
-  const queues = [...COMMAND_QUEUES, EVENTS_QUEUE].map((name) => new Queue(name, { prefix: opts.prefix, connection: opts.connection }));
+  const queues = serviceQueuePlaces(opts.prefix, opts.shards).map(
+    ({ name, prefix }) => new Queue(name, { prefix, connection: opts.connection }),
+  );
+  // The connection's own listener logs Redis trouble once per outage; without one here BullMQ 6
+  // prints each reconnect's error to stderr as a multi-line stack trace.
+  for (const q of queues) q.on('error', () => {});
   const app = Fastify({ logger: false, connectionTimeout: 10_000, requestTimeout: 10_000 });
   app.setErrorHandler((err, _request, reply) => {
     if (err instanceof AppError) return reply.status(err.status).headers(err.headers).send(toErrorBody(err));
@@ -38,7 +46,7 @@ export async function startMetricsServer(opts: {
     throw new NotFound('a worker serves /metrics and /livez only');
   });
   app.get('/livez', async () => ({ status: 'ok' }));
-  app.get('/metrics', { onRequest: requireOpsToken(opts.opsToken, 'bearer') }, async (_request, reply) =>
+  app.get('/metrics', { onRequest: requireOpsToken(opts.opsToken, 'bearer', opts.failures) }, async (_request, reply) =>
     reply.type(METRICS_CONTENT_TYPE).send(await renderMetrics({ queues, db: opts.db })),
   );
   let url: string;

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { answerOutcome } from '../commands/command-outcome.ts';
 
 /**
  * The process's Prometheus metrics. One registry per process: the HTTP hook, the workers and the
@@ -47,20 +48,30 @@ export const outboxLagGauge = new Gauge({
   registers: [metricsRegistry],
 });
 
-/** What a finished command attempt amounts to: a 2xx result, a domain refusal, or a thrown error. */
-export type CommandOutcome = 'succeeded' | 'refused' | 'error';
+export const feedLongPollsGauge = new Gauge({
+  name: 'fulfil_feed_long_polls',
+  help: 'Requests to GET /v9/events waiting for an event in this process (long polls).',
+  registers: [metricsRegistry],
+});
 
-export function commandOutcome(status: number | undefined): CommandOutcome {
+/**
+ * What one attempt of a command amounts to: an answer, named as the command's outcome
+ * (succeeded, refused), or a thrown error, after which the attempt is retried (a command whose
+ * attempts all end so is `failed`).
+ */
+export type AttemptOutcome = 'succeeded' | 'refused' | 'error';
+
+function attemptOutcome(status: number | undefined): AttemptOutcome {
   if (status === undefined) return 'error';
-  return status < 400 ? 'succeeded' : 'refused';
+  return answerOutcome(status);
 }
 
 export function observeHttp(method: string, route: string, status: number, seconds: number): void {
   httpDuration.observe({ method, route, status: String(status) }, seconds);
 }
 
-export function observeCommand(name: string, outcome: CommandOutcome | number, seconds: number): void {
-  const label = typeof outcome === 'number' ? commandOutcome(outcome) : outcome;
+export function observeCommand(name: string, outcome: AttemptOutcome | number, seconds: number): void {
+  const label = typeof outcome === 'number' ? attemptOutcome(outcome) : outcome;
   commandDuration.observe({ command: name, outcome: label }, Math.max(0, seconds));
 }
 
@@ -91,3 +102,36 @@ export class HttpMetrics {
     observeHttp(method, route, status, seconds);
   }
 }
+
+export const commandsUnfinishedGauge = new Gauge({
+  name: 'fulfil_commands_unfinished',
+  help: 'Commands accepted but not finished (queued or running), from Postgres (read at scrape).',
+  registers: [metricsRegistry],
+});
+
+export const commandsOldestUnfinishedGauge = new Gauge({
+  name: 'fulfil_commands_oldest_unfinished_seconds',
+  help: 'Age of the oldest command still queued or running; 0 when none (read at scrape).',
+  registers: [metricsRegistry],
+});
+
+export const queueWorkersGauge = new Gauge({
+  name: 'fulfil_queue_workers',
+  help: 'Workers connected to Redis and consuming the queue, fleet-wide (BullMQ getWorkersCount, read at scrape); prefix tells command shards apart.',
+  labelNames: ['queue', 'prefix'] as const,
+  registers: [metricsRegistry],
+});
+
+export const dependencyUpGauge = new Gauge({
+  name: 'fulfil_dependency_up',
+  help: 'Whether Postgres and Redis answered this scrape (1) or not (0): what /readyz checks.',
+  labelNames: ['dependency'] as const,
+  registers: [metricsRegistry],
+});
+
+/** 1 while this process runs the outbox relay (holds the relay lock); fleet-wide, exactly one should. */
+export const relayActiveGauge = new Gauge({
+  name: 'fulfil_outbox_relay_active',
+  help: 'Whether this process is the active outbox relay (1) or a standby (0).',
+  registers: [metricsRegistry],
+});

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Unauthorized } from '../errors.ts';
 
 /** The realm a browser shows when it asks for the ops token (HTTP Basic, any user name). */
@@ -36,18 +36,45 @@ export function opsTokenMatches(given: string | undefined, expected: string): bo
   return timingSafeEqual(a, b) && given !== undefined;
 }
 
+/** Counts failed guesses per client address (auth/rate-limit.ts), shared with /v9's authentication failures. */
+export interface FailureLimiter {
+  checkAuthFailures(address: string): Promise<void>;
+  recordAuthFailure(address: string): Promise<void>;
+}
+
 /**
  * An onRequest hook guarding an operator route. Without a configured token the route is open
- * (development and tests only: config refuses NODE_ENV=production without OPS_TOKEN). A refusal
- * is the contract's 401 `unauthorized`, with a WWW-Authenticate challenge: Basic for pages a
- * person opens in a browser (which then prompts), Bearer for machine endpoints (Prometheus).
+ * (development on loopback only: start refuses production, or a non-loopback HOST, without
+ * OPS_TOKEN). A refusal is the contract's 401 `unauthorized`, with a WWW-Authenticate challenge:
+ * Basic for pages a person opens in a browser (which then prompts), Bearer for machine endpoints
+ * (Prometheus). An address past its failed guesses gets 429 before its token is even compared.
  */
-export function requireOpsToken(expected: string | undefined, challenge: 'basic' | 'bearer'): onRequestAsyncHookHandler {
+export function requireOpsToken(
+  expected: string | undefined,
+  challenge: 'basic' | 'bearer',
+  failures?: FailureLimiter,
+): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     if (expected === undefined) return;
+    await failures?.checkAuthFailures(request.ip);
     if (opsTokenMatches(presentedOpsToken(request.headers.authorization), expected)) return;
+    await failures?.recordAuthFailure(request.ip);
     const err = new Unauthorized('the operator pages want OPS_TOKEN (Authorization: Bearer, or Basic with it as the password)');
     err.headers['www-authenticate'] = challenge === 'basic' ? `Basic realm="${OPS_REALM}"` : `Bearer realm="${OPS_REALM}"`;
     throw err;
   };
+}
+
+/** Whether HOST keeps the service to this machine (an open ops surface is allowed only there). */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * Operator pages must not be framed by another site (clickjacking the queue board's retry and
+ * clean buttons); set before the handler, so refusals carry them too.
+ */
+export async function denyFraming(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header('x-frame-options', 'DENY');
+  reply.header('content-security-policy', "frame-ancestors 'none'");
 }

@@ -2,6 +2,7 @@ import { asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { StateValue } from 'xstate';
 import type { Executor } from '../db/client.ts';
 import { commands, orders, shipmentEvents, shipments } from '../db/schema.ts';
+import { loadOrderWebhooks, type OrderWebhookDelivery } from './order-view-webhooks.ts';
 
 export interface OrderViewData {
   order: typeof orders.$inferSelect;
@@ -27,13 +28,15 @@ export interface OrderViewData {
     finishedAt: Date | null;
     error: string | undefined;
   }>;
+  /** Each event of the order per webhook endpoint it was owed to. */
+  webhooks: OrderWebhookDelivery[];
 }
 
 /** How many commands the page lists (newest last); an order sees a handful in practice. */
 export const COMMANDS_SHOWN = 200;
 
 /**
- * Everything an operator asks about one order, read in four queries. The commands are those whose
+ * Everything an operator asks about one order, read in five queries. The commands are those whose
  * payload names the order or one of its shipments, and those a history row points to (a command
  * pruned by retention then simply no longer shows).
  */
@@ -82,6 +85,7 @@ export async function loadOrderView(ex: Executor, orderId: number): Promise<Orde
     shipments: versions.map(({ snapshot, ...s }) => ({ ...s, stateValue: (snapshot as { value?: StateValue } | null)?.value })),
     events,
     commands: rows.map(({ resultBody, ...c }) => ({ ...c, error: firstErrorMessage(resultBody) })),
+    webhooks: await loadOrderWebhooks(ex, orderId),
   };
 }
 

@@ -3,6 +3,8 @@ import { escapeHtml as e } from './html.ts';
 import { activeStates, machineGraph } from './machine-graph.ts';
 import { machineSvg } from './machine-svg.ts';
 import type { OrderViewData } from './order-view-data.ts';
+import { renderOrderWebhooks } from './order-view-webhooks.ts';
+import { commandOutcome, type CommandOutcome } from '../commands/command-outcome.ts';
 
 const SHIPMENT_GRAPH = machineGraph(shipmentMachine);
 const ORDER_GRAPH = machineGraph(orderMachine);
@@ -17,16 +19,22 @@ const when = (d: Date | null | undefined) =>
       )
     : '–';
 
+const OUTCOME_CLASS: Record<CommandOutcome, string> = {
+  succeeded: 'ok',
+  refused: 'refused',
+  failed: 'bad',
+  queued: 'pending',
+  running: 'pending',
+};
+
 function outcomeClass(status: string, resultStatus: number | null): string {
-  if (status === 'failed') return 'bad';
-  if (status !== 'succeeded') return 'pending';
-  return resultStatus !== null && resultStatus >= 400 ? 'refused' : 'ok';
+  return OUTCOME_CLASS[commandOutcome(status, resultStatus)];
 }
 
 function outcomeText(c: OrderViewData['commands'][number]): string {
-  if (c.status === 'failed') return 'failed (every attempt hit an infrastructure error)';
-  if (c.status !== 'succeeded') return c.status;
-  return c.resultStatus !== null && c.resultStatus >= 400 ? `refused ${c.resultStatus}` : `succeeded ${c.resultStatus ?? ''}`;
+  const outcome = commandOutcome(c.status, c.resultStatus);
+  if (outcome === 'failed') return 'failed (every attempt hit an infrastructure error)';
+  return c.resultStatus !== null ? `${outcome} ${c.resultStatus}` : outcome;
 }
 
 /** The order view: the order, its shipment chain, the timeline, the commands, and the machines with the current state. */
@@ -66,7 +74,7 @@ h1{margin:0 0 .2em}h2{margin:1.4em 0 .4em;font-size:1.1em}
 table{border-collapse:collapse;margin:.3em 0}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f4f4f6}
 .facts td:first-child{color:#666}.mono{font-family:ui-monospace,monospace;font-size:12px}
 .ship{display:inline-block;padding:3px 8px;border:1px solid #aab;border-radius:12px}.ship.old{color:#777;text-decoration:line-through}.ship.live{border-color:#0b6b3a;background:#e8f7ee}
-tr.ok td:nth-child(3){color:#0b6b3a}tr.refused td:nth-child(3){color:#8a5a00}tr.bad td:nth-child(3){color:#b00020;font-weight:bold}tr.pending td:nth-child(3){color:#555}
+tr.ok td:nth-child(3),#webhooks tr.ok td:nth-child(5){color:#0b6b3a}#webhooks tr.bad td:nth-child(5){color:#b00020}tr.refused td:nth-child(3){color:#8a5a00}tr.bad td:nth-child(3){color:#b00020;font-weight:bold}tr.pending td:nth-child(3){color:#555}
 .machines{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}.machines figure{margin:0}figcaption{color:#555;margin-bottom:.3em}
 nav a{margin-right:1em}
 </style></head><body>
@@ -94,5 +102,7 @@ ${events.join('\n')}
 <table id="commands"><tr><th>command</th><th>name</th><th>outcome</th><th>error</th><th>attempts</th><th>sent</th><th>finished</th></tr>
 ${cmds.join('\n')}
 </table>
+<h2>Webhook deliveries (${data.webhooks.length})</h2>
+${renderOrderWebhooks(data.webhooks)}
 </body></html>`;
 }

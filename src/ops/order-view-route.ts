@@ -1,14 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from '../db/client.ts';
 import { InvalidParams, NotFound } from '../errors.ts';
-import { requireOpsToken } from './ops-auth.ts';
+import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 import { loadOrderView } from './order-view-data.ts';
 import { renderOrderView } from './order-view-page.ts';
-
-const SEARCH_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>orders · fulfil ops</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em}</style></head><body><h1>Order view</h1>
-<form method="get" action="/ops/orders"><label>order id <input name="id" size="10" autofocus></label> <button>show</button></form>
-<p><a href="/ops/queues">queues</a></p></body></html>`;
+import { renderOrderList } from './order-list-page.ts';
+import { searchOrders } from './order-search.ts';
 
 function orderId(raw: unknown, field: string): number {
   const s = String(raw ?? '').trim();
@@ -16,13 +13,20 @@ function orderId(raw: unknown, field: string): number {
   return Number(s);
 }
 
-/** /ops/orders/:id for people (OPS_TOKEN, Basic so a browser prompts); /ops/orders?id= is the page's search box. */
-export function orderViewRoutes(app: FastifyInstance, deps: { database: { db: Executor }; opsToken: string | undefined }): void {
-  const guard = requireOpsToken(deps.opsToken, 'basic');
+/**
+ * /ops/orders lists and filters orders, /ops/orders/:id shows one, for people (OPS_TOKEN, Basic
+ * so a browser prompts); /ops/orders?id= is the pages' "open by id" box.
+ */
+export function orderViewRoutes(
+  app: FastifyInstance,
+  deps: { database: { db: Executor }; opsToken: string | undefined; failures?: FailureLimiter | undefined },
+): void {
+  const guard = requireOpsToken(deps.opsToken, 'basic', deps.failures);
   app.get('/ops/orders', { onRequest: guard }, async (request, reply) => {
-    const given = (request.query as { id?: unknown }).id;
-    if (given === undefined || given === '') return reply.type('text/html; charset=utf-8').send(SEARCH_PAGE);
-    return reply.redirect(`/ops/orders/${orderId(given, 'id')}`, 303);
+    const { id: given, ...params } = request.query as Record<string, string | undefined>;
+    if (given !== undefined && given !== '') return reply.redirect(`/ops/orders/${orderId(given, 'id')}`, 303);
+    const page = await searchOrders(deps.database.db, params);
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(renderOrderList(params, page));
   });
   app.get('/ops/orders/:id', { onRequest: guard }, async (request, reply) => {
     const id = orderId((request.params as { id: string }).id, 'id');

@@ -3,9 +3,8 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
-import { AppError, toErrorBody } from '../errors.ts';
-import { MethodNotAllowed } from './method-not-allowed.ts';
-import { requireOpsToken } from './ops-auth.ts';
+import { AppError, MethodNotAllowed, toErrorBody } from '../errors.ts';
+import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 
 export const QUEUE_BOARD_PATH = '/ops/queues';
 
@@ -15,9 +14,32 @@ const DESCRIPTIONS: Record<string, string> = {
   'fulfil-events': 'Shipment transitions relayed from the outbox, for consumers of fulfil-events.',
 };
 
+/**
+ * bull-board has no hook for links of its own on a job, so its page gets this script: on a job's
+ * page (…/queue/<name>/<id>) it shows "open its order", a link to /ops/jobs/<name>/<id>/order,
+ * which finds the order from the job's data and redirects to the order view. The board is a
+ * single-page app, so the script follows its address as it changes.
+ */
+const JOB_ORDER_LINK = `<script>(() => {
+  const a = document.createElement('a');
+  a.id = 'fulfil-job-order';
+  a.textContent = 'open its order →';
+  a.style.cssText = 'position:fixed;right:16px;bottom:16px;z-index:9999;padding:8px 14px;background:#0b6b3a;color:#fff;border-radius:6px;font:14px system-ui,sans-serif;text-decoration:none;display:none';
+  document.body.appendChild(a);
+  const base = '${QUEUE_BOARD_PATH}/queue/';
+  setInterval(() => {
+    const p = location.pathname;
+    const rest = p.startsWith(base) ? p.slice(base.length).split('/') : [];
+    const on = rest.length >= 2 && rest[1] !== '';
+    a.style.display = on ? 'block' : 'none';
+    if (on) a.href = '/ops/jobs/' + rest[0] + '/' + rest[1] + '/order';
+  }, 300);
+})();</script>`;
+
 export interface QueueBoardOptions {
   queues: readonly Queue[];
   opsToken: string | undefined;
+  failures?: FailureLimiter | undefined;
   /** OPS_WRITE: retry, clean, promote and the like; off, the board only shows. */
   write: boolean;
 }
@@ -49,12 +71,12 @@ export async function registerQueueBoard(app: FastifyInstance, opts: QueueBoardO
   await app.register(async (scope) => {
     // bull-board installs its own error handler in its scope, so a refusal is answered here, in
     // the contract's shape, rather than thrown into it.
-    const guard = requireOpsToken(opts.opsToken, 'basic');
+    const guard = requireOpsToken(opts.opsToken, 'basic', opts.failures);
     scope.addHook('onRequest', async function (this: FastifyInstance, request, reply) {
       try {
         await guard.call(this, request, reply);
         if (!opts.write && request.method !== 'GET' && request.method !== 'HEAD') {
-          throw new MethodNotAllowed('the queue board is read-only; set OPS_WRITE=true to retry or clean jobs');
+          throw new MethodNotAllowed('the queue board is read-only; set OPS_WRITE=true to retry or clean jobs', ['GET', 'HEAD']);
         }
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
@@ -67,9 +89,9 @@ export async function registerQueueBoard(app: FastifyInstance, opts: QueueBoardO
       if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').startsWith('text/html')) return payload;
       reply.header(
         'content-security-policy',
-        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
       );
-      return payload.replace(/<link[^>]+https:\/\/fonts\.[^>]*>\s*/g, '');
+      return payload.replace(/<link[^>]+https:\/\/fonts\.[^>]*>\s*/g, '').replace('</body>', `${JOB_ORDER_LINK}</body>`);
     });
     await scope.register(adapter.registerPlugin(), { prefix: QUEUE_BOARD_PATH });
   });

@@ -1,8 +1,17 @@
 import type { Queue } from 'bullmq';
-import { isNull, sql } from 'drizzle-orm';
+import { isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
-import { outbox } from '../db/schema.ts';
-import { metricsRegistry, outboxBacklogGauge, outboxLagGauge } from './metrics.ts';
+import { commands, outbox } from '../db/schema.ts';
+import {
+  commandsOldestUnfinishedGauge,
+  commandsUnfinishedGauge,
+  dependencyUpGauge,
+  metricsRegistry,
+  outboxBacklogGauge,
+  outboxLagGauge,
+  queueWorkersGauge,
+} from './metrics.ts';
+import { readWebhookGauges } from './webhook-metrics.ts';
 
 /** Prometheus text exposition format 0.0.4, as prom-client and Prometheus name it. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -12,16 +21,32 @@ export interface ScrapeSources {
   db: Executor;
 }
 
-/** Events written but not yet relayed, and how old the oldest of them is. */
-export async function outboxState(ex: Executor): Promise<{ backlog: number; lagSeconds: number }> {
+/** How many rows match, and the age in seconds of the oldest of them (0 when none). */
+async function countAndOldest(ex: Executor, table: typeof outbox | typeof commands, where: SQL): Promise<{ n: number; age: number }> {
   const [row] = await ex
     .select({
       n: sql<number>`count(*)::int`,
-      lag: sql<number>`coalesce(extract(epoch from now() - min(${outbox.createdAt})), 0)::float8`,
+      age: sql<number>`coalesce(extract(epoch from now() - min(${table.createdAt})), 0)::float8`,
     })
-    .from(outbox)
-    .where(isNull(outbox.relayedAt));
-  return { backlog: Number(row?.n ?? 0), lagSeconds: Math.max(0, Number(row?.lag ?? 0)) };
+    .from(table)
+    .where(where);
+  return { n: Number(row?.n ?? 0), age: Math.max(0, Number(row?.age ?? 0)) };
+}
+
+/** Events written but not yet relayed, and how old the oldest of them is. */
+export async function outboxState(ex: Executor): Promise<{ backlog: number; lagSeconds: number }> {
+  const { n, age } = await countAndOldest(ex, outbox, isNull(outbox.relayedAt));
+  return { backlog: n, lagSeconds: age };
+}
+
+/** Commands not finished yet, and how old the oldest is (the partial index commands_open_idx keeps it cheap). */
+export async function unfinishedCommands(ex: Executor): Promise<{ count: number; oldestSeconds: number }> {
+  const { n, age } = await countAndOldest(
+    ex,
+    commands,
+    sql`${commands.status} <> 'succeeded' and ${commands.status} in ('queued', 'running')`,
+  );
+  return { count: n, oldestSeconds: age };
 }
 
 /**
@@ -48,11 +73,34 @@ export function mergeFamilies(texts: readonly string[]): string {
   return [...families.values()].map((f) => [...f.header, ...f.samples].join('\n')).join('\n');
 }
 
-/** Everything /metrics shows: this process's registry, the outbox read now, BullMQ's own job metrics. */
+/**
+ * Everything /metrics shows: this process's registry, the outbox, unfinished commands and
+ * webhook backlog read now, the workers consuming each queue, BullMQ's own job metrics. A dependency that does not
+ * answer leaves its families out and says so in fulfil_dependency_up, so Prometheus still gets
+ * the rest (and the alert names the part that is down).
+ */
 export async function renderMetrics(sources: ScrapeSources): Promise<string> {
-  const [state, ...bull] = await Promise.all([outboxState(sources.db), ...sources.queues.map((q) => q.exportPrometheusMetrics())]);
-  outboxBacklogGauge.set(state.backlog);
-  outboxLagGauge.set(state.lagSeconds);
+  const [postgres, redis] = await Promise.allSettled([
+    Promise.all([outboxState(sources.db), unfinishedCommands(sources.db), readWebhookGauges(sources.db)]),
+    Promise.all([
+      Promise.all(sources.queues.map((q) => q.exportPrometheusMetrics({ prefix: q.opts.prefix ?? '' }))),
+      Promise.all(sources.queues.map(async (q) => [q.name, q.opts.prefix ?? '', await q.getWorkersCount()] as const)),
+    ]),
+  ]);
+  dependencyUpGauge.set({ dependency: 'postgres' }, postgres.status === 'fulfilled' ? 1 : 0);
+  dependencyUpGauge.set({ dependency: 'redis' }, redis.status === 'fulfilled' ? 1 : 0);
+  if (postgres.status === 'fulfilled') {
+    const [state, unfinished] = postgres.value;
+    outboxBacklogGauge.set(state.backlog);
+    outboxLagGauge.set(state.lagSeconds);
+    commandsUnfinishedGauge.set(unfinished.count);
+    commandsOldestUnfinishedGauge.set(unfinished.oldestSeconds);
+  }
+  let bull: string[] = [];
+  if (redis.status === 'fulfilled') {
+    bull = redis.value[0];
+    for (const [queue, prefix, n] of redis.value[1]) queueWorkersGauge.set({ queue, prefix }, n);
+  }
   const own = await metricsRegistry.metrics();
   return `${own.trimEnd()}\n${mergeFamilies(bull)}\n`;
 }

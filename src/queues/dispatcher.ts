@@ -6,7 +6,8 @@ import { storedPayload } from '../commands/stored-payload.ts';
 import { IdempotencyConflict, Unavailable } from '../errors.ts';
 import type { CommandQueues } from './command-queues.ts';
 import type { Actor, CommandResult, JobMap, JobName } from './job-map.ts';
-import type { CommandWaiters } from './waiters.ts';
+import type { AnswerWaiters } from './reply-waiters.ts';
+import { jobNeverSent } from './enqueue-failure.ts';
 
 export interface DispatchRequest<N extends JobName> {
   name: N;
@@ -19,6 +20,8 @@ export interface DispatchRequest<N extends JobName> {
   async?: boolean;
   signal?: AbortSignal;
   requestId?: string;
+  /** The request's trace context, for the job to carry (src/ops/tracing.ts). */
+  traceMetadata?: string | undefined;
 }
 
 export type DispatchOutcome = { kind: 'done'; commandId: string; result: CommandResult } | { kind: 'accepted'; commandId: string };
@@ -27,6 +30,9 @@ export type DispatchOutcome = { kind: 'done'; commandId: string; result: Command
 export interface Dispatch {
   dispatch<N extends JobName>(req: DispatchRequest<N>): Promise<DispatchOutcome>;
 }
+
+/** How often a waiting replay reads Postgres, its answer possibly going to another process. */
+const REPLAY_LOOK_MS = 250;
 
 /** A command id derived from the caller's key, so a retry maps to the same job and row. */
 export function commandIdFor(brokerageId: number, idempotencyKey?: string): string {
@@ -37,23 +43,25 @@ export function commandIdFor(brokerageId: number, idempotencyKey?: string): stri
 
 /**
  * Takes a command from the HTTP side: records it in Postgres (where idempotency and command
- * status live, and from where a job Redis lost is queued again), enqueues it, and waits for the
- * `completed` event, whose return value is the answer. Postgres is read again only for a replay
- * or when the wait runs out; after `waitMs` the caller answers 202. If Redis refuses the job the
- * row is removed again: nothing was taken.
+ * status live, and from where a job Redis lost is queued again), enqueues it naming this
+ * process's reply channel, and waits for the answer the worker hands there (reply-channel.ts).
+ * Postgres is read again only for a replay or when the wait runs out; after `waitMs` the caller
+ * answers 202. If Redis refuses the job before receiving it the row is removed again: nothing
+ * was taken (503).
  */
 export class CommandDispatcher implements Dispatch {
   constructor(
     private readonly deps: {
       database: SqlRunner;
       queues: CommandQueues | undefined;
-      waiters: CommandWaiters | undefined;
+      waiters: AnswerWaiters | undefined;
       waitMs: number;
     },
   ) {}
 
   async dispatch<N extends JobName>(req: DispatchRequest<N>): Promise<DispatchOutcome> {
-    const { database } = this.deps;
+    const { database, queues, waiters } = this.deps;
+    if (!queues) throw new Unavailable();
     const commandId = commandIdFor(req.actor.brokerageId, req.idempotencyKey);
     const inserted = await insertCommand(database, {
       id: commandId,
@@ -77,9 +85,9 @@ export class CommandDispatcher implements Dispatch {
       // out (status failed, no result) gets new ones.
       if (existing.status === 'failed') await requeueCommand(database, commandId);
     }
-    const { queues, waiters } = this.deps;
-    if (!queues) throw new Unavailable();
-    const waiter = req.async || !waiters ? undefined : waiters.wait(commandId, this.deps.waitMs, req.signal);
+    // A replay's answer may go to the process that sent the job first: it looks in Postgres now and then.
+    const slice = !inserted && waiters?.replyTo ? REPLAY_LOOK_MS : Infinity;
+    const waiter = req.async || !waiters ? undefined : waiters.wait(commandId, Math.min(this.deps.waitMs, slice), req.signal);
     try {
       await queues.enqueue(
         req.name,
@@ -89,15 +97,24 @@ export class CommandDispatcher implements Dispatch {
           requestHash: req.requestHash,
           payload: req.payload,
           ...(req.requestId ? { requestId: req.requestId } : {}),
+          ...(waiter && waiters?.replyTo ? { replyTo: waiters.replyTo } : {}),
         },
-        { revive: !inserted },
+        { revive: !inserted, traceMetadata: req.traceMetadata },
       );
     } catch (err) {
-      waiter?.cancel();
-      if (inserted) await forgetCommand(database, commandId).catch(() => {});
-      throw err;
+      if (jobNeverSent(err)) {
+        waiter?.cancel();
+        // A replay's row was recorded before: lost-command recovery queues it once Redis is back.
+        if (!inserted) return { kind: 'accepted', commandId };
+        // Redis never saw this one: the row goes again, so the caller's 503 means nothing was taken.
+        await forgetCommand(database, commandId).catch(() => {});
+        throw err;
+      }
+      // Any other failure may come after Redis stored the job and only its reply was lost: the
+      // command is recorded and will run (its job, or lost-command recovery), so wait for it as
+      // usual and answer its result or 202 with its Location, never "nothing changed".
     }
-    if (!waiter) return { kind: 'accepted', commandId };
+    if (!waiter || !waiters) return { kind: 'accepted', commandId };
     const deadline = Date.now() + this.deps.waitMs;
     let current = waiter;
     // A replay may have finished between the read above and the listener: look once more.
@@ -112,14 +129,19 @@ export class CommandDispatcher implements Dispatch {
       const woke = await current.done;
       if (woke && woke.event === 'completed' && woke.result) return { kind: 'done', commandId, result: woke.result };
       // Shutting down: the job is in Redis and will run; the caller polls its Location.
-      if (waiters!.closed) return { kind: 'accepted', commandId };
+      if (waiters.closed) return { kind: 'accepted', commandId };
       const left = deadline - Date.now();
       if (!woke || left <= 0) {
         const last = await this.result(commandId);
-        return last ? { kind: 'done', commandId, result: last } : { kind: 'accepted', commandId };
+        if (last) return { kind: 'done', commandId, result: last };
+        // A replay's job may name another process's reply channel: it looks again until the deadline.
+        if (left <= 0 || req.signal?.aborted || slice === Infinity) return { kind: 'accepted', commandId };
+      } else if (woke.event === 'recheck') {
+        const last = await this.result(commandId);
+        if (last) return { kind: 'done', commandId, result: last };
       }
-      // A failed attempt that will be retried: keep waiting for the next.
-      current = waiters!.wait(commandId, left, req.signal);
+      // A failed attempt that will be retried, or nothing yet: keep waiting for the next.
+      current = waiters.wait(commandId, Math.min(left, slice), req.signal);
     }
   }
 

@@ -1,7 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { makePrivateDir, restrictUmask } from '../private-dir.ts';
 
 export interface PrivateRedis {
   url: string;
@@ -50,32 +52,32 @@ function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Prom
 /**
  * Starts a redis-server child on a free loopback port with its data (AOF on, so queued jobs
  * survive a restart) under `dir`. BullMQ needs `noeviction`: an evicted job key is a lost command.
+ *
+ * Loopback is reachable by every local user, so it wants a password, generated per start. It
+ * goes to redis-server in a config file (mode 0600), never on its command line, which `ps` shows
+ * to everyone; the URL with it goes to `dir/url` (0600) for the CLI. The directory is 0700 and
+ * the AOF, written under this process's umask, 0600.
  */
 export async function startPrivateRedis(dir: string, binary = redisServerBinary()): Promise<PrivateRedis> {
   if (!binary) throw new Error('redis-server not found on PATH');
   const dataDir = path.resolve(dir);
-  mkdirSync(dataDir, { recursive: true });
+  restrictUmask();
+  makePrivateDir(dataDir, { recursive: true });
   const port = await freePort();
-  const child = spawn(
-    binary,
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dataDir,
-      '--appendonly',
-      'yes',
-      '--save',
-      '',
-      '--maxmemory-policy',
-      'noeviction',
-      '--daemonize',
-      'no',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const password = randomBytes(24).toString('hex');
+  const configFile = path.join(dataDir, 'redis.conf');
+  const settings = [
+    `port ${port}`,
+    'bind 127.0.0.1',
+    `dir "${dataDir.replace(/["\\]/g, '\\$&')}"`,
+    `requirepass ${password}`,
+    'appendonly yes',
+    'save ""',
+    'maxmemory-policy noeviction',
+    'daemonize no',
+  ];
+  writeFileSync(configFile, `${settings.join('\n')}\n`, { mode: 0o600 });
+  const child = spawn(binary, [configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   try {
@@ -85,10 +87,10 @@ export async function startPrivateRedis(dir: string, binary = redisServerBinary(
     throw new Error(`${(err as Error).message}${stderr ? `: ${stderr.trim()}` : ''}`, { cause: err });
   }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `redis://127.0.0.1:${port}`;
+  const url = `redis://:${password}@127.0.0.1:${port}`;
   // Lets the CLI (inventory import, jobs) find the Redis that a running `npm start` started.
   const urlFile = path.join(dataDir, 'url');
-  writeFileSync(urlFile, `${url}\n`);
+  writeFileSync(urlFile, `${url}\n`, { mode: 0o600 });
   return {
     url,
     pid: child.pid!,

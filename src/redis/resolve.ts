@@ -38,7 +38,7 @@ export interface ResolvedRedis {
   private?: PrivateRedis;
 }
 
-/** REDIS_URL if set; else a Redis on 127.0.0.1:6379; else a private redis-server; else NoRedisError. */
+/** REDIS_URL if set; else the running private Redis of DATA_DIR; else a Redis on 127.0.0.1:6379; else a new private redis-server; else NoRedisError. */
 export async function resolveRedis(opts: {
   redisUrl?: string | undefined;
   dataDir: string;
@@ -46,13 +46,15 @@ export async function resolveRedis(opts: {
   binary?: string | undefined;
 }): Promise<ResolvedRedis> {
   if (opts.redisUrl) return { url: opts.redisUrl, source: 'REDIS_URL' };
-  if ((opts.probeLocal ?? true) && (await redisAnswers(DEFAULT_REDIS.host, DEFAULT_REDIS.port))) {
-    return { url: `redis://${DEFAULT_REDIS.host}:${DEFAULT_REDIS.port}`, source: 'local' };
-  }
+  // The private Redis a running service of this DATA_DIR started holds its queues: the CLI must
+  // reach that one (with its password), even when another Redis answers on 6379.
   const running = runningPrivateUrl(opts.dataDir);
   if (running) {
     const u = new URL(running);
     if (await redisAnswers(u.hostname, Number(u.port))) return { url: running, source: 'running private' };
+  }
+  if ((opts.probeLocal ?? true) && (await redisAnswers(DEFAULT_REDIS.host, DEFAULT_REDIS.port))) {
+    return { url: `redis://${DEFAULT_REDIS.host}:${DEFAULT_REDIS.port}`, source: 'local' };
   }
   const binary = 'binary' in opts ? opts.binary : redisServerBinary();
   if (!binary) throw new NoRedisError();

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Queue } from 'bullmq';
+import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,5 +112,63 @@ describe('operator pages in a real browser', () => {
     await page.fill('input[name=id]', String(ORDERS.tbd));
     await page.click('button');
     await page.waitForURL(`**/ops/orders/${ORDERS.tbd}`);
+  });
+
+  it('draws the machines with no label over another (measured in the browser)', async () => {
+    for (const id of [ORDERS.tbd, ORDERS.localPickup]) {
+      await page.goto(`${t.url}/ops/orders/${id}`);
+      const diagrams = await page.locator('svg.machine').count();
+      expect(diagrams).toBe(2);
+      for (let d = 0; d < diagrams; d++) {
+        const texts = await page
+          .locator('svg.machine')
+          .nth(d)
+          .locator('text')
+          .evaluateAll((nodes) =>
+            nodes.map((n) => {
+              const r = n.getBoundingClientRect();
+              return { text: n.textContent ?? '', x: r.x, y: r.y, w: r.width, h: r.height };
+            }),
+          );
+        expect(texts.length).toBeGreaterThan(3);
+        const clashes: string[] = [];
+        for (let i = 0; i < texts.length; i++)
+          for (let j = i + 1; j < texts.length; j++) {
+            const a = texts[i]!;
+            const b = texts[j]!;
+            if (a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h) clashes.push(`${a.text} / ${b.text}`);
+          }
+        expect(clashes).toEqual([]);
+      }
+    }
+  });
+
+  it('finds an order by a filter and opens it', async () => {
+    await page.goto(`${t.url}/ops/orders`);
+    expect(await page.locator('#orders tr[data-order]').count()).toBe(Object.keys(ORDERS).length);
+    await page.selectOption('#filters select[name=shipment_type]', 'LocalPickup');
+    await page.click('#filters button');
+    await page.waitForURL(/shipment_type=LocalPickup/);
+    const rows = await page.locator('#orders tr[data-order]').allInnerTexts();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatch(new RegExp(`^${ORDERS.localPickup}\\s`));
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'order-search.png'), fullPage: true });
+    await page.click(`#orders a[href="/ops/orders/${ORDERS.localPickup}"]`);
+    await page.waitForURL(`**/ops/orders/${ORDERS.localPickup}`);
+    expect(await page.locator('h1').innerText()).toContain(`Order ${ORDERS.localPickup}`);
+  });
+
+  it('follows a job from the queue board to its order', async () => {
+    // The shipment.complete of the first order: its job names a shipment, not the order.
+    const [complete] = (await t.db.database.db.execute(
+      sql`select id from commands where name = 'shipment.complete' and status = 'succeeded'`,
+    )) as unknown as Array<{ id: string }>;
+    expect(complete).toBeDefined();
+    await page.goto(`${t.url}/ops/queues/queue/commands/${complete!.id}`);
+    await page.getByText(complete!.id).first().waitFor();
+    await page.locator('#fulfil-job-order').waitFor({ state: 'visible' });
+    await page.click('#fulfil-job-order');
+    await page.waitForURL(`**/ops/orders/${ORDERS.tbd}`);
+    expect(await page.locator('h1').innerText()).toContain(`Order ${ORDERS.tbd}`);
   });
 });

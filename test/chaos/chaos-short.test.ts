@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { runChaos, SHORT, violations } from '../../chaos/suite.ts';
 
 // The short version of `npm run chaos` (chaos/suite.ts): a private Postgres and Redis, an API and
-// two worker processes; flows under faults, the auth matrix, a fuzz pass and slow clients.
+// two worker processes; flows under faults, the auth matrix, a fuzz pass, slow clients and
+// connection exhaustion.
 
 describe('chaos, short run', () => {
   it('no flow lost, duplicated or stuck, no crash, no 5xx but 503, no data to tampered or foreign calls, slow clients cut off', async () => {
@@ -16,5 +17,6 @@ describe('chaos, short run', () => {
     expect(figures.fuzz.cases).toBeGreaterThanOrEqual(SHORT.fuzzCases);
     expect(figures.auth.cases).toBeGreaterThan(100);
     expect(figures.slow.closedInTime).toBe(SHORT.slowClients);
+    expect(figures.exhaustion.victimStatuses).toEqual([200, 200]);
   }, 300_000);
 });

@@ -1,15 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/redis/private-server.ts';
+import { runBuiltCli } from '../support/cli.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 
-const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/fulfil.mjs');
 const FIXTURE = path.resolve(import.meta.dirname, '../../fixtures/demo.json');
 
@@ -23,15 +21,7 @@ describe('the CLI next to a running service on the embedded database', () => {
   const prefix = testPrefix();
   let env: NodeJS.ProcessEnv;
 
-  const cli = async (...args: string[]) => {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, timeout: 60_000 });
-      return { code: 0, out: stdout, err: stderr };
-    } catch (e) {
-      const err = e as { code: number; stdout: string; stderr: string };
-      return { code: err.code, out: err.stdout, err: err.stderr };
-    }
-  };
+  const cli = (...args: string[]) => runBuiltCli(env, args);
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-cli-'));

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandTimeout, FulfilmentClient, InvalidParams, Unavailable } from '../../src/index.ts';
+import { CommandTimeout, FulfilmentClient, InvalidParams, NoWorkers, Unavailable } from '../../src/index.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, ORDERS } from '../support/fixtures.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
@@ -62,6 +62,9 @@ describe('FulfilmentClient refusals and failures', () => {
       const flash = { order_id: ORDERS.flash, reviewer_id: 100 };
       const cases: Array<[() => Promise<unknown>, string]> = [
         [
+          // The input types are the schemas' input side: an unknown transfer type does not compile
+          // (tsc fails if this line stops being an error), and is refused at run time too.
+          // @ts-expect-error: 'CarrierPigeon' is not a mobile_transfer_type
           () => refuser.updateShipment({ shipmentId: 5, body: { mobile_transfer_type: 'CarrierPigeon' } }, { ...SELLER, await: true }),
           'mobile_transfer_type',
         ],
@@ -76,7 +79,7 @@ describe('FulfilmentClient refusals and failures', () => {
           'body',
         ],
         [() => refuser.updateShipment({ shipmentId: 0, body: { mobile_transfer_type: 'XMobile' } }, SELLER), 'shipmentId'],
-        [() => refuser.completeShipment({ shipmentId: 5, body: { x_mobile_link: 'ftp://nope' } }, SELLER), 'x_mobile_link.0'],
+        [() => refuser.completeShipment({ shipmentId: 5, body: { x_mobile_link: 'ftp://nope' } }, SELLER), 'x_mobile_link'],
         [
           () =>
             refuser.upsertInventory(
@@ -122,6 +125,10 @@ describe('FulfilmentClient refusals and failures', () => {
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(CommandTimeout);
       expect(err).toMatchObject({ commandId: 'up-timeout-744', timeoutMs: 300, code: 'command_timeout' });
+      // And it says why: nothing consumes this prefix's queue (a wrong prefix looks exactly so).
+      expect(err).toBeInstanceOf(NoWorkers);
+      expect(err).toMatchObject({ name: 'NoWorkers', queue: 'commands', prefix });
+      expect((err as Error).message).toMatch(new RegExp(`no worker consumes queue "commands" under prefix "${prefix}"`));
       const queue = new Queue('commands', { prefix, connection: redis });
       try {
         expect(await (await queue.getJob('up-timeout-744'))!.getState()).toBe('waiting');

@@ -1,7 +1,8 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FulfilmentClient, type CommandOutcome } from '../../src/index.ts';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { FulfilmentClient, type AnswerBodies, type CommandOutcome } from '../../src/index.ts';
+import { acceptedOrder, completedShipment, updatedShipment } from '../../packages/client/src/domain/shipment-answers.ts';
 import { ISO } from '../support/api.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, ORDERS } from '../support/fixtures.ts';
@@ -58,15 +59,21 @@ describe('FulfilmentClient', () => {
         shipments: [{ id: expect.any(Number), url: expect.stringMatching(/^\/shipments\/\d+$/), type: 'TBD' }],
       },
     });
-    const tbd = (accepted.body as any).shipments[0];
+    // Answers are typed per command: a 200 narrows the body to that command's answer, which is
+    // also exactly what its schema describes.
+    if (accepted.status !== 200) throw new Error(`accept refused: ${JSON.stringify(accepted.body)}`);
+    expectTypeOf(accepted.body).toEqualTypeOf<AnswerBodies['order.accept']>();
+    acceptedOrder.parse(accepted.body);
+    const tbd = accepted.body.shipments[0]!;
 
     const updated = await client.updateShipment(
       { shipmentId: tbd.id, body: { mobile_transfer_type: 'XMobileLink', transfer_source: 'ticketmaster' } },
       { ...SELLER, await: true },
     );
-    expect(updated.status).toBe(200);
+    if (updated.status !== 200) throw new Error(`update refused: ${JSON.stringify(updated.body)}`);
     expect(updated.commandId).toMatch(/^u-[0-9a-f-]{36}$/);
-    const link = updated.body as any;
+    expectTypeOf(updated.body).toEqualTypeOf<AnswerBodies['shipment.update']>();
+    const link = updatedShipment.parse(updated.body);
     expect(link).toEqual({ id: expect.any(Number), url: `/shipments/${link.id}`, type: 'XMobileLink', state: 'pending' });
     expect(link.id).not.toBe(tbd.id);
 
@@ -74,7 +81,9 @@ describe('FulfilmentClient', () => {
       { shipmentId: link.id, body: { x_mobile_link: 'https://claim.example.test/abc', transfer_source: 'ticketmaster' } },
       { ...SELLER, await: true },
     );
-    expect(completed.status).toBe(200);
+    if (completed.status !== 200) throw new Error(`complete refused: ${JSON.stringify(completed.body)}`);
+    expectTypeOf(completed.body).toEqualTypeOf<AnswerBodies['shipment.complete']>();
+    completedShipment.parse(completed.body);
     expect(completed.body).toEqual({
       id: link.id,
       url: `/shipments/${link.id}`,
@@ -218,8 +227,11 @@ describe('FulfilmentClient', () => {
     const removed = await client.send('inventory.remove', { officeId: 10, remoteIds: [9001, 9002, 9003] }, { ...SELLER, await: true });
     expect(removed).toMatchObject({ status: 200, body: { removed: 2 } });
     const foreign = await client.removeInventory({ officeId: 20, remoteIds: [1] }, { ...SELLER, await: true });
+    if (foreign.status === 200) throw new Error('a foreign office was answered 200');
+    // A refusal narrows the body to the error body; its status to the statuses workers refuse with.
+    expectTypeOf(foreign.status).toEqualTypeOf<400 | 401 | 403 | 404 | 409 | 410 | 422>();
     expect(foreign.status).toBe(401);
-    expect((foreign.body as any).errors[0].code).toBe('unauthorized');
+    expect(foreign.body.errors[0]!.code).toBe('unauthorized');
   });
 
   it('many awaited commands at once share the client listeners; a handed-in connection is left open by close()', async () => {

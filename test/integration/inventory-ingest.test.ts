@@ -7,7 +7,8 @@ import type { RedisConnection } from '../../src/redis/connections.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandDispatcher } from '../../src/queues/dispatcher.ts';
 import { CommandQueues } from '../../src/queues/command-queues.ts';
-import { INVENTORY_QUEUE, type Envelope, type JobMap, type JobName } from '../../src/queues/job-map.ts';
+import { type Envelope, type JobMap, type JobName } from '../../src/queues/job-map.ts';
+import { inventoryPlace } from '../../src/queues/placement.ts';
 import { CommandWaiters } from '../../src/queues/waiters.ts';
 import { blockingConnection, producerConnection } from '../../src/redis/connections.ts';
 import { requestFingerprint } from '../../src/commands/fingerprint.ts';
@@ -57,7 +58,7 @@ describe('inventory ingest through the queue and the workers', () => {
     await t.seed(baseFixture());
     const track = (c: RedisConnection) => (connections.push(c), c);
     queues = new CommandQueues({ prefix: t.prefix, connection: track(producerConnection(TEST_REDIS_URL, { enableOfflineQueue: true })) });
-    waiters = new CommandWaiters([INVENTORY_QUEUE], { prefix: t.prefix, connection: () => track(blockingConnection(TEST_REDIS_URL)) });
+    waiters = new CommandWaiters([inventoryPlace(t.prefix)], { connection: () => track(blockingConnection(TEST_REDIS_URL)) });
     await waiters.ready();
     dispatcher = new CommandDispatcher({ database: t.db.database, queues, waiters, waitMs: 20_000 });
     dir = mkdtempSync(path.join(tmpdir(), 'fulfil-inv-'));
@@ -228,7 +229,7 @@ describe('inventory ingest through the queue and the workers', () => {
       body: { upserted: 1 },
     });
     // Redis forgets the first job; the same command arrives again, as after a producer retry.
-    await queues.queue(INVENTORY_QUEUE).remove(envelope.commandId);
+    await queues.queueAt(inventoryPlace(t.prefix)).remove(envelope.commandId);
     await deliver();
     const rows = await t.db.database.sql!`select price::text as price from ticket_groups where office_id = 10 and remote_id = 5`;
     expect(rows).toEqual([{ price: '20.00' }]);

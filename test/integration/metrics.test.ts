@@ -79,7 +79,7 @@ describe('Prometheus metrics', () => {
     expect(typeOf('bullmq_job_completed_total')).toBe('COUNTER');
     expect(typeOf('bullmq_job_failed_total')).toBe('COUNTER');
     for (const queue of ['commands', 'inventory', 'fulfil-events'])
-      expect(sample(text, 'bullmq_job_count', { queue, state: 'failed' })).toBe(0);
+      expect(sample(text, 'bullmq_job_count', { queue, state: 'failed', prefix: t.prefix })).toBe(0);
   });
 
   it('times HTTP requests by route and status in a histogram with buckets, count and sum', async () => {
@@ -125,7 +125,7 @@ describe('Prometheus metrics', () => {
     expect(sum(text, 'fulfil_command_duration_seconds_count', { command: 'shipment.complete', outcome: 'succeeded' })).toBe(1);
     expect(sum(text, 'fulfil_command_duration_seconds_bucket', { command: 'shipment.complete', outcome: 'succeeded', le: '+Inf' })).toBe(1);
     // BullMQ's own totals count every finished job, whatever removeOnComplete keeps.
-    expect(sample(await scrape(t.url), 'bullmq_job_completed_total', { queue: 'commands' })).toBeGreaterThanOrEqual(5);
+    expect(sample(await scrape(t.url), 'bullmq_job_completed_total', { queue: 'commands', prefix: t.prefix })).toBeGreaterThanOrEqual(5);
   });
 
   it('the Grafana dashboard asks only for metrics the service exposes', async () => {

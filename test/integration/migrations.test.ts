@@ -13,6 +13,8 @@ const EXPECTED_TABLES = [
   'commands',
   'credentials',
   'email_addresses',
+  'event_feed',
+  'event_feed_head',
   'events',
   'offices',
   'orders',
@@ -23,6 +25,9 @@ const EXPECTED_TABLES = [
   'shipments',
   'ticket_groups',
   'users',
+  'webhook_attempts',
+  'webhook_deliveries',
+  'webhook_endpoints',
 ];
 
 const JOURNAL: { entries: unknown[] } = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8'));

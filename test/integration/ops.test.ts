@@ -88,7 +88,7 @@ describe('operator tools', () => {
     const res = await fetch(`${t.url}/ops/queues/api/queues?activeQueue=commands&status=failed&page=1`, { headers: auth });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { queues: Array<{ name: string; readOnlyMode: boolean }> };
-    expect(body.queues.map((q) => q.name).sort()).toEqual(['commands', 'fulfil-events', 'inventory']);
+    expect(body.queues.map((q) => q.name).sort()).toEqual(['commands', 'fulfil-events', 'fulfil-webhooks', 'inventory']);
     expect(body.queues.every((q) => q.readOnlyMode)).toBe(true);
     await failedJob('read-only-1');
     // Neither retrying nor cleaning goes through, and the job stays failed.
@@ -110,7 +110,7 @@ describe('operator tools', () => {
     expect(await (await queue.getJob('read-only-1'))!.getState()).toBe('failed');
   });
 
-  it('refuses to start the API in production without OPS_TOKEN; workers and the CLI need none', async () => {
+  it('refuses to start the API in production without OPS_TOKEN; the CLI needs none', async () => {
     for (const OPS_TOKEN of [undefined, '', '   ']) {
       const config = loadConfig({
         NODE_ENV: 'production',
@@ -159,7 +159,45 @@ describe('operator tools', () => {
       await new Promise((r) => setTimeout(r, 50));
     expect((await queue.getJob('poisoned-1'))!.attemptsMade).toBe(2);
 
-    expect((await runCli(['jobs', 'retry', 'no-such-job'], env)).code).toBe(1);
+    const unknown = await runCli(['jobs', 'retry', 'no-such-job'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^not retried no-such-job: no such job in .*prefix /m);
+  });
+
+  it('a refused command is "refused" everywhere: command status, order view, CLI; retrying its job says why not', async () => {
+    const call = apiClient(t.url);
+    expect((await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd3}/accept`, { reviewer_id: 100 })).status).toBe(200);
+    // Accepting it again is refused by the domain: an answer (422), not an infrastructure failure.
+    const again = await call(
+      SELLER,
+      'POST',
+      `/v9/orders/${ORDERS.tbd3}/accept`,
+      { reviewer_id: 100 },
+      { 'Idempotency-Key': 'refused-once' },
+    );
+    expect(again.status).toBe(422);
+    const id = again.headers.get('x-command-id')!;
+
+    const status = (await call(SELLER, 'GET', `/v9/commands/${id}`)).body;
+    expect(status).toMatchObject({ status: 'refused', response: { status: 422 } });
+
+    const view = await (
+      await fetch(`${t.url}/ops/orders/${ORDERS.tbd3}`, { headers: { authorization: basic('ops', 'ops-secret') } })
+    ).text();
+    expect(view).toContain('refused 422');
+    expect(view).not.toContain('every attempt hit an infrastructure error');
+
+    const show = await runCli(['jobs', 'show', id], env);
+    expect(JSON.parse(show.stdout)).toMatchObject({ state: 'completed', outcome: 'refused', answer: 422 });
+    const list = await runCli(['jobs', 'list', '--queue', 'commands', '--state', 'completed'], env);
+    expect(list.stdout).toMatch(new RegExp(`${id}.*refused 422`));
+
+    const retry = await runCli(['jobs', 'retry', id], env);
+    expect(retry.code).toBe(1);
+    expect(retry.stderr).toBe(
+      `not retried ${id}: it is completed (refused 422), and only failed jobs are retried (a replay of its command answers its stored result)\n`,
+    );
+    expect(retry.stdout).toBe('0 job(s) back in the queue\n');
   });
 
   it('prints a shipment history across its replacements from any of its ids', async () => {

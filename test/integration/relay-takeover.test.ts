@@ -48,12 +48,14 @@ describe('several worker processes', () => {
       }
       const sql = db.database.sql!;
       const relayed = async () => (await sql`select count(*)::int as n from outbox where relayed_at is not null`)[0]!.n as number;
-      // Which OS process holds the relay lock, read from the lock connection's application_name.
+      // Which OS process holds the relay lock in this database (other test files' relays hold the
+      // same key in theirs), read from the lock connection's application_name.
       const holders = async () =>
         (
           await sql`
             select a.application_name as name from pg_locks l join pg_stat_activity a on a.pid = l.pid
             where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+              and l.database = (select oid from pg_database where datname = current_database())
               and l.classid = ${Math.floor(RELAY_LEADER_KEY / 2 ** 32)}::int8::oid and l.objid = ${RELAY_LEADER_KEY % 2 ** 32}::int8::oid`
         ).map((r) => Number(String(r.name).split(' ').pop()));
       const standbys = async () =>

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,36 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { NO_REDIS_MESSAGE, NoRedisError, resolveRedis } from '../../src/redis/resolve.ts';
 import { isProcessAlive } from '../../src/process-alive.ts';
 import { runCli } from '../support/cli.ts';
+import { startBuiltService as startCli, stopBuiltService as stopCli } from '../support/built-service.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
-
-/** Runs `fulfil start` as a real child process and resolves with its URL once it listens. */
-function startCli(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['bin/fulfil.mjs', 'start'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${out}`)), 60_000);
-    child.once('exit', (code) => reject(new Error(`exited ${code} before listening:\n${out}`)));
-    child.stdout!.on('data', () => {
-      const line = out.split('\n').find((l) => l.includes('"fulfil started"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve({ child, url: JSON.parse(line).url, output: () => out });
-      }
-    });
-  });
-}
-
-function stopCli(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    child.once('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
-  });
-}
 
 describe('start-up with embedded defaults', () => {
   const dirs: string[] = [];
@@ -74,10 +45,14 @@ describe('start-up with embedded defaults', () => {
       expect(stopped).toEqual([
         'http',
         'workers',
+        'webhook worker',
         'outbox relay',
+        'shard layouts',
         'housekeeping',
         'embedded database socket',
+        'webhook queue',
         'queues',
+        'credential cache',
         'database',
         'redis connections',
       ]);

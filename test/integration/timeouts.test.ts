@@ -32,6 +32,7 @@ describe('HTTP timeouts and the connection cap', () => {
         HTTP_REQUEST_TIMEOUT_MS: '2000',
         HTTP_HEADERS_TIMEOUT_MS: '1000',
         HTTP_MAX_CONNECTIONS: '40',
+        HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
         HTTP_KEEP_ALIVE_TIMEOUT_MS: '1500',
       },
     });
@@ -84,18 +85,33 @@ describe('HTTP timeouts and the connection cap', () => {
     expect(r.afterMs).toBeLessThan(4_000);
   }, 10_000);
 
-  it('past HTTP_MAX_CONNECTIONS further connections are closed at once; below it the service serves', async () => {
+  it('past HTTP_MAX_CONNECTIONS a connection with a request under way is never closed: a new one is, at once', async () => {
     const held = await Promise.all(Array.from({ length: 40 }, () => connect(t.url)));
+    // Each has a request under way: headers read, its body still coming.
+    for (const s of held) s.write('POST /v9/credentials/current/verify HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\n{');
+    await new Promise((r) => setTimeout(r, 200));
     try {
       const extra = await connect(t.url);
       const r = await closedBy(extra, Date.now());
       expect(r.received).toBe('');
       expect(r.afterMs).toBeLessThan(1_000);
+      expect(held.every((s) => !s.destroyed)).toBe(true);
     } finally {
       held.forEach((s) => s.destroy());
     }
     await new Promise((r) => setTimeout(r, 200));
     expect((await fetch(`${t.url}/livez`)).status).toBe(200);
+  }, 10_000);
+
+  it('past HTTP_MAX_CONNECTIONS idle connections make room: the longest idle is closed, the new one served', async () => {
+    const held = await Promise.all(Array.from({ length: 40 }, () => connect(t.url)));
+    const firstClosed = closedBy(held[0]!, Date.now());
+    try {
+      expect((await fetch(`${t.url}/livez`)).status).toBe(200);
+      expect((await firstClosed).received).toBe('');
+    } finally {
+      held.forEach((s) => s.destroy());
+    }
   }, 10_000);
 
   it('GET /v9/commands/%00 and other ids that cannot exist are 404 not_found, never 500', async () => {

@@ -1,3 +1,4 @@
+import { EXAMPLES } from '../../src/http/openapi/examples.ts';
 import { signedFetch, type SigningCredential } from './http.ts';
 
 export interface ApiResponse {
@@ -21,26 +22,7 @@ export function apiClient(baseUrl: string) {
   };
 }
 
-export const SELLER_PICKUP_BODY = {
-  ship_from_name: 'Sam Seller',
-  ship_from_phone_number_attributes: { label: 'work', country_code: '+1', number: '2125550100', extension: '12' },
-  ship_from_address_attributes: {
-    name: 'Box Office',
-    street_address: '1 Main St',
-    extended_address: 'Suite 2',
-    locality: 'New York',
-    region: 'NY',
-    postal_code: '10001',
-    country_code: 'US',
-  },
-  pickup_time_range: '6pm-7pm on show day',
-  pickup_instructions: 'Ask for Sam at will call',
-};
-
-export const BUYER_PICKUP_BODY = {
-  ship_to_name: 'Bo Buyer',
-  phone_number_attributes: { label: 'cell', country_code: '+1', number: '3125550199', extension: null },
-  notes: 'Arriving late',
-};
+export const SELLER_PICKUP_BODY = EXAMPLES.sellerPickup;
+export const BUYER_PICKUP_BODY = EXAMPLES.buyerPickup;
 
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;

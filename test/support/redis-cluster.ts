@@ -21,11 +21,19 @@ async function until(what: string, check: () => Promise<boolean>, ms = 30_000): 
   }
 }
 
+/** A free port whose cluster bus port (port + 10000) exists too: a node on a higher one will not start. */
+async function clusterPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port <= 55_535) return port;
+  }
+}
+
 /**
  * A real Redis Cluster of `masters` redis-server processes on free loopback ports, made with
- * `redis-cli --cluster create` (no replicas). stop() ends only these processes and removes their files.
+ * `redis-cli --cluster create` (no replicas; AOF with `appendonly`, as the service's private Redis). stop() ends only these processes and removes their files.
  */
-export async function startRedisCluster(masters = 3): Promise<PrivateCluster> {
+export async function startRedisCluster(masters = 3, opts: { appendonly?: boolean } = {}): Promise<PrivateCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fulfil-cluster-'));
   const children: ChildProcess[] = [];
   const ports: number[] = [];
@@ -44,7 +52,7 @@ export async function startRedisCluster(masters = 3): Promise<PrivateCluster> {
   };
   try {
     for (let i = 0; i < masters; i++) {
-      const port = await freePort();
+      const port = await clusterPort();
       const nodeDir = path.join(dir, String(port));
       mkdirSync(nodeDir);
       const child = spawn(
@@ -63,7 +71,7 @@ export async function startRedisCluster(masters = 3): Promise<PrivateCluster> {
           '--cluster-node-timeout',
           '15000',
           '--appendonly',
-          'no',
+          opts.appendonly ? 'yes' : 'no',
           '--save',
           '',
           '--maxmemory-policy',
@@ -115,4 +123,53 @@ export async function startRedisCluster(masters = 3): Promise<PrivateCluster> {
     pids: children.map((c) => c.pid!),
     stop,
   };
+}
+
+export interface MasterLoad {
+  port: number;
+  /** Sum of `calls` over every command in INFO commandstats. */
+  calls: number;
+  /** used_cpu_sys + used_cpu_user of INFO cpu, in seconds. */
+  cpuSeconds: number;
+  /** Calls by command name. */
+  byCommand: Record<string, number>;
+}
+
+/** What each node has served so far; take two readings and subtract (loadBetween). */
+export async function masterLoads(ports: readonly number[]): Promise<MasterLoad[]> {
+  return Promise.all(
+    ports.map(async (port) => {
+      const r = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 });
+      try {
+        const stats = await r.info('commandstats');
+        const byCommand = Object.fromEntries([...stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
+        const calls = Object.values(byCommand).reduce((sum, n) => sum + n, 0);
+        const cpu = await r.info('cpu');
+        const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? 0);
+        return { port, calls, byCommand, cpuSeconds: field('used_cpu_sys') + field('used_cpu_user') };
+      } finally {
+        r.disconnect();
+      }
+    }),
+  );
+}
+
+/** Each master's share of the calls and CPU between two readings (fractions of the total). */
+export function loadBetween(before: MasterLoad[], after: MasterLoad[]) {
+  const calls = after.map((a, i) => a.calls - before[i]!.calls);
+  const cpu = after.map((a, i) => a.cpuSeconds - before[i]!.cpuSeconds);
+  const totalCalls = calls.reduce((s, n) => s + n, 0);
+  const totalCpu = cpu.reduce((s, n) => s + n, 0);
+  return after.map((a, i) => ({
+    port: a.port,
+    calls: calls[i]!,
+    cpuSeconds: cpu[i]!,
+    callShare: calls[i]! / totalCalls,
+    byCommand: Object.fromEntries(
+      Object.entries(a.byCommand)
+        .map(([name, n]) => [name, n - (before[i]!.byCommand[name] ?? 0)] as const)
+        .filter(([, n]) => n > 0),
+    ),
+    cpuShare: totalCpu > 0 ? cpu[i]! / totalCpu : 0,
+  }));
 }

@@ -11,12 +11,15 @@ export function testPrefix(): string {
 export async function dropPrefix(prefix: string, url = TEST_REDIS_URL): Promise<void> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
+    // `<prefix>.c3-1:…` and the like are the shard queues of COMMAND_SHARDS > 1 (queues/placement.ts).
+    for (const pattern of [`${prefix}:*`, `${prefix}.*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await redis.del(...keys);
+      } while (cursor !== '0');
+    }
   } finally {
     redis.disconnect();
   }

@@ -7,6 +7,7 @@ import { loadOpsConfig } from '../../src/ops/ops-config.ts';
 import { seedDatabase } from '../../src/db/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { startService, type Roles, type Service } from '../../src/service.ts';
+import type { Resolve } from '../../src/webhooks/send.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { TEST_REDIS_URL } from './env.ts';
 import { dropPrefix, testPrefix } from './redis.ts';
@@ -33,7 +34,7 @@ export async function startTestService(
     env?: Record<string, string>;
     db?: TestDatabase;
     prefix?: string;
-    hooks?: { onStatement?: (text: string) => void };
+    hooks?: { onStatement?: (text: string) => void; webhookResolve?: Resolve };
   } = {},
 ): Promise<TestService> {
   const db = opts.db ?? (await createTestDatabase());

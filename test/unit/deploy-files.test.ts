@@ -59,7 +59,10 @@ describe('docker-compose.yml', () => {
       }
     }
     expect(compose.services.api.environment.OPS_TOKEN_FILE).toBe('/run/secrets/ops_token');
-    expect(compose.services.worker.environment.OPS_TOKEN_FILE).toBeUndefined(); // only the API serves the ops pages
+    // A worker's /metrics wants the same token as the API's.
+    expect(compose.services.worker.environment.OPS_TOKEN_FILE).toBe('/run/secrets/ops_token');
+    // Outside production HOST defaults to loopback: the containers say where they listen.
+    expect([compose.services.api.environment.HOST, compose.services.worker.environment.HOST]).toEqual(['0.0.0.0', '0.0.0.0']);
     expect(compose.services.migrate.environment.FULFIL_SECRET_KEY_FILE).toBeUndefined();
   });
 });

@@ -8,7 +8,9 @@ import { repair } from '../../scripts/patch-postgres.mjs';
 describe('the postgres.js closed-socket repair', () => {
   it('is installed in every build of the driver that the service may load', () => {
     const out = execFileSync(process.execPath, ['scripts/patch-postgres.mjs', '--check'], { encoding: 'utf8' });
-    expect(out).toMatch(/src\/connection.js: repaired/);
+    expect(out).toMatch(/src\/connection.js \(.*closed-socket guard.*\): repaired/);
+    expect(out).toMatch(/src\/connection.js \(.*abandon.*\): repaired/);
+    expect(out).toMatch(/src\/index.js \(.*reserved.*\): repaired/);
     expect(out).not.toMatch(/NOT repaired/);
   });
 

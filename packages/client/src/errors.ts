@@ -19,7 +19,7 @@ export abstract class AppError extends Error {
 
 export class InvalidParams extends AppError {
   readonly code = 'invalid_params';
-  readonly status = 400;
+  readonly status = 400 as const;
   constructor(
     message: string,
     readonly field?: string,
@@ -31,25 +31,35 @@ export class InvalidParams extends AppError {
 
 export class Unauthorized extends AppError {
   readonly code = 'unauthorized';
-  readonly status = 401;
+  readonly status = 401 as const;
 }
 
 export class Forbidden extends AppError {
   readonly code = 'forbidden';
-  readonly status = 403;
+  readonly status = 403 as const;
 }
 
 export class NotFound extends AppError {
   readonly code = 'not_found';
-  readonly status = 404;
+  readonly status = 404 as const;
   constructor(message = 'not found') {
     super(message);
   }
 }
 
+/** A method the path does not serve; `Allow` lists the ones it does (RFC 9110 §15.5.6). */
+export class MethodNotAllowed extends AppError {
+  readonly code = 'method_not_allowed';
+  readonly status = 405 as const;
+  constructor(message: string, allow: readonly string[]) {
+    super(message);
+    this.headers.allow = allow.join(', ');
+  }
+}
+
 export class IdempotencyConflict extends AppError {
   readonly code = 'idempotency_conflict';
-  readonly status = 409;
+  readonly status = 409 as const;
   constructor(message = 'this Idempotency-Key was already used with a different request') {
     super(message);
   }
@@ -57,7 +67,7 @@ export class IdempotencyConflict extends AppError {
 
 export class ShipmentReplaced extends AppError {
   readonly code = 'shipment_replaced';
-  readonly status = 410;
+  readonly status = 410 as const;
   constructor(readonly replacedBy: number) {
     super(`shipment was replaced by shipment ${replacedBy}; use the new id`);
     this.extra.replaced_by = replacedBy;
@@ -66,17 +76,17 @@ export class ShipmentReplaced extends AppError {
 
 export class PayloadTooLarge extends AppError {
   readonly code = 'payload_too_large';
-  readonly status = 413;
+  readonly status = 413 as const;
 }
 
 export class InvalidTransition extends AppError {
   readonly code = 'invalid_transition';
-  readonly status = 422;
+  readonly status = 422 as const;
 }
 
 export class RateLimited extends AppError {
   readonly code = 'rate_limited';
-  readonly status = 429;
+  readonly status = 429 as const;
   constructor(retryAfterSeconds: number) {
     super(`rate limit exceeded; retry after ${retryAfterSeconds} s`);
     this.headers['retry-after'] = String(retryAfterSeconds);
@@ -85,7 +95,7 @@ export class RateLimited extends AppError {
 
 export class Unavailable extends AppError {
   readonly code = 'unavailable';
-  readonly status = 503;
+  readonly status = 503 as const;
   constructor(message = 'service temporarily unavailable; the request was not taken, nothing changed') {
     super(message);
   }

@@ -11,7 +11,9 @@ export {
   type SendOptions,
   type SendResult,
 } from './client/fulfilment-client.ts';
-export { CommandFailed, CommandTimeout } from './client/errors.ts';
+export type { AnswerBodies, RefusalStatus } from './client/answers.ts';
+export { SHIPMENT_TYPES, type ShipmentType } from './domain/shipment-types.ts';
+export { CommandFailed, CommandTimeout, NoWorkers } from './client/errors.ts';
 export {
   PAYLOAD_SCHEMAS,
   type AcceptOrderInput,
@@ -37,6 +39,19 @@ export {
   type JobMap,
   type JobName,
 } from './queues/job-map.ts';
+export {
+  commandShardPlace,
+  commandShardPlaces,
+  eventsPlace,
+  housekeepingPlace,
+  inventoryPlace,
+  keySlot,
+  shardCountsKey,
+  webhooksPlace,
+  type QueuePlace,
+} from './queues/placement.ts';
+export { ShardCountMismatch } from './queues/shard-guard.ts';
+export { ROUTING_RESIDUES, defaultCommandShards, shardOfCommand, shardOfId } from './queues/shard-of.ts';
 export type { AcceptCommand } from './domain/order-accept-input.ts';
 export type { UpdateCommand, UpdateOperation } from './domain/shipment-update-input.ts';
 export type { CompleteCommand } from './domain/shipment-complete-input.ts';
@@ -55,3 +70,14 @@ export {
   Unavailable,
   type ErrorBody,
 } from './errors.ts';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  EVENT_ID_HEADER,
+  SIGNATURE_HEADER,
+  WebhookVerificationError,
+  signPayload,
+  verifyWebhook,
+  type VerifyOptions,
+  type WebhookHeaders,
+  type WebhookVerificationCode,
+} from './webhook-signature.ts';

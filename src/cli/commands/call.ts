@@ -1,33 +1,47 @@
 import { signedFetch } from '../../auth/signed-fetch.ts';
-import { UsageError, type CommandModule } from '../command.ts';
+import { UsageError, type CliArgs, type CliIo, type CommandModule } from '../command.ts';
+
+/** The options of every command that calls the running service with a credential. */
+export const SIGNED_CALL_OPTIONS = { token: { type: 'string' }, secret: { type: 'string' }, base: { type: 'string' } } as const;
 
 export const call: CommandModule = {
-  options: { token: { type: 'string' }, secret: { type: 'string' }, base: { type: 'string' } },
+  options: SIGNED_CALL_OPTIONS,
   async run({ values, positionals }, io) {
     const [method, path, body, ...extra] = positionals;
     if (!method || !path || extra.length > 0) throw new UsageError('expected <METHOD> <path> and at most one JSON body');
     if (!/^[A-Za-z]+$/.test(method)) throw new UsageError(`not an HTTP method: ${method}`);
     if (!path.startsWith('/')) throw new UsageError(`the path must start with "/": ${path}`);
-    const token = (values.token as string | undefined) ?? process.env.FULFIL_TOKEN;
-    const secret = (values.secret as string | undefined) ?? process.env.FULFIL_SECRET;
-    if (!token || !secret) throw new UsageError('credentials: give --token and --secret, or set FULFIL_TOKEN and FULFIL_SECRET');
-    const base = (values.base as string | undefined) ?? `http://127.0.0.1:${process.env.PORT || 8080}`;
-    if (!URL.canParse(base)) throw new UsageError(`--base: not a URL: ${base}`);
-
-    // The body is sent exactly as typed: a malformed one is a legitimate thing to try.
-    let res: Response;
-    try {
-      res = await signedFetch(base, { token, secret }, method, path, body);
-    } catch (err) {
-      io.err(`fulfil call: cannot reach ${new URL(base).origin} (${unreachableReason(err)}); set --base or PORT`);
-      return 1;
-    }
-    io.out(`${res.status} ${res.statusText}`);
-    const text = await res.text();
-    if (text !== '') io.out(prettyJson(text));
-    return res.ok ? 0 : 1;
+    return signedCall(values, method, path, body, io);
   },
 };
+
+/** Sends one signed request with the credential of the options or the environment; prints status and JSON; 0 on 2xx. */
+export async function signedCall(
+  values: CliArgs['values'],
+  method: string,
+  path: string,
+  body: string | undefined,
+  io: CliIo,
+): Promise<number> {
+  const token = (values.token as string | undefined) ?? process.env.FULFIL_TOKEN;
+  const secret = (values.secret as string | undefined) ?? process.env.FULFIL_SECRET;
+  if (!token || !secret) throw new UsageError('credentials: give --token and --secret, or set FULFIL_TOKEN and FULFIL_SECRET');
+  const base = (values.base as string | undefined) ?? `http://127.0.0.1:${process.env.PORT || 8080}`;
+  if (!URL.canParse(base)) throw new UsageError(`--base: not a URL: ${base}`);
+
+  // The body is sent exactly as typed: a malformed one is a legitimate thing to try.
+  let res: Response;
+  try {
+    res = await signedFetch(base, { token, secret }, method, path, body);
+  } catch (err) {
+    io.err(`fulfil call: cannot reach ${new URL(base).origin} (${unreachableReason(err)}); set --base or PORT`);
+    return 1;
+  }
+  io.out(`${res.status} ${res.statusText}`);
+  const text = await res.text();
+  if (text !== '') io.out(prettyJson(text));
+  return res.ok ? 0 : 1;
+}
 
 const REASONS: Record<string, string> = {
   ECONNREFUSED: 'connection refused',

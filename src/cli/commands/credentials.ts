@@ -1,7 +1,7 @@
 import { loadConfig } from '../../config.ts';
 import { CredentialError, createCredential, listCredentials, revokeCredential } from '../../auth/credentials.ts';
 import type { Database } from '../../db/client.ts';
-import { secretBoxFor } from '../../service.ts';
+import { secretBoxFor } from '../../service/database.ts';
 import { withCliDatabase } from '../database.ts';
 import { intArg, UsageError, type CommandModule } from '../command.ts';
 

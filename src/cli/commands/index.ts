@@ -97,6 +97,109 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./shipments.ts').then((m) => m.shipmentsHistory),
   },
   {
+    path: ['orders', 'list'],
+    brief: 'Lists orders newest first, filtered, one page at a time.',
+    summary:
+      'Lists orders newest first, with the filters of the /ops/orders page as flags; --after takes the `next`\n' +
+      'value a page ends with, for the next (older) page. Filters:\n' +
+      '  --state pending|accepted|completed   --shipment-type <type of the live shipment>\n' +
+      '  --seller-brokerage <id>  --seller-office <id>  --buyer-brokerage <id>\n' +
+      '  --created-after/--created-before/--updated-after/--updated-before <2026-11-23 or ISO time with zone>\n' +
+      '  --command unfinished|failed   (has a command still queued or running, or one that gave up)\n' +
+      '  --webhook undelivered         (has a webhook delivery its endpoint has not acknowledged)',
+    usage: 'orders list [filters] [--limit 50] [--after <next>] [--json]',
+    load: () => import('./orders.ts').then((m) => m.ordersList),
+  },
+  {
+    path: ['orders', 'show'],
+    brief: 'Shows one order: shipment chain, timeline, commands and webhook deliveries.',
+    summary:
+      'Shows one order as the /ops/orders/<id> page does: its facts, the shipment chain, the timeline, the commands and the webhook deliveries of its events.',
+    usage: 'orders show <order_id> [--json]',
+    load: () => import('./orders.ts').then((m) => m.ordersShow),
+  },
+  {
+    path: ['webhooks', 'list'],
+    brief: "Lists the webhook endpoints of the credential's brokerage.",
+    summary:
+      'Lists the webhook endpoints of the brokerage the credential acts for (never their secrets).\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.',
+    usage: 'webhooks list [--token <token>] [--secret <secret>] [--base <url>]',
+    load: () => import('./webhooks.ts').then((m) => m.webhooksList),
+  },
+  {
+    path: ['webhooks', 'create'],
+    brief: 'Creates a webhook endpoint and prints its signing secret once.',
+    summary:
+      "Creates a webhook endpoint for the credential's brokerage and prints its signing secret once. --kinds limits\nthe shipment event kinds it receives (created,updated,pickup_details,delivered,completed; default all).\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.",
+    usage: 'webhooks create <url> [--kinds k1,k2] [--disabled] [--token <token>] [--secret <secret>] [--base <url>]',
+    load: () => import('./webhooks.ts').then((m) => m.webhooksCreate),
+  },
+  {
+    path: ['webhooks', 'show'],
+    brief: 'Shows one webhook endpoint.',
+    summary:
+      'Shows one webhook endpoint: url, kinds, whether enabled and why not.\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.',
+    usage: 'webhooks show <id> [--token <token>] [--secret <secret>] [--base <url>]',
+    load: () => import('./webhooks.ts').then((m) => m.webhooksShow),
+  },
+  {
+    path: ['webhooks', 'update'],
+    brief: 'Changes the url, kinds or enabled state of a webhook endpoint.',
+    summary:
+      'Changes a webhook endpoint. --enable re-enables a disabled one: it resumes from its first undelivered event.\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.',
+    usage: 'webhooks update <id> [--url <url>] [--kinds k1,k2] [--enable|--disable] [--token <token>] [--secret <secret>] [--base <url>]',
+    load: () => import('./webhooks.ts').then((m) => m.webhooksUpdate),
+  },
+  {
+    path: ['webhooks', 'delete'],
+    brief: 'Deletes a webhook endpoint and its deliveries log.',
+    summary:
+      'Deletes a webhook endpoint, what it was owed and its deliveries log.\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.',
+    usage: 'webhooks delete <id> [--token <token>] [--secret <secret>] [--base <url>]',
+    load: () => import('./webhooks.ts').then((m) => m.webhooksDelete),
+  },
+  {
+    path: ['webhooks', 'rotate-secret'],
+    brief: 'Gives a webhook endpoint a new secret; the old one signs too for a grace period.',
+    summary:
+      'Gives a webhook endpoint a new signing secret, printed once; the previous one keeps signing beside it for\n--grace-seconds (default 86400).\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.',
+    usage: 'webhooks rotate-secret <id> [--grace-seconds 86400] [--token <token>] [--secret <secret>] [--base <url>]',
+    load: () => import('./webhooks.ts').then((m) => m.webhooksRotateSecret),
+  },
+  {
+    path: ['webhooks', 'deliveries'],
+    brief: 'Lists the delivery attempts of a webhook endpoint, newest first.',
+    summary:
+      'Lists the deliveries log of a webhook endpoint, newest first: time, event, outcome, status or error, latency.\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.',
+    usage:
+      'webhooks deliveries <id> [--limit 50] [--before-id <id>] [--order <order_id>] [--token <token>] [--secret <secret>] [--base <url>]',
+    load: () => import('./webhooks.ts').then((m) => m.webhooksDeliveries),
+  },
+  {
+    path: ['webhooks', 'redeliver'],
+    brief: 'Sends one event to a webhook endpoint again.',
+    summary:
+      'Sends one event to a webhook endpoint again (same event id).\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.',
+    usage: 'webhooks redeliver <id> <event_id> [--token <token>] [--secret <secret>] [--base <url>]',
+    load: () => import('./webhooks.ts').then((m) => m.webhooksRedeliver),
+  },
+  {
+    path: ['webhooks', 'replay'],
+    brief: "Sends an order's events, or every event since a time, again.",
+    summary:
+      'Sends every event of an order (--order), or every event since a time (--since, ISO 8601), to a webhook\nendpoint again, in seq order per order.\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.',
+    usage: 'webhooks replay <id> --order <order_id> | --since <time> [--token <token>] [--secret <secret>] [--base <url>]',
+    load: () => import('./webhooks.ts').then((m) => m.webhooksReplay),
+  },
+  {
+    path: ['webhooks', 'ping'],
+    brief: 'Sends a ping test event to a webhook endpoint.',
+    summary:
+      'Sends a signed `ping` test event to a webhook endpoint now; its outcome shows in the deliveries log.\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.',
+    usage: 'webhooks ping <id> [--token <token>] [--secret <secret>] [--base <url>]',
+    load: () => import('./webhooks.ts').then((m) => m.webhooksPing),
+  },
+  {
     path: ['jobs', 'list'],
     brief: 'Lists jobs in one state (default failed) across the queues.',
     summary:
@@ -129,5 +232,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   credentials: 'API credentials of brokerages and users.',
   inventory: 'Ticket-group inventory of an office, in and out as JSON lines.',
   shipments: 'Shipments and their history.',
+  orders: 'Find orders and follow one (the terminal side of /ops/orders).',
+  webhooks: "Webhook endpoints of the credential's brokerage, their deliveries log, redelivery and replay.",
   jobs: 'BullMQ jobs: inspect and replay.',
 };

@@ -7,8 +7,9 @@ import { MAX_INVENTORY_BATCH } from '../../domain/inventory-commands.ts';
 import { readJsonlRecords } from '../../inventory/jsonl-records.ts';
 import type { TicketGroupInput } from '../../inventory/ticket-group-input.ts';
 import { CommandQueues } from '../../queues/command-queues.ts';
-import { INVENTORY_QUEUE, type Actor, type CommandResult } from '../../queues/job-map.ts';
+import { type Actor, type CommandResult } from '../../queues/job-map.ts';
 import { CommandWaiters } from '../../queues/waiters.ts';
+import { inventoryPlace } from '../../queues/placement.ts';
 import { blockingConnection, producerConnection, type RedisConnection } from '../../redis/connections.ts';
 import { resolveRedis } from '../../redis/resolve.ts';
 import { openCliDatabase } from '../database.ts';
@@ -62,8 +63,7 @@ export const inventoryImport: CommandModule = {
         prefix: config.QUEUE_PREFIX,
         connection: connect(() => producerConnection(redis.url, { enableOfflineQueue: true })),
       });
-      const waiters = new CommandWaiters([INVENTORY_QUEUE], {
-        prefix: config.QUEUE_PREFIX,
+      const waiters = new CommandWaiters([inventoryPlace(config.QUEUE_PREFIX)], {
         connection: () => connect(() => blockingConnection(redis.url)),
       });
       closers.push(async () => {

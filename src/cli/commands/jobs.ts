@@ -1,8 +1,9 @@
 import { Queue } from 'bullmq';
 import { loadConfig } from '../../config.ts';
-import { findJob, listJobs, retryFailed, summarize } from '../../ops/failed-jobs.ts';
+import { findJob, listJobs, retryFailed, summarize, type JobSummary } from '../../ops/failed-jobs.ts';
 import { JOB_STATES } from '../../ops/queue-stats.ts';
 import { COMMAND_QUEUES, EVENTS_QUEUE } from '../../queues/job-map.ts';
+import { serviceQueuePlaces } from '../../queues/placement.ts';
 import { blockingConnection } from '../../redis/connections.ts';
 import { resolveRedis } from '../../redis/resolve.ts';
 import { redactedUrl } from '../../ops/redact-url.ts';
@@ -23,7 +24,10 @@ async function withQueues<T>(only: string | undefined, fn: (queues: Queue[], fro
   // Never start a private Redis here: an empty one would only hide the real queues.
   const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR, binary: undefined });
   const connection = blockingConnection(redis.url);
-  const queues = (only ? [only] : ALL_QUEUES).map((name) => new Queue(name, { prefix: config.QUEUE_PREFIX, connection }));
+  // Every shard of the command queue is a queue named `commands` under a prefix of its own.
+  const queues = serviceQueuePlaces(config.QUEUE_PREFIX, config.COMMAND_SHARDS)
+    .filter(({ name }) => only === undefined || name === only)
+    .map(({ name, prefix }) => new Queue(name, { prefix, connection }));
   try {
     return await fn(queues, { redis: redactedUrl(redis.url), source: redis.source, prefix: config.QUEUE_PREFIX });
   } finally {
@@ -47,12 +51,12 @@ export const jobsList: CommandModule = {
       const jobs = await listJobs(queues, state, limit);
       if (values.json) jobs.forEach((j) => io.out(JSON.stringify(j)));
       else {
-        io.out(`${state} jobs in ${from.redis} (${from.source}), prefix ${from.prefix}, queues ${queues.map((q) => q.name).join(', ')}`);
-        io.out(`${'QUEUE'.padEnd(15)}${'JOB'.padEnd(40)}${'NAME'.padEnd(20)}${'QUEUED'.padEnd(21)}${'FINISHED'.padEnd(21)}TRIES  REASON`);
+        io.out(`${state} jobs in ${describe(queues, from)}`);
+        io.out(`${'QUEUE'.padEnd(15)}${'JOB'.padEnd(40)}${'NAME'.padEnd(20)}${'QUEUED'.padEnd(21)}${'FINISHED'.padEnd(21)}TRIES  OUTCOME`);
         for (const j of jobs) {
           io.out(
             `${j.queue.padEnd(15)}${j.id.padEnd(40)}${j.name.padEnd(20)}${shortTime(j.timestamp).padEnd(21)}${shortTime(j.finishedOn).padEnd(21)}` +
-              `${String(j.attempts).padEnd(7)}${j.failedReason ?? ''}`,
+              `${String(j.attempts).padEnd(7)}${outcomeText(j)}`,
           );
         }
         io.out(`${jobs.length} ${state} job(s)`);
@@ -89,14 +93,38 @@ export const jobsRetry: CommandModule = {
   async run({ positionals, values }, io) {
     if (!values['all-failed'] && positionals.length === 0) throw new UsageError('name job ids, or --all-failed');
     if (values['all-failed'] && positionals.length > 0) throw new UsageError('either job ids or --all-failed, not both');
-    return withQueues(values.queue as string | undefined, async (queues) => {
+    return withQueues(values.queue as string | undefined, async (queues, from) => {
       const retried = await retryFailed(queues, values['all-failed'] ? 'all' : positionals);
       retried.forEach((id) => io.out(`retried ${id}`));
+      // Each id that was not retried, and why: nothing is left unexplained.
+      for (const id of positionals.filter((p) => !retried.includes(p))) io.err(await notRetried(queues, from, id));
+      if (values['all-failed'] && retried.length === 0) io.out(`no failed jobs in ${describe(queues, from)}`);
       io.out(`${retried.length} job(s) back in the queue`);
       return values['all-failed'] || retried.length === positionals.length ? 0 : 1;
     });
   },
 };
+
+function describe(queues: Queue[], from: QueueSource): string {
+  return `${from.redis} (${from.source}), prefix ${from.prefix}, queues ${queues.map((q) => q.name).join(', ')}`;
+}
+
+/** Why `fulfil jobs retry <id>` left a job alone: unknown here, or not failed. */
+async function notRetried(queues: Queue[], from: QueueSource, id: string): Promise<string> {
+  const found = await findJob(queues, id);
+  if (!found)
+    return `not retried ${id}: no such job in ${describe(queues, from)} (finished jobs are kept for a while only; a wrong QUEUE_PREFIX or REDIS_URL shows none)`;
+  const job = await summarize(found.queue, found.job);
+  const outcome = job.outcome ? ` (${outcomeText(job)})` : '';
+  return `not retried ${id}: it is ${job.state}${outcome}, and only failed jobs are retried${job.state === 'completed' ? ' (a replay of its command answers its stored result)' : ''}`;
+}
+
+/** The command's outcome as the order view words it: `refused 422`, `failed: <reason>`. */
+function outcomeText(j: JobSummary): string {
+  if (j.outcome === 'failed') return `failed: ${j.failedReason ?? ''}`;
+  if (j.outcome) return `${j.outcome} ${j.answer ?? ''}`.trimEnd();
+  return j.failedReason ?? '';
+}
 
 /** An ISO time to the second, in UTC, as the table shows it. */
 function shortTime(iso: string | undefined): string {

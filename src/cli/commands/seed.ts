@@ -1,6 +1,6 @@
 import { loadConfig } from '../../config.ts';
 import { seedDatabase, type SeedCounts } from '../../db/seed.ts';
-import { secretBoxFor } from '../../service.ts';
+import { secretBoxFor } from '../../service/database.ts';
 import { openCliDatabase } from '../database.ts';
 import { UsageError, type CommandModule } from '../command.ts';
 import { readFixtureFile } from '../fixture-file.ts';

@@ -44,6 +44,10 @@ export const start: CommandModule = {
     });
     log.info('stopped');
     uninstallFatal();
+    // Every step is closed; a handle a library left open (a reconnect timer, a keep-alive socket)
+    // must not keep a stopped service alive for its supervisor to wait on. Unref'd: a clean exit
+    // does not wait for it.
+    setTimeout(() => process.exit(0), 1_000).unref();
     return 0;
   },
 };

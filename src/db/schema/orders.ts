@@ -32,12 +32,23 @@ export const orders = pgTable(
     reviewerId: ref('reviewer_id').references(() => users.id),
     seats: jsonb('seats').$type<number[]>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Set by a trigger on every update of the row (each transition bumps event_seq), for the operators' search. */
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     acceptedAt: timestamp('accepted_at', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),
     /** The seq of the order's latest shipment event: the next event takes event_seq + 1 under the order lock. */
     eventSeq: integer('event_seq').notNull().default(0),
   },
-  (t) => [index('orders_seller_office_idx').on(t.sellerOfficeId), index('orders_buyer_brokerage_idx').on(t.buyerBrokerageId)],
+  // The operators' order search (src/ops/order-search.ts) pages newest first by (created_at, id),
+  // alone or within one state, seller office or buyer brokerage; these indexes give each such page
+  // as one index range scan.
+  (t) => [
+    index('orders_created_idx').on(t.createdAt, t.id),
+    index('orders_updated_idx').on(t.updatedAt),
+    index('orders_state_created_idx').on(t.state, t.createdAt, t.id),
+    index('orders_seller_office_created_idx').on(t.sellerOfficeId, t.createdAt, t.id),
+    index('orders_buyer_brokerage_created_idx').on(t.buyerBrokerageId, t.createdAt, t.id),
+  ],
 );
 
 /**

@@ -1,4 +1,4 @@
-import type { SqlRunner } from '../client.ts';
+import type { SqlTx } from '../client.ts';
 import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import { appendEventCtes, eventMessage, type EventFacts } from './append-event.ts';
 import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
@@ -27,9 +27,9 @@ export interface AcceptWrite {
   answer: Answer;
 }
 
-export async function acceptOrder(tx: SqlRunner, w: AcceptWrite): Promise<void> {
+export async function acceptOrder(tx: SqlTx, w: AcceptWrite): Promise<void> {
   const s = w.shipment;
-  const rows = await tx.rows(ACCEPT, [
+  const rows = await tx.finish(ACCEPT, [
     w.order.id,
     w.order.state,
     JSON.stringify(w.order.snapshot),

@@ -1,4 +1,4 @@
-import type { SqlRunner } from '../client.ts';
+import type { SqlTx } from '../client.ts';
 import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import { appendEventCtes, eventMessage, type EventFacts } from './append-event.ts';
 import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
@@ -26,9 +26,9 @@ export interface CompleteWrite {
   answer: Answer;
 }
 
-export async function completeShipment(tx: SqlRunner, w: CompleteWrite): Promise<void> {
+export async function completeShipment(tx: SqlTx, w: CompleteWrite): Promise<void> {
   const c = w.completed;
-  const rows = await tx.rows(COMPLETE, [
+  const rows = await tx.finish(COMPLETE, [
     c.id,
     c.state,
     JSON.stringify(c.snapshot),

@@ -8,7 +8,7 @@ export interface CredentialRow {
   revokedAt: unknown;
 }
 
-// Read on every request, not cached, so a revocation holds at once on every process.
+// Read when the process's credential cache does not hold the token (src/auth/credential-cache.ts).
 const FIND = `
 select kind, brokerage_id as "brokerageId", user_id as "userId", secret_ciphertext as "secretCiphertext",
   revoked_at as "revokedAt"

@@ -2,24 +2,28 @@ import type { SqlRunner } from '../client.ts';
 import type { EmailAddressRow } from '../ops/contacts.ts';
 import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import { shipmentColumns, toDate, toShipmentRow } from './shipment-columns.ts';
+import { nextShipmentIdSql } from './shipment-id.ts';
 
-// Read after the order lock is held (a separate statement, so READ COMMITTED gives it a fresh
-// snapshot): whatever replaced the shipment while this command waited is seen here.
+// Sent right behind the order lock, in the same round trip: Postgres runs it after the lock is
+// held, and as a separate statement READ COMMITTED gives it a fresh snapshot, so whatever
+// replaced the shipment while this command waited is seen here. It names the order through the
+// shipment the command names (a shipment never changes order), so it needs nothing the lock
+// returns; when the lock finds nothing, its answer is ignored.
 const live = (extra: string) => `
 select ${shipmentColumns('s')}, e.address as "emailAddress", e.label as "emailLabel", e.updated_at as "emailUpdatedAt"${extra}
 from shipments s left join email_addresses e on e.id = s.email_address_id
-where s.order_id = $1::bigint and s.replaced_by is null`;
+where s.order_id = (select order_id from shipments where id = $1::bigint) and s.replaced_by is null`;
 const LIVE = live('');
 // An update also draws the id of the replacement, so its answer is known before the write.
-const LIVE_AND_NEXT_ID = live(`, nextval('shipments_id_seq') as "nextId"`);
+const LIVE_AND_NEXT_ID = live(`, ${nextShipmentIdSql('$1::bigint')} as "nextId"`);
 
-/** The order's live shipment, with the recipient's e-mail row that responses show. */
+/** The live shipment of the order that `shipmentId` belongs to, with the e-mail row responses show. */
 export async function liveShipment(
   tx: SqlRunner,
-  orderId: number,
+  shipmentId: number,
   opts: { drawNextId: boolean },
 ): Promise<{ shipment: ShipmentRow; email?: EmailAddressRow; nextId?: number } | undefined> {
-  const [raw] = await tx.rows<Record<string, unknown>>(opts.drawNextId ? LIVE_AND_NEXT_ID : LIVE, [orderId]);
+  const [raw] = await tx.rows<Record<string, unknown>>(opts.drawNextId ? LIVE_AND_NEXT_ID : LIVE, [shipmentId]);
   if (!raw) return undefined;
   const { emailAddress, emailLabel, emailUpdatedAt, nextId, ...rest } = raw;
   const shipment = toShipmentRow(rest);

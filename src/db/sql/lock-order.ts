@@ -1,4 +1,5 @@
 import type { SqlRunner } from '../client.ts';
+import { nextShipmentIdSql } from './shipment-id.ts';
 
 /** The order as a command needs it, read under its row lock. */
 export interface LockedOrder {
@@ -26,7 +27,7 @@ const AS_BUYER = 'o.buyer_brokerage_id = $2::bigint and f.brokerage_id <> $2::bi
 
 const lockById = (role: string) => `
 select ${ORDER_COLUMNS}, exists (select 1 from users u where u.id = $3::bigint and u.brokerage_id = $2::bigint) as "reviewerOk",
-  nextval('shipments_id_seq') as "nextShipmentId"
+  ${nextShipmentIdSql('o.id')} as "nextShipmentId"
 from orders o join offices f on f.id = o.seller_office_id
 where o.id = $1::bigint and ${role}
 for update of o`;

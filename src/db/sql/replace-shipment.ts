@@ -1,4 +1,4 @@
-import type { SqlRunner } from '../client.ts';
+import type { SqlTx } from '../client.ts';
 import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import { appendEventCtes, eventMessage, type EventFacts } from './append-event.ts';
 import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
@@ -45,9 +45,9 @@ export interface ReplaceWrite {
   answer: Answer;
 }
 
-export async function replaceShipment(tx: SqlRunner, w: ReplaceWrite): Promise<void> {
+export async function replaceShipment(tx: SqlTx, w: ReplaceWrite): Promise<void> {
   const n = w.next;
-  const rows = await tx.rows(REPLACE, [
+  const rows = await tx.finish(REPLACE, [
     w.old.id,
     n.id,
     n.orderId,

@@ -1,4 +1,4 @@
-import type { SqlRunner } from '../client.ts';
+import type { SqlRunner, SqlTx } from '../client.ts';
 import type { CommandClaim } from './claim-command.ts';
 
 // result_body is json, not jsonb: a replayed answer keeps its keys in the order they were written.
@@ -28,8 +28,8 @@ export function storeAnswerCte(id: string, status: string, body: string): string
 export const answerParams = (a: Answer) => [a.commandId, a.status, JSON.stringify(a.body)];
 
 /** Stores a command's answer in the transaction that did its work, so both commit together. */
-export async function storeResult(tx: SqlRunner, commandId: string, status: number, body: unknown): Promise<void> {
-  await tx.rows(STORE, [commandId, status < 400 ? 'succeeded' : 'failed', status, JSON.stringify(body)]);
+export async function storeResult(tx: SqlTx, commandId: string, status: number, body: unknown): Promise<void> {
+  await tx.finish(STORE, [commandId, status < 400 ? 'succeeded' : 'failed', status, JSON.stringify(body)]);
 }
 
 const STORE_REJECTION = `

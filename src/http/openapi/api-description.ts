@@ -31,7 +31,10 @@ name (the part before \`[\`), and the host with its port. Test vector: secret
 
 **Trying it here:** press *Authorize*, give your token as X-Token and your **secret** as
 X-Signature: this page signs each request with it in your browser (WebCrypto, so open it as
-\`http://127.0.0.1\`, \`localhost\` or over https); the secret is never sent.
+\`http://127.0.0.1\`, \`localhost\` or over https); the secret is never sent. The token and the
+secret stay in this page's memory only: nothing is stored in the browser, and a reload forgets
+them. With the demo data (\`fulfil start --seed fixtures/demo.json\`), order 700 and the example
+body accept as Acme's API credential.
 
 ## Roles
 
@@ -65,13 +68,27 @@ ${errorTable}
 export function describeApi(service: { name: string; version: string }) {
   return {
     openapi: '3.1.0',
-    info: { title: `${service.name} API`, version: service.version, description: DESCRIPTION },
+    info: {
+      title: `${service.name} API`,
+      version: service.version,
+      description: DESCRIPTION,
+    },
+    // Every deployment serves its own document: the scheme and host are the ones you call.
+    servers: [
+      {
+        url: '{scheme}://{host}',
+        description: 'the service you run (npm start listens on 127.0.0.1:8080)',
+        variables: { scheme: { enum: ['http', 'https'], default: 'http' }, host: { default: '127.0.0.1:8080' } },
+      },
+    ],
     tags: [
       { name: 'Orders', description: 'Accept an order; read it and its history' },
       { name: 'Shipments', description: 'Say how the tickets are delivered, complete, read' },
       { name: 'Inventory', description: "An office's ticket groups" },
+      { name: 'Events', description: "Every event of your brokerage's orders, paged or long-polled" },
       { name: 'Commands', description: 'Results of commands answered 202' },
       { name: 'Credentials', description: 'Signing self-tests' },
+      { name: 'Webhooks', description: "A brokerage's webhook endpoints, their deliveries log, redelivery and replay" },
       { name: 'Service', description: 'Front door and health checks (no credential)' },
     ],
     components: {

@@ -30,6 +30,7 @@ export async function describeRoutes(): Promise<{ doc: unknown; undocumented: re
     secretBox: unused,
     dispatcher: unused,
     ops: { queues: [], metrics: unused },
+    webhooks: unused,
   } as unknown as AppDeps;
   const app = await buildApp(deps);
   await app.ready();

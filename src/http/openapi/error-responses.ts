@@ -7,6 +7,7 @@ export const ERROR_STATUSES = {
   401: ['unauthorized', 'missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage'],
   403: ['forbidden', "your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)"],
   404: ['not_found', 'unknown id, or an order/shipment/command your brokerage is no party to'],
+  405: ['method_not_allowed', 'the path does not serve this method; the `Allow` header lists the ones it does'],
   409: ['idempotency_conflict', 'this Idempotency-Key was already used with a different request'],
   410: ['shipment_replaced', 'the shipment id was replaced by an update; `replaced_by` is the live id'],
   413: ['payload_too_large', 'body over 64 KiB'],
@@ -38,12 +39,32 @@ export const errorBody = z
 export const ERROR_BODY_ID = 'ErrorBody';
 export const errorBodyComponent = { $id: ERROR_BODY_ID, ...jsonSchemaOf(errorBody, 'output') };
 
+/**
+ * One body per status as the service answers it: Swagger UI would otherwise make every example
+ * from the shared schema (the first code of the enum, `invalid_params`, and an integer's minimum
+ * as `replaced_by`).
+ */
+const ERROR_EXAMPLES: Record<ErrorStatus, { message: string; field?: string; replaced_by?: number }> = {
+  400: { message: 'reviewer_id: expected a positive integer', field: 'reviewer_id' },
+  401: { message: 'invalid credentials' },
+  403: { message: 'only the seller may accept' },
+  404: { message: 'no order 700' },
+  409: { message: 'this Idempotency-Key was already used with a different request' },
+  410: { message: 'shipment was replaced by shipment 12; use the new id', replaced_by: 12 },
+  405: { message: 'DELETE is not allowed on /v9/inventory; allowed: GET, HEAD' },
+  413: { message: 'body over 64 KiB' },
+  422: { message: 'order 700 is accepted; accept needs a pending order' },
+  429: { message: 'rate limit exceeded; retry after 12 s' },
+  503: { message: 'service temporarily unavailable; the request was not taken, nothing changed' },
+};
+
 export function errorResponses(statuses: readonly ErrorStatus[]): Record<number, object> {
   return Object.fromEntries(
     statuses.map((status) => {
       const [code, when] = ERROR_STATUSES[status];
       const headers = status === 429 ? { headers: { 'retry-after': { type: 'integer', description: 'seconds to wait' } } } : {};
-      return [status, { description: `\`${code}\`: ${when}`, ...headers, $ref: `${ERROR_BODY_ID}#` }];
+      const example = { errors: [{ code, ...ERROR_EXAMPLES[status] }] };
+      return [status, { description: `\`${code}\`: ${when}`, ...headers, allOf: [{ $ref: `${ERROR_BODY_ID}#` }], examples: [example] }];
     }),
   );
 }

@@ -3,7 +3,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { errorBodyComponent } from './error-responses.ts';
 import { describeApi } from './api-description.ts';
+import { finishDocument, type OpenApiDoc } from './finish-document.ts';
 import { ROUTE_DOCS, routeDocKey } from './route-docs.ts';
+import { WEBHOOK_PAYLOADS, WEBHOOK_ROUTE_DOCS } from './webhook-docs.ts';
 import { SERVICE } from './service-info.ts';
 import { SIGN_IN_BROWSER_JS, signInBrowserInterceptor } from './sign-in-browser.ts';
 
@@ -28,7 +30,8 @@ export async function installApiDocs(app: FastifyInstance): Promise<void> {
   UNDOCUMENTED_ROUTES.set(app, undocumented);
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.method === 'HEAD' || UNDOCUMENTED.some((re) => re.test(route.url))) return;
-    const doc = ROUTE_DOCS[routeDocKey(route.method, route.url)];
+    const key = routeDocKey(route.method, route.url);
+    const doc = ROUTE_DOCS[key] ?? WEBHOOK_ROUTE_DOCS[key];
     if (doc) route.schema = { ...doc, ...route.schema };
     else undocumented.push(`${String(route.method)} ${route.url}`);
   });
@@ -38,12 +41,24 @@ export async function installApiDocs(app: FastifyInstance): Promise<void> {
     openapi: describeApi(SERVICE),
     hideUntagged: true,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    transformObject: (doc) => optionalBodies(('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as OpenApiDoc),
+    transformObject: (doc) => ({
+      ...finishDocument(('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as OpenApiDoc),
+      webhooks: WEBHOOK_PAYLOADS,
+    }),
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { deepLinking: true, docExpansion: 'list', persistAuthorization: true, requestInterceptor: signInBrowserInterceptor },
+    // persistAuthorization would keep the token and the secret in localStorage, readable by any
+    // page of this origin and kept across browser restarts: they stay in the page's memory.
+    uiConfig: { deepLinking: true, docExpansion: 'list', persistAuthorization: false, requestInterceptor: signInBrowserInterceptor },
     theme: { title: 'fulfil API reference', js: [{ filename: 'sign-in-browser.js', content: SIGN_IN_BROWSER_JS }] },
+    // "Try it out" calls the service that serves the page, whatever its port: the document's
+    // templated server defaults to npm start's 127.0.0.1:8080.
+    transformSpecificationClone: true,
+    transformSpecification: (doc, request) => ({
+      ...doc,
+      servers: [{ url: `${request.protocol}://${request.host}`, description: 'this service' }, ...((doc.servers as object[]) ?? [])],
+    }),
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
@@ -53,23 +68,4 @@ const UNDOCUMENTED_ROUTES = new WeakMap<FastifyInstance, string[]>();
 /** Routes registered with no entry in ROUTE_DOCS (a test keeps this empty). */
 export function undocumentedRoutes(app: FastifyInstance): readonly string[] {
   return UNDOCUMENTED_ROUTES.get(app) ?? [];
-}
-
-type OpenApiDoc = { paths?: Record<string, Record<string, { requestBody?: { required?: boolean }; [k: string]: unknown }>> } & Record<
-  string,
-  unknown
->;
-
-/**
- * @fastify/swagger marks every declared body required; these routes also take none (complete of
- * XSeats and Eticket shipments, the verify self-test), which an `x-body-optional` mark says.
- */
-function optionalBodies(doc: OpenApiDoc): OpenApiDoc {
-  for (const item of Object.values(doc.paths ?? {})) {
-    for (const op of Object.values(item)) {
-      if (op['x-body-optional'] && op.requestBody) op.requestBody.required = false;
-      delete op['x-body-optional'];
-    }
-  }
-  return doc;
 }

@@ -1,100 +1,35 @@
 import { z } from 'zod';
-import { SHIPMENT_TYPES } from '../../../machines/index.ts';
+import { COMMAND_OUTCOMES } from '../../commands/command-outcome.ts';
+import {
+  buyerPickupShipment,
+  id,
+  instant,
+  recipient,
+  sellerPickupShipment,
+  shipmentState,
+  shipmentType,
+  url,
+  acceptedOrder,
+} from '../../../packages/client/src/domain/shipment-answers.ts';
 
 // What each route answers, as documentation: the renderers in src/domain/shipment-response.ts
 // and src/read/ build these bodies, and the contract test checks real answers against them.
-// Objects are strict, so a key added to a renderer but not here fails that test.
+// Objects are strict, so a key added to a renderer but not here fails that test. The commands'
+// answers are defined in the producer package, whose awaited calls are typed by them.
 
-const id = z.number().int().positive();
-const instant = z.string().describe('ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z');
-const shipmentType = z.enum(SHIPMENT_TYPES);
-const shipmentState = z.enum(['pending', 'delivered']);
-const url = z.string().describe('relative path of the shipment: /shipments/<id>');
-
-export const emailAddress = z.strictObject({ id, url: z.null(), address: z.string(), label: z.string().nullable(), updated_at: instant });
-
-export const phoneNumber = z.strictObject({
-  id,
-  url: z.string(),
-  label: z.string().nullable(),
-  country_code: z.string(),
-  number: z.string(),
-  extension: z.string().nullable(),
-  updated_at: instant,
-});
-
-export const buyerPhoneNumber = z.strictObject({
-  label: z.string().nullable(),
-  country_code: z.string(),
-  number: z.string(),
-  extension: z.string().nullable(),
-});
-
-export const address = z.strictObject({
-  id,
-  label: z.string().nullable(),
-  name: z.string(),
-  street_address: z.string(),
-  extended_address: z.string().nullable(),
-  locality: z.string(),
-  region: z.string(),
-  postal_code: z.string(),
-  country_code: z.string(),
-});
-
-const recipient = {
-  ship_to_name: z.string().nullable().optional().describe('XMobile and XSeats: the recipient the seller transfers to'),
-  email_address: emailAddress.nullable().optional().describe('XMobile and XSeats: where the seller transfers to'),
-};
-
-export const acceptedShipment = z
-  .strictObject({ id, url, type: shipmentType, state: shipmentState.optional(), ...recipient })
-  .describe('id, url and type; an XSeats shipment also state, ship_to_name and email_address');
-
-export const acceptedOrder = z.strictObject({
-  id,
-  oid: z.string().describe('order identifier: two numbers joined by a hyphen'),
-  state: z.enum(['pending', 'accepted', 'completed']),
-  shipments: z.array(acceptedShipment),
-});
-
-export const mobileTransferShipment = z
-  .strictObject({ id, url, type: shipmentType, state: shipmentState, ...recipient })
-  .describe('seller mobile transfer or e-ticket: the replacing shipment');
-
-export const sellerPickupShipment = z
-  .strictObject({
-    id,
-    url,
-    type: z.literal('LocalPickup'),
-    ship_from_name: z.string().nullable(),
-    ship_from_address: address.nullable(),
-    ship_from_phone_number: phoneNumber.nullable(),
-    pickup_time_range: z.string().nullable(),
-    pickup_instructions: z.string().nullable(),
-  })
-  .describe("seller local pickup: the replacing shipment with the seller's details");
-
-export const buyerPickupShipment = z
-  .strictObject({
-    id,
-    url,
-    type: z.literal('LocalPickup'),
-    ship_to_name: z.string().nullable(),
-    phone_number: buyerPhoneNumber.nullable(),
-    notes: z.string().nullable(),
-  })
-  .describe("buyer local pickup: the replacing shipment with the buyer's details");
-
-export const updatedShipment = z.union([mobileTransferShipment, sellerPickupShipment, buyerPickupShipment]);
-
-export const completedShipment = z.strictObject({
-  id,
-  url,
-  type: shipmentType,
-  state: z.literal('delivered'),
-  x_mobile_link: z.string().optional().describe('present when the completion carried one'),
-});
+export {
+  acceptedOrder,
+  acceptedShipment,
+  address,
+  buyerPhoneNumber,
+  buyerPickupShipment,
+  completedShipment,
+  emailAddress,
+  mobileTransferShipment,
+  phoneNumber,
+  sellerPickupShipment,
+  updatedShipment,
+} from '../../../packages/client/src/domain/shipment-answers.ts';
 
 export const readShipment = z.union([
   z
@@ -146,6 +81,26 @@ export const orderEvents = z.strictObject({
   order_id: id,
   events: z.array(orderEvent),
   next_after_seq: z.number().int().nullable().describe('pass as after_seq for the next page; null when this page was the last'),
+});
+
+export const publicEvent = z.strictObject({
+  id: z.string().describe('the event id: the same in every webhook delivery of the event and in the feed; de-duplicate on it'),
+  type: z.enum(['shipment.created', 'shipment.updated', 'shipment.pickup_details', 'shipment.delivered', 'shipment.completed']),
+  created_at: instant,
+  order_id: id,
+  seq: z.number().int().positive().describe('per order: events of one order come in seq order'),
+  data: z.strictObject({
+    event: orderEvent.describe('the event as GET /v9/orders/:id/events lists it, trimmed for your party'),
+    shipment: readShipment
+      .nullable()
+      .describe('the shipment version the event left (new_shipment_id) as GET /v9/shipments/:id shows it, read when the object is built'),
+  }),
+});
+
+export const eventFeedPage = z.strictObject({
+  events: z.array(publicEvent).describe('oldest first'),
+  next_cursor: z.string().describe('pass as `after` for the next page (opaque); on an empty page, the cursor you gave'),
+  has_more: z.boolean().describe('true when more events follow at once; false: you are caught up (long poll with `wait`)'),
 });
 
 const money = z.string().nullable().describe('decimal with two decimals, e.g. "125.00"');
@@ -202,7 +157,7 @@ export const commandQueued = z.strictObject({
 export const commandStatus = z.strictObject({
   id: z.string(),
   name: z.string().describe('order.accept, shipment.update, shipment.complete, …'),
-  status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+  status: z.enum(COMMAND_OUTCOMES),
   created_at: instant,
   finished_at: instant.nullable(),
   response: z

@@ -2,8 +2,9 @@ import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { registerQueueBoard } from '../../ops/queue-board.ts';
 import type { HttpMetrics } from '../../ops/metrics.ts';
-import { requireOpsToken } from '../../ops/ops-auth.ts';
+import { denyFraming, requireOpsToken, type FailureLimiter } from '../../ops/ops-auth.ts';
 import { orderViewRoutes } from '../../ops/order-view-route.ts';
+import { jobOrderRoute } from '../../ops/job-order.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics } from '../../ops/scrape.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
@@ -15,14 +16,27 @@ export interface OpsDeps {
   write?: boolean;
 }
 
-/** Metrics for Prometheus; the queue board and the order view for people. All behind OPS_TOKEN. */
-export function opsRoutes(app: FastifyInstance, deps: { config: Pick<Config, 'OPS_TOKEN'>; database: Database }, ops: OpsDeps): void {
-  app.get('/metrics', { onRequest: requireOpsToken(deps.config.OPS_TOKEN, 'bearer') }, async (_request, reply) => {
+/**
+ * Metrics for Prometheus; the queue board and the order view for people. All behind OPS_TOKEN,
+ * wrong guesses limited per address like /v9's, and no page of /ops/ may be framed.
+ */
+export function opsRoutes(
+  app: FastifyInstance,
+  deps: { config: Pick<Config, 'OPS_TOKEN'>; database: Database; rateLimiter?: FailureLimiter | undefined },
+  ops: OpsDeps,
+): void {
+  const opsToken = deps.config.OPS_TOKEN;
+  const failures = deps.rateLimiter;
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith('/ops/') || request.url === '/ops') await denyFraming(request, reply);
+  });
+  app.get('/metrics', { onRequest: requireOpsToken(opsToken, 'bearer', failures) }, async (_request, reply) => {
     const text = await renderMetrics({ queues: ops.queues, db: deps.database.db });
     return reply.type(METRICS_CONTENT_TYPE).send(text);
   });
   void app.register(async (scope) => {
-    await registerQueueBoard(scope, { queues: ops.queues, opsToken: deps.config.OPS_TOKEN, write: ops.write ?? false });
+    await registerQueueBoard(scope, { queues: ops.queues, opsToken, failures, write: ops.write ?? false });
   });
-  orderViewRoutes(app, { database: deps.database, opsToken: deps.config.OPS_TOKEN });
+  orderViewRoutes(app, { database: deps.database, opsToken, failures });
+  jobOrderRoute(app, { queues: ops.queues, database: deps.database, opsToken, failures });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../../auth/caller.ts';
-import { parseId, parseOrThrow } from '../../domain/validation.ts';
+import { parseQuery } from '../../domain/query-params.ts';
+import { parseId } from '../../domain/validation.ts';
 import { EVENTS_DEFAULT_LIMIT, eventsQuery } from '../../read/events-query.ts';
 import { readOrderEvents } from '../../read/read-order-events.ts';
 import type { ReadDeps } from './order-read.ts';
@@ -8,7 +9,7 @@ import type { ReadDeps } from './order-read.ts';
 export function orderEventRoutes(v9: FastifyInstance, deps: ReadDeps): void {
   v9.get<{ Params: { id: string } }>('/orders/:id/events', async (request) => {
     const orderId = parseId(request.params.id, 'id');
-    const query = parseOrThrow(eventsQuery, request.query ?? {}, 'query');
+    const query = parseQuery(eventsQuery, request.query);
     return readOrderEvents(deps.database.db, orderId, callerOf(request), {
       afterSeq: query.after_seq ?? 0,
       limit: query.limit ?? EVENTS_DEFAULT_LIMIT,

@@ -6,11 +6,13 @@ import { updateCommandFromBody } from '../domain/shipment-update-input.ts';
 import { assertStorableJson, parseOrThrow } from '../domain/validation.ts';
 import { IdempotencyConflict, InvalidParams, toErrorBody, Unavailable } from '../errors.ts';
 import { CommandQueues } from '../queues/command-queues.ts';
-import { COMMAND_QUEUES, isJobName, QUEUE_OF, type CommandResult, type Envelope, type JobMap, type JobName } from '../queues/job-map.ts';
+import { isJobName, type CommandResult, type Envelope, type JobMap, type JobName } from '../queues/job-map.ts';
+import { defaultCommandShards, MAX_COMMAND_SHARDS } from '../queues/shard-of.ts';
 import { CommandWaiters, resultIn } from '../queues/waiters.ts';
 import { blockingDuplicate, producerConnection, type RedisConnection } from '../redis/connections.ts';
 import { clusterSafePrefix, isClusterUrl } from '../redis/redis-url.ts';
-import { CommandFailed, CommandTimeout } from './errors.ts';
+import { CommandFailed, CommandTimeout, NoWorkers } from './errors.ts';
+import type { CommandOutcome } from './answers.ts';
 import { checkId, parseSendOptions, type SendOptions } from './options.ts';
 import { outcomeWithin, whenConnected } from './redis-ready.ts';
 import {
@@ -39,6 +41,12 @@ export interface FulfilmentClientOptions {
   connection?: RedisConnection;
   /** The service's QUEUE_PREFIX. Default `fulfil`; on a cluster wrapped in a hash tag (`{fulfil}`) as the service does. */
   prefix?: string;
+  /**
+   * The service's COMMAND_SHARDS: how many command queues orders are spread over. Default: the
+   * COMMAND_SHARDS environment variable, else 1 on a single Redis and 3 on a cluster (as the
+   * service). A count the service's workers do not consume is refused with ShardCountMismatch.
+   */
+  commandShards?: number;
   /** How long `await: true` waits when a call gives no timeoutMs. Default 10 000 ms. */
   defaultTimeoutMs?: number;
   /** How long a call waits for Redis to connect the first time before answering Unavailable. Default 2 000 ms. */
@@ -50,17 +58,14 @@ export interface CommandSent {
   commandId: string;
 }
 
-/** A finished command: exactly the status and body the synchronous HTTP call answers. */
-export interface CommandOutcome extends CommandResult {
-  commandId: string;
-}
+export type { CommandOutcome };
 
-/** `await: true` → CommandOutcome; `await` false or absent → CommandSent. */
-export type SendResult<O extends SendOptions> = O extends { await: true }
-  ? CommandOutcome
+/** `await: true` → the command's typed outcome; `await` false or absent → CommandSent. */
+export type SendResult<O extends SendOptions, N extends JobName = JobName> = O extends { await: true }
+  ? CommandOutcome<N>
   : O extends { await?: false | undefined }
     ? CommandSent
-    : CommandSent | CommandOutcome;
+    : CommandSent | CommandOutcome<N>;
 
 const DEFAULT_PREFIX = 'fulfil';
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -76,6 +81,7 @@ const RECHECK_MS = 1_000;
  */
 export class FulfilmentClient {
   readonly prefix: string;
+  readonly commandShards: number;
   readonly defaultTimeoutMs: number;
   private readonly connection: RedisConnection;
   private readonly ownsConnection: boolean;
@@ -90,10 +96,9 @@ export class FulfilmentClient {
     if ((opts.redisUrl === undefined) === (opts.connection === undefined)) {
       throw new TypeError('FulfilmentClient: give exactly one of redisUrl and connection');
     }
-    this.prefix = clusterSafePrefix(
-      opts.prefix ?? DEFAULT_PREFIX,
-      opts.connection ? opts.connection instanceof Cluster : isClusterUrl(opts.redisUrl!),
-    );
+    const onCluster = opts.connection ? opts.connection instanceof Cluster : isClusterUrl(opts.redisUrl!);
+    this.prefix = clusterSafePrefix(opts.prefix ?? DEFAULT_PREFIX, onCluster);
+    this.commandShards = shardCountOption(opts.commandShards, onCluster);
     this.defaultTimeoutMs = opts.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.ownsConnection = opts.connection === undefined;
@@ -102,7 +107,7 @@ export class FulfilmentClient {
     if (this.ownsConnection) this.connection.on('error', () => {});
     this.everReady = this.connection.status === 'ready';
     this.connection.once('ready', () => (this.everReady = true));
-    this.queues = new CommandQueues({ prefix: this.prefix, connection: this.connection });
+    this.queues = new CommandQueues({ prefix: this.prefix, connection: this.connection, shards: this.commandShards, checkShards: true });
   }
 
   /** Resolves once Redis answers (optional: every call connects first anyway); else Unavailable. */
@@ -111,7 +116,7 @@ export class FulfilmentClient {
   }
 
   /** order.accept: `POST /v9/orders/:order_id/accept` with body `{ reviewer_id, seats? }`. */
-  async acceptOrder<O extends SendOptions>(command: AcceptOrderInput, opts: O): Promise<SendResult<O>> {
+  async acceptOrder<O extends SendOptions>(command: AcceptOrderInput, opts: O): Promise<SendResult<O, 'order.accept'>> {
     return this.send('order.accept', command, opts);
   }
 
@@ -119,7 +124,7 @@ export class FulfilmentClient {
   async updateShipment<O extends SendOptions>(
     { shipmentId, body }: { shipmentId: number; body: UpdateShipmentBody },
     opts: O,
-  ): Promise<SendResult<O>> {
+  ): Promise<SendResult<O, 'shipment.update'>> {
     return this.dispatch('shipment.update', updateCommandFromBody(checkId(shipmentId, 'shipmentId'), body), opts);
   }
 
@@ -127,29 +132,29 @@ export class FulfilmentClient {
   async completeShipment<O extends SendOptions>(
     { shipmentId, body }: { shipmentId: number; body?: CompleteShipmentBody },
     opts: O,
-  ): Promise<SendResult<O>> {
+  ): Promise<SendResult<O, 'shipment.complete'>> {
     const id = checkId(shipmentId, 'shipmentId');
     const parsed = parseOrThrow(completeBody, body ?? {});
     return this.dispatch('shipment.complete', { ...parsed, shipment_id: id }, opts);
   }
 
   /** inventory.upsert: ticket groups of one office, inserted or replaced by remote_id. */
-  async upsertInventory<O extends SendOptions>(command: InventoryUpsertInput, opts: O): Promise<SendResult<O>> {
+  async upsertInventory<O extends SendOptions>(command: InventoryUpsertInput, opts: O): Promise<SendResult<O, 'inventory.upsert'>> {
     return this.send('inventory.upsert', command, opts);
   }
 
   /** inventory.map: map (id + event_id) or unmap (both null) ticket groups of one office. */
-  async mapInventory<O extends SendOptions>(command: InventoryMapInput, opts: O): Promise<SendResult<O>> {
+  async mapInventory<O extends SendOptions>(command: InventoryMapInput, opts: O): Promise<SendResult<O, 'inventory.map'>> {
     return this.send('inventory.map', command, opts);
   }
 
   /** inventory.remove: delete ticket groups of one office by remote_id. */
-  async removeInventory<O extends SendOptions>(command: InventoryRemoveInput, opts: O): Promise<SendResult<O>> {
+  async removeInventory<O extends SendOptions>(command: InventoryRemoveInput, opts: O): Promise<SendResult<O, 'inventory.remove'>> {
     return this.send('inventory.remove', command, opts);
   }
 
   /** Any job of the job map, its payload checked by the schema its worker parses with. */
-  async send<N extends JobName, O extends SendOptions>(name: N, payload: JobInput<N>, opts: O): Promise<SendResult<O>> {
+  async send<N extends JobName, O extends SendOptions>(name: N, payload: JobInput<N>, opts: O): Promise<SendResult<O, N>> {
     if (typeof name !== 'string' || !isJobName(name)) throw new InvalidParams(`name: unknown command ${String(name)}`, 'name');
     const parsed = parseOrThrow(PAYLOAD_SCHEMAS[name], payload, 'payload') as JobMap[N];
     return this.dispatch(name, parsed, opts);
@@ -172,7 +177,7 @@ export class FulfilmentClient {
     return this.closing;
   }
 
-  private async dispatch<N extends JobName, O extends SendOptions>(name: N, payload: JobMap[N], opts: O): Promise<SendResult<O>> {
+  private async dispatch<N extends JobName, O extends SendOptions>(name: N, payload: JobMap[N], opts: O): Promise<SendResult<O, N>> {
     const { commandId, actor, wait, timeoutMs } = this.checkOptions(opts);
     assertStorableJson(payload, 'payload');
     if (this.closing) throw new Error('FulfilmentClient is closed');
@@ -184,15 +189,15 @@ export class FulfilmentClient {
       payload,
     };
     await this.connected();
-    const queue = this.queues.queue(QUEUE_OF[name]);
+    const queue = this.queues.queueFor(name, payload);
     if (!wait) {
       await this.queues.enqueue(name, envelope);
       // A job already under this id is left as it is: if it is another command, say so now.
       const job = await queue.getJob(commandId).catch(() => undefined);
       if (job && isConflict(job, name, envelope)) throw conflictError(commandId);
-      return { commandId } as SendResult<O>;
+      return { commandId } as SendResult<O, N>;
     }
-    return (await this.awaitResult(queue, name, envelope, timeoutMs)) as SendResult<O>;
+    return (await this.awaitResult(queue, name, envelope, timeoutMs)) as SendResult<O, N>;
   }
 
   /**
@@ -205,7 +210,7 @@ export class FulfilmentClient {
     name: N,
     envelope: Envelope<JobMap[N]>,
     timeoutMs: number,
-  ): Promise<CommandOutcome> {
+  ): Promise<CommandOutcome<N>> {
     const { commandId } = envelope;
     const waiters = await this.waiters();
     const deadline = Date.now() + timeoutMs;
@@ -214,18 +219,24 @@ export class FulfilmentClient {
       await this.queues.enqueue(name, envelope);
       for (;;) {
         const result = await this.resultOf(queue, name, envelope);
-        if (result) return { commandId, ...result };
+        if (result) return outcomeOf<N>(commandId, result);
         if (this.closing) throw new Error(`FulfilmentClient closed while awaiting command ${commandId}`);
-        if (Date.now() >= deadline) throw new CommandTimeout(commandId, timeoutMs);
+        if (Date.now() >= deadline) throw await this.timeoutError(queue, commandId, timeoutMs);
         // The job under this id is this command's (resultOf found no other), so its completed
         // event carries this command's result: no read of the job needed.
         const woke = await waiter.done;
-        if (woke && woke.event === 'completed' && woke.result) return { commandId, ...woke.result };
+        if (woke && woke.event === 'completed' && woke.result) return outcomeOf<N>(commandId, woke.result);
         waiter = waiters.wait(commandId, Math.max(1, Math.min(deadline - Date.now(), RECHECK_MS)));
       }
     } finally {
       waiter.cancel();
     }
+  }
+
+  /** Why an awaited command timed out, when it can be told: no worker consumes its queue (BullMQ's worker list). */
+  private async timeoutError(queue: Queue, commandId: string, timeoutMs: number): Promise<CommandTimeout> {
+    const workers = await queue.getWorkersCount().catch(() => undefined);
+    return workers === 0 ? new NoWorkers(commandId, timeoutMs, queue.name, this.prefix) : new CommandTimeout(commandId, timeoutMs);
   }
 
   /** The job's result when it has one; undefined while it runs (or Redis cannot tell right now). */
@@ -257,8 +268,7 @@ export class FulfilmentClient {
   /** The result listeners, made on the first awaited call and shared by every later one. */
   private waiters(): Promise<CommandWaiters> {
     this.waitersReady ??= (async () => {
-      const waiters = new CommandWaiters(COMMAND_QUEUES, {
-        prefix: this.prefix,
+      const waiters = new CommandWaiters(this.queues.places(), {
         // QueueEvents duplicates what it is given; the template itself never connects.
         connection: () => {
           const t = blockingDuplicate(this.connection);
@@ -289,7 +299,24 @@ export class FulfilmentClient {
   }
 }
 
+function shardCountOption(given: number | undefined, onCluster: boolean): number {
+  const env = process.env.COMMAND_SHARDS?.trim();
+  const n = given ?? (env ? Number(env) : defaultCommandShards(onCluster));
+  if (!Number.isInteger(n) || n < 1 || n > MAX_COMMAND_SHARDS) {
+    throw new TypeError(`FulfilmentClient: commandShards must be an integer from 1 to ${MAX_COMMAND_SHARDS}`);
+  }
+  return n;
+}
+
 /** A job under this id that carries another command (run-command.ts judges the same way). */
+/**
+ * The workers answer exactly the bodies of the synchronous HTTP calls, whose shapes the service's
+ * contract test checks against the same schemas the answer types come from (answers.ts).
+ */
+function outcomeOf<N extends JobName>(commandId: string, result: CommandResult): CommandOutcome<N> {
+  return { commandId, ...result } as CommandOutcome<N>;
+}
+
 function isConflict(job: Job, name: JobName, envelope: Envelope<unknown>): boolean {
   const data = job.data as Partial<Envelope<unknown>> | undefined;
   return !isSameCommand(

@@ -1,11 +1,17 @@
 import { z } from 'zod';
 import { COUNTRY_CODES } from './country-codes.ts';
+import { textOfAtMost } from './validation.ts';
 
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
+// Some character other than white space, and nothing Postgres cannot store; written so that no
+// input makes it backtrack (white space first, then a character that is not).
+const NOT_BLANK = /^\s*[^\s\u0000\uD800-\uDFFF][^\u0000\uD800-\uDFFF]*$/u;
+
+/** Required text: trimmed, not blank, at most `max` characters once trimmed. */
+const text = (max: number) => textOfAtMost(max, z.string().regex(NOT_BLANK, 'must not be empty').trim());
 
 /** Keys: label, country_code (+ and 1–3 digits), number (4–15 digits), extension (docs/API.md §Shipments). */
 export const phoneNumberAttributes = z.strictObject({
-  label: z.string().max(64).nullable().optional(),
+  label: textOfAtMost(64).nullable().optional(),
   country_code: z.string().regex(/^\+\d{1,3}$/, 'must be + followed by 1 to 3 digits'),
   number: z.string().regex(/^\d{4,15}$/, 'must be 4 to 15 digits'),
   extension: z
@@ -18,11 +24,11 @@ export const phoneNumberAttributes = z.strictObject({
 export const addressAttributes = z.strictObject({
   name: text(200),
   street_address: text(200),
-  extended_address: z.string().max(200).nullable().optional(),
+  extended_address: textOfAtMost(200).nullable().optional(),
   locality: text(100),
   region: text(100),
   postal_code: text(20),
-  country_code: z.string().refine((c) => COUNTRY_CODES.has(c), 'must be an ISO 3166-1 alpha-2 code, e.g. US'),
+  country_code: z.enum([...COUNTRY_CODES] as [string, ...string[]], { error: 'must be an ISO 3166-1 alpha-2 code, e.g. US' }),
 });
 
 export type PhoneNumberAttributes = z.output<typeof phoneNumberAttributes>;

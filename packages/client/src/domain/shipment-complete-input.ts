@@ -1,23 +1,22 @@
 import { z } from 'zod';
-import { positiveId } from './validation.ts';
+import { positiveId, textOfAtMost } from './validation.ts';
 import { transferSource } from './shipment-update-input.ts';
 
-const url = z.string().refine((s) => {
-  try {
-    const u = new URL(s);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && !/\s/.test(s);
-  } catch {
-    return false;
-  }
-}, 'must be an http(s) URL, or several joined by commas');
+// An http(s) URL: scheme (any case), a host (a name or a bracketed IPv6 address), an optional
+// port, then anything but whitespace, commas and what Postgres cannot store (NUL, an unpaired
+// surrogate). A pattern rather than a URL parser, so that the document states exactly the rule
+// that is checked; Unicode semantics (the `u` flag), as JSON Schema reads a pattern.
+const FREE = String.raw`\s,\u0000\uD800-\uDFFF`;
+const HTTP_URL = String.raw`[Hh][Tt][Tt][Pp][Ss]?://(?:\[[0-9A-Fa-f:.]+\]|[^${FREE}/?#@:\[\]]+)(?::\d{1,5})?(?:[/?#][^${FREE}]*)?`;
+const LINKS = new RegExp(String.raw`^\s*${HTTP_URL}(?:\s*,\s*${HTTP_URL})*\s*$`, 'u');
 
 /** x_mobile_link: one URL or several joined by commas; stored as given, trimmed per part. */
-const links = z
-  .string()
-  .max(4000)
-  .transform((s) => s.split(',').map((p) => p.trim()))
-  .pipe(z.array(url).min(1))
-  .transform((parts) => parts.join(','));
+const links = textOfAtMost(4000, z.string().regex(LINKS, 'must be an http(s) URL, or several joined by commas')).transform((s) =>
+  s
+    .split(',')
+    .map((p) => p.trim())
+    .join(','),
+);
 
 /** Body of PUT|POST /v9/shipments/:id/complete; `tm_mobile_link` is the legacy name. */
 export const completeBody = z
@@ -30,6 +29,8 @@ export const completeBody = z
     message: 'give x_mobile_link or its legacy name tm_mobile_link, not both',
     path: ['tm_mobile_link'],
   })
+  // The same rule, as the document states it.
+  .meta({ not: { required: ['x_mobile_link', 'tm_mobile_link'] } })
   .transform(({ tm_mobile_link, ...rest }) => ({ ...rest, x_mobile_link: rest.x_mobile_link ?? tm_mobile_link }));
 
 export const completeCommand = z.strictObject({

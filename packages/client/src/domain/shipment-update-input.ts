@@ -1,19 +1,24 @@
 import { z } from 'zod';
 import { InvalidParams } from '../errors.ts';
 import { addressAttributes, boundedText, phoneNumberAttributes } from './contact-input.ts';
-import { parseOrThrow, positiveId } from './validation.ts';
+import { parseOrThrow, positiveId, textOfAtMost } from './validation.ts';
 
 /** Legacy type names of existing clients, answered with the new names (docs/API.md §Shipments). */
-const TRANSFER_TYPE_ALIASES: Record<string, string> = { TMMobile: 'XMobile', TMMobileLink: 'XMobileLink', FlashSeats: 'XSeats' };
+const LEGACY_TRANSFER_TYPES = { TMMobile: 'XMobile', TMMobileLink: 'XMobileLink', FlashSeats: 'XSeats' } as const;
+const TRANSFER_TYPE_ALIASES: Record<string, string> = LEGACY_TRANSFER_TYPES;
 export const TRANSFER_TYPES = ['XMobile', 'XMobileLink', 'XSeats', 'Eticket'] as const;
+/** What a caller may send as mobile_transfer_type: a type, or a legacy name of one. */
+export type TransferTypeInput = (typeof TRANSFER_TYPES)[number] | keyof typeof LEGACY_TRANSFER_TYPES;
 
 export const transferSource = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 characters of A-Z a-z 0-9 _ -');
 
 export const mobileTransferBody = z.strictObject({
+  // A preprocess step's input type is unknown; the cast gives callers the names it accepts, so
+  // a typed producer cannot even compile an unknown transfer type.
   mobile_transfer_type: z.preprocess(
     (v) => (typeof v === 'string' ? (TRANSFER_TYPE_ALIASES[v] ?? v) : v),
     z.enum(TRANSFER_TYPES, { message: `must be one of ${TRANSFER_TYPES.join(', ')}` }),
-  ),
+  ) as unknown as z.ZodType<(typeof TRANSFER_TYPES)[number], TransferTypeInput>,
   transfer_source: transferSource.optional(),
 });
 
@@ -22,13 +27,13 @@ export const sellerPickupBody = z.strictObject({
   ship_from_phone_number_attributes: phoneNumberAttributes,
   ship_from_address_attributes: addressAttributes,
   pickup_time_range: boundedText(200),
-  pickup_instructions: z.string().max(2000).nullable().optional(),
+  pickup_instructions: textOfAtMost(2000).nullable().optional(),
 });
 
 export const buyerPickupBody = z.strictObject({
   ship_to_name: boundedText(200),
   phone_number_attributes: phoneNumberAttributes,
-  notes: z.string().max(2000).nullable().optional(),
+  notes: textOfAtMost(2000).nullable().optional(),
 });
 
 export const updateCommand = z.discriminatedUnion('operation', [

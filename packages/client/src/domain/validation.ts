@@ -5,6 +5,28 @@ import { InvalidParams } from '../errors.ts';
 export const positiveId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /**
+ * Text of at most `max` characters, counted as JSON Schema's maxLength and Postgres count them
+ * (code points: an emoji is one), not as UTF-16 units.
+ */
+export function textOfAtMost(max: number, schema: z.ZodString = z.string()) {
+  return schema.refine((s) => codePoints(s) <= max, `must be at most ${max} characters`).meta({ maxLength: max });
+}
+
+function codePoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** An array whose items may not repeat: checked, and documented as `uniqueItems`. */
+export function uniqueArray<T extends z.ZodType>(item: T, message: string) {
+  return z
+    .array(item)
+    .refine((a) => new Set(a).size === a.length, message)
+    .meta({ uniqueItems: true });
+}
+
+/**
  * Parses with a zod schema; the first problem becomes a 400 invalid_params whose message names
  * the field the way the contract spells it (`ship_from_address_attributes.country_code`).
  */
@@ -35,6 +57,13 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 export function isStorableText(s: string): boolean {
   return !UNSTORABLE.test(s);
 }
+
+/**
+ * The same rule as a JSON Schema pattern (ECMA-262 with Unicode semantics, as JSON Schema reads
+ * it: a surrogate pair is one code point, outside the range): every request string in the
+ * document carries it. A unit test checks it agrees with isStorableText.
+ */
+export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
 
 /** Deeper than any command needs; a limit keeps a hostile body from exhausting the stack. */
 export const MAX_JSON_DEPTH = 32;

@@ -20,6 +20,8 @@ export interface Envelope<P> {
   payload: P;
   /** The HTTP request that sent it, when one did: worker log lines carry it too. */
   requestId?: string;
+  /** The reply channel of the API process waiting for the answer (the service's src/queues/reply-channel.ts). */
+  replyTo?: string;
 }
 
 /** The answer a synchronous HTTP call gives; stored in commands.result_* when the job finishes. */

@@ -1,27 +1,29 @@
 import { QueueEvents } from 'bullmq';
 import type { RedisConnection } from '../redis/connections.ts';
 import type { CommandResult } from './job-map.ts';
+import type { QueuePlace } from './placement.ts';
+import { WaitingRoom } from './waiting-room.ts';
 
 /** What woke a waiter: the job completed (with the result it returned) or an attempt failed. */
 export type Wake = { event: 'completed'; result: CommandResult | undefined } | { event: 'failed' };
 
 /**
- * One QueueEvents listener per queue per process, feeding a map of waiters by job id. A
+ * One QueueEvents listener per queue (each command shard, inventory) per process, feeding a map of waiters by job id. A
  * `completed` event carries the job's return value, which is the command's result (the worker
  * stored the same in Postgres before returning it), so a waiter needs no read to answer; an event
  * can be missed, so callers read Postgres when their wait times out.
  */
 export class CommandWaiters {
-  private readonly waiting = new Map<string, Set<(w: Wake) => void>>();
+  private readonly waiting = new WaitingRoom<Wake>();
   /** Once closing, no wait can be woken by an event any more. */
   closed = false;
   private readonly events: QueueEvents[];
 
-  constructor(queueNames: readonly string[], opts: { prefix: string; connection: () => RedisConnection; onError?: (err: Error) => void }) {
-    this.events = queueNames.map((name) => new QueueEvents(name, { prefix: opts.prefix, connection: opts.connection(), autorun: true }));
+  constructor(places: readonly QueuePlace[], opts: { connection: () => RedisConnection; onError?: (err: Error) => void }) {
+    this.events = places.map(({ name, prefix }) => new QueueEvents(name, { prefix, connection: opts.connection(), autorun: true }));
     for (const qe of this.events) {
-      qe.on('completed', ({ jobId, returnvalue }) => this.wake(jobId, { event: 'completed', result: resultIn(returnvalue) }));
-      qe.on('failed', ({ jobId }) => this.wake(jobId, { event: 'failed' }));
+      qe.on('completed', ({ jobId, returnvalue }) => this.waiting.wake(jobId, { event: 'completed', result: resultIn(returnvalue) }));
+      qe.on('failed', ({ jobId }) => this.waiting.wake(jobId, { event: 'failed' }));
       // Without a listener an event-loop failure would surface as an unhandled rejection;
       // waiters time out and callers read Postgres anyway.
       qe.on('error', (err) => opts.onError?.(err));
@@ -37,36 +39,16 @@ export class CommandWaiters {
    * the job, or check Postgres after registering, so a fast job is not missed.
    */
   wait(jobId: string, timeoutMs: number, signal?: AbortSignal): { done: Promise<Wake | false>; cancel: () => void } {
-    let set = this.waiting.get(jobId);
-    if (!set) this.waiting.set(jobId, (set = new Set()));
-    let finish!: (v: Wake | false) => void;
-    const done = new Promise<Wake | false>((resolve) => (finish = resolve));
-    set.add(finish);
-    const timer = setTimeout(() => finish(false), timeoutMs);
-    const cancel = () => finish(false);
-    signal?.addEventListener('abort', cancel, { once: true });
-    void done.finally(() => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', cancel);
-      const s = this.waiting.get(jobId);
-      s?.delete(finish);
-      if (s && s.size === 0) this.waiting.delete(jobId);
-    });
-    return { done, cancel };
+    return this.waiting.wait(jobId, timeoutMs, signal);
   }
 
   get size(): number {
     return this.waiting.size;
   }
 
-  private wake(jobId: string, w: Wake): void {
-    const set = this.waiting.get(jobId);
-    if (set) for (const finish of [...set]) finish(w);
-  }
-
   async close(): Promise<void> {
     this.closed = true;
-    for (const set of this.waiting.values()) for (const finish of [...set]) finish({ event: 'failed' });
+    this.waiting.wakeAll({ event: 'failed' });
     await Promise.all(this.events.map((e) => e.close()));
   }
 }

@@ -1,4 +1,5 @@
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { Cluster, type Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { EndingRedis, type LegacyRedisOptions } from './ending-redis.ts';
 import { parseRedisUrl } from './redis-url.ts';
 
 /** One Redis or a Redis Cluster: BullMQ and every caller here use only what both offer. */
@@ -36,7 +37,7 @@ export function blockingDuplicate(c: RedisConnection): RedisConnection {
 
 function connect(url: string, options: RedisOptions): RedisConnection {
   const target = parseRedisUrl(url);
-  if (target.kind === 'single') return new Redis(url, options);
+  if (target.kind === 'single') return new EndingRedis(url, options as LegacyRedisOptions);
   const { enableOfflineQueue, lazyConnect, enableReadyCheck, ...perNode } = options;
   const clusterOptions: ClusterOptions = {
     ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),

@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type { acceptedOrder, completedShipment, updatedShipment } from '../domain/shipment-answers.ts';
+import type {
+  ErrorBody,
+  Forbidden,
+  IdempotencyConflict,
+  InvalidParams,
+  InvalidTransition,
+  NotFound,
+  ShipmentReplaced,
+  Unauthorized,
+} from '../errors.ts';
+import type { JobName } from '../queues/job-map.ts';
+
+/** What each command answers when it succeeds (200): the body the synchronous HTTP call gives. */
+export interface AnswerBodies {
+  'order.accept': z.output<typeof acceptedOrder>;
+  'shipment.update': z.output<typeof updatedShipment>;
+  'shipment.complete': z.output<typeof completedShipment>;
+  'inventory.upsert': { upserted: number };
+  'inventory.map': { mapped: number; unmapped: number };
+  'inventory.remove': { removed: number };
+}
+
+/**
+ * The statuses a worker answers a refused command with, from the errors it can refuse with:
+ * invalid input (400), another brokerage's office or order (401, 404), not this party's step
+ * (403), a reused command id (409), a replaced shipment (410), a transition the machine refuses
+ * (422). Every one carries the error body.
+ */
+export type RefusalStatus = (
+  InvalidParams | Unauthorized | Forbidden | NotFound | IdempotencyConflict | ShipmentReplaced | InvalidTransition
+)['status'];
+
+/** A finished command: exactly the status and body the synchronous HTTP call answers. */
+export type CommandOutcome<N extends JobName = JobName> = { commandId: string } & (
+  { status: 200; body: AnswerBodies[N] } | { status: RefusalStatus; body: ErrorBody }
+);

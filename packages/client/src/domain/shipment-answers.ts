@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { SHIPMENT_TYPES } from './shipment-types.ts';
+
+// What a shipment command answers (accept, update, complete): the HTTP call's 200 body, and an
+// awaited producer command's. The service's renderers build these bodies (src/domain/
+// shipment-response.ts) and its contract test checks real answers against these schemas; the
+// objects are strict, so a key added to a renderer but not here fails that test.
+
+export const id = z.number().int().positive();
+export const instant = z.string().describe('ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z');
+export const shipmentType = z.enum(SHIPMENT_TYPES);
+export const shipmentState = z.enum(['pending', 'delivered']);
+export const url = z.string().describe('relative path of the shipment: /shipments/<id>');
+
+export const emailAddress = z.strictObject({ id, url: z.null(), address: z.string(), label: z.string().nullable(), updated_at: instant });
+
+export const phoneNumber = z.strictObject({
+  id,
+  url: z.string(),
+  label: z.string().nullable(),
+  country_code: z.string(),
+  number: z.string(),
+  extension: z.string().nullable(),
+  updated_at: instant,
+});
+
+export const buyerPhoneNumber = z.strictObject({
+  label: z.string().nullable(),
+  country_code: z.string(),
+  number: z.string(),
+  extension: z.string().nullable(),
+});
+
+export const address = z.strictObject({
+  id,
+  label: z.string().nullable(),
+  name: z.string(),
+  street_address: z.string(),
+  extended_address: z.string().nullable(),
+  locality: z.string(),
+  region: z.string(),
+  postal_code: z.string(),
+  country_code: z.string(),
+});
+
+export const recipient = {
+  ship_to_name: z.string().nullable().optional().describe('XMobile and XSeats: the recipient the seller transfers to'),
+  email_address: emailAddress.nullable().optional().describe('XMobile and XSeats: where the seller transfers to'),
+};
+
+export const acceptedShipment = z
+  .strictObject({ id, url, type: shipmentType, state: shipmentState.optional(), ...recipient })
+  .describe('id, url and type; an XSeats shipment also state, ship_to_name and email_address');
+
+export const acceptedOrder = z.strictObject({
+  id,
+  oid: z.string().describe('order identifier: two numbers joined by a hyphen'),
+  state: z.enum(['pending', 'accepted', 'completed']),
+  shipments: z.array(acceptedShipment),
+});
+
+export const mobileTransferShipment = z
+  .strictObject({ id, url, type: shipmentType, state: shipmentState, ...recipient })
+  .describe('seller mobile transfer or e-ticket: the replacing shipment');
+
+export const sellerPickupShipment = z
+  .strictObject({
+    id,
+    url,
+    type: z.literal('LocalPickup'),
+    ship_from_name: z.string().nullable(),
+    ship_from_address: address.nullable(),
+    ship_from_phone_number: phoneNumber.nullable(),
+    pickup_time_range: z.string().nullable(),
+    pickup_instructions: z.string().nullable(),
+  })
+  .describe("seller local pickup: the replacing shipment with the seller's details");
+
+export const buyerPickupShipment = z
+  .strictObject({
+    id,
+    url,
+    type: z.literal('LocalPickup'),
+    ship_to_name: z.string().nullable(),
+    phone_number: buyerPhoneNumber.nullable(),
+    notes: z.string().nullable(),
+  })
+  .describe("buyer local pickup: the replacing shipment with the buyer's details");
+
+export const updatedShipment = z.union([mobileTransferShipment, sellerPickupShipment, buyerPickupShipment]);
+
+export const completedShipment = z.strictObject({
+  id,
+  url,
+  type: shipmentType,
+  state: z.literal('delivered'),
+  x_mobile_link: z.string().optional().describe('present when the completion carried one'),
+});

@@ -1,0 +1,129 @@
+import type { ParseArgsConfig } from 'node:util';
+import { loadConfig } from '../../config.ts';
+import { AppError } from '../../errors.ts';
+import { ORDER_FILTERS } from '../../ops/order-filters.ts';
+import { searchOrders } from '../../ops/order-search.ts';
+import { loadOrderView } from '../../ops/order-view-data.ts';
+import type { OrderWebhookDelivery } from '../../ops/order-view-webhooks.ts';
+import { withCliDatabase } from '../database.ts';
+import { intArg, UsageError, type CliIo, type CommandModule } from '../command.ts';
+
+const flag = (name: string) => name.replace(/_/g, '-');
+const time = (d: Date | null | undefined) => (d ? d.toISOString() : '-');
+
+/** A refused filter is the user's to fix: told with the command's usage, as a bad flag is. */
+async function told<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    // The search names its parameters as the page does (created_after:); here they are flags.
+    if (err instanceof AppError && err.status === 400)
+      throw new UsageError(err.message.replace(/^(\w+):/, (_m, name: string) => `--${flag(name)}:`));
+    throw err;
+  }
+}
+
+const filterOptions: NonNullable<ParseArgsConfig['options']> = Object.fromEntries(
+  ORDER_FILTERS.map((f) => [flag(f.name), { type: 'string' }]),
+);
+
+export const ordersList: CommandModule = {
+  options: { ...filterOptions, limit: { type: 'string' }, after: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0) throw new UsageError(`unexpected ${positionals.join(' ')}`);
+    const params: Record<string, string | undefined> = {};
+    for (const f of ORDER_FILTERS) params[f.name] = values[flag(f.name)] as string | undefined;
+    params.limit = values.limit as string | undefined;
+    params.after = values.after as string | undefined;
+    return withCliDatabase(loadConfig(), async (database) => {
+      const page = await told(() => searchOrders(database.db, params));
+      if (values.json) {
+        io.out(JSON.stringify(page));
+        return 0;
+      }
+      io.out(
+        `${'ORDER'.padEnd(10)}${'STATE'.padEnd(11)}${'LIVE SHIPMENT'.padEnd(32)}${'SELLER'.padEnd(22)}${'BUYER'.padEnd(7)}${'CREATED'.padEnd(26)}UPDATED`,
+      );
+      for (const o of page.orders) {
+        const ship = o.shipment ? `#${o.shipment.id} ${o.shipment.type}/${o.shipment.state}` : '-';
+        io.out(
+          `${String(o.id).padEnd(10)}${o.state.padEnd(11)}${ship.padEnd(32)}${`${o.sellerOfficeId} (brk ${o.sellerBrokerageId})`.padEnd(22)}` +
+            `${String(o.buyerBrokerageId).padEnd(7)}${time(o.createdAt).padEnd(26)}${time(o.updatedAt)}`,
+        );
+      }
+      io.out(page.next ? `${page.orders.length} order(s); older: --after ${page.next}` : `${page.orders.length} order(s), no older ones`);
+      return 0;
+    });
+  },
+};
+
+function printView(view: NonNullable<Awaited<ReturnType<typeof loadOrderView>>>, io: CliIo): void {
+  const { order } = view;
+  io.out(`order ${order.id} (${order.oid}): ${order.state}`);
+  io.out(
+    `  delivery ${order.delivery}, ${order.quantity} ticket(s); seller office ${order.sellerOfficeId}, buyer brokerage ${order.buyerBrokerageId}`,
+  );
+  io.out(
+    `  created ${time(order.createdAt)}, accepted ${time(order.acceptedAt)}, completed ${time(order.completedAt)}, updated ${time(order.updatedAt)}`,
+  );
+  io.out('');
+  io.out('shipment chain:');
+  if (view.shipments.length === 0) io.out('  none yet');
+  for (const s of view.shipments) {
+    const fate = s.replacedBy === null ? 'live' : `replaced by #${s.replacedBy} at ${time(s.replacedAt)}`;
+    io.out(`  #${s.id} ${s.type}/${s.state} (created ${time(s.createdAt)}, delivered ${time(s.deliveredAt)}) ${fate}`);
+  }
+  io.out('');
+  io.out(`timeline (${view.events.length}):`);
+  for (const e of view.events) {
+    const from = e.fromType ? `${e.fromType}/${e.fromState}` : '-';
+    io.out(
+      `  ${String(e.seq).padEnd(4)}${time(e.at).padEnd(26)}${e.kind.padEnd(16)}${from} → ${e.toType}/${e.toState}  by ${e.actorRole} (brokerage ${e.actorBrokerageId}), command ${e.commandId ?? '-'}`,
+    );
+  }
+  io.out('');
+  io.out(`commands (${view.commands.length}):`);
+  for (const c of view.commands) {
+    const outcome = c.status === 'succeeded' ? `${c.status} ${c.resultStatus ?? ''}` : c.status;
+    io.out(
+      `  ${c.id} ${c.name.padEnd(18)}${outcome.padEnd(14)}attempts ${c.attempts}  sent ${time(c.createdAt)}  finished ${time(c.finishedAt)}${c.error ? `  ${c.error}` : ''}`,
+    );
+  }
+  io.out('');
+  printDeliveries(view.webhooks, io);
+}
+
+/** Each event of the order per endpoint: delivered, or still owed with how the last attempt went. */
+function printDeliveries(deliveries: readonly OrderWebhookDelivery[], io: CliIo): void {
+  io.out(`webhook deliveries (${deliveries.length}):`);
+  if (deliveries.length === 0) io.out('  no endpoint was owed an event of this order');
+  for (const d of deliveries) {
+    const endpoint = `endpoint ${d.endpointId}${d.enabled ? '' : ' (disabled)'} ${d.url}`;
+    const event = `${String(d.seq).padEnd(4)}${d.kind.padEnd(16)}`;
+    const last = d.lastOutcome
+      ? `; last ${d.lastOutcome}${d.lastStatus ? ` ${d.lastStatus}` : ''}${d.lastError ? `: ${d.lastError}` : ''}`
+      : '';
+    const fate = d.deliveredAt
+      ? `delivered ${d.deliveredAt} (attempts ${d.attempts})`
+      : `owed: attempts ${d.attempts}, next attempt ${d.nextAttemptAt}${last}`;
+    io.out(`  ${event}${fate}  ${endpoint}`);
+  }
+}
+
+export const ordersShow: CommandModule = {
+  options: { json: { type: 'boolean' } },
+  async run({ positionals, values }, io) {
+    if (positionals.length !== 1) throw new UsageError('expected exactly one order id');
+    const id = intArg(positionals[0], 'order_id');
+    return withCliDatabase(loadConfig(), async (database) => {
+      const view = await loadOrderView(database.db, id);
+      if (!view) {
+        io.err(`no order ${id}`);
+        return 1;
+      }
+      if (values.json) io.out(JSON.stringify(view));
+      else printView(view, io);
+      return 0;
+    });
+  },
+};

@@ -1,0 +1,120 @@
+import type { Logger } from 'pino';
+import type { Database } from '../db/client.ts';
+import { Unavailable } from '../errors.ts';
+import { feedLongPollsGauge } from '../ops/metrics.ts';
+import { FEED_CHANNEL } from './feed-positions.ts';
+
+export type WakeReason = 'event' | 'timeout' | 'gone' | 'closing';
+
+/** One long-polling request of one brokerage. */
+export interface FeedWaiter {
+  /** Resolves when the brokerage's feed grew (since registering or the last call), after `ms`, when `signal` aborts, or at shutdown. */
+  next(ms: number, signal: AbortSignal): Promise<WakeReason>;
+  release(): void;
+}
+
+interface Entry {
+  /** Notified while not waiting: the next call to next() returns at once. */
+  pending: boolean;
+  wake: ((reason: WakeReason) => void) | undefined;
+}
+
+/**
+ * The long polls of GET /v9/events in this process: one LISTEN on FEED_CHANNEL (the relay
+ * notifies it with the brokerage ids whose feed it extended, at commit) feeding a map of waiting
+ * requests by brokerage. Never a connection per request; at most `max` waiters at once, beyond
+ * which a long poll is refused with 503 and Retry-After rather than queued.
+ */
+export class FeedWaiters {
+  private readonly byBrokerage = new Map<number, Set<Entry>>();
+  private count = 0;
+  private closing = false;
+  private unlisten: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly database: Database,
+    private readonly log: Logger,
+    readonly max: number,
+  ) {}
+
+  async start(): Promise<void> {
+    try {
+      this.unlisten = await this.database.listen(FEED_CHANNEL, (payload) => this.notify(payload));
+    } catch (err) {
+      // Long polls then wait out their time and answer what the database has by then.
+      this.log.warn({ err }, 'event feed cannot listen for notifications; long polls answer at their timeout');
+    }
+  }
+
+  register(brokerageId: number): FeedWaiter {
+    if (this.closing) throw new Unavailable('the server is shutting down; poll again');
+    if (this.count >= this.max) {
+      const full = new Unavailable('too many long polls waiting; poll again shortly');
+      full.headers['retry-after'] = '1';
+      throw full;
+    }
+    const entry: Entry = { pending: false, wake: undefined };
+    let set = this.byBrokerage.get(brokerageId);
+    if (!set) this.byBrokerage.set(brokerageId, (set = new Set()));
+    set.add(entry);
+    this.count++;
+    feedLongPollsGauge.inc();
+    let released = false;
+    return {
+      next: (ms, signal) => this.next(entry, ms, signal),
+      release: () => {
+        if (released) return;
+        released = true;
+        entry.wake?.('gone');
+        this.count--;
+        feedLongPollsGauge.dec();
+        set.delete(entry);
+        if (set.size === 0 && this.byBrokerage.get(brokerageId) === set) this.byBrokerage.delete(brokerageId);
+      },
+    };
+  }
+
+  get waiting(): number {
+    return this.count;
+  }
+
+  /** Answers every waiting request (each then returns what it has) and stops listening. */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const set of this.byBrokerage.values()) for (const entry of set) entry.wake?.('closing');
+    await this.unlisten?.().catch(() => {});
+    this.unlisten = undefined;
+  }
+
+  private next(entry: Entry, ms: number, signal: AbortSignal): Promise<WakeReason> {
+    if (this.closing) return Promise.resolve('closing');
+    if (signal.aborted) return Promise.resolve('gone');
+    if (entry.pending) {
+      entry.pending = false;
+      return Promise.resolve('event');
+    }
+    return new Promise((resolve) => {
+      const done = (reason: WakeReason) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        entry.wake = undefined;
+        resolve(reason);
+      };
+      const onAbort = () => done('gone');
+      const timer = setTimeout(() => done('timeout'), ms);
+      signal.addEventListener('abort', onAbort, { once: true });
+      entry.wake = done;
+    });
+  }
+
+  private notify(payload: string): void {
+    for (const id of payload.split(',')) {
+      const set = this.byBrokerage.get(Number(id));
+      if (!set) continue;
+      for (const entry of set) {
+        if (entry.wake) entry.wake('event');
+        else entry.pending = true;
+      }
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * DATA_DIR holds the embedded database (credential tokens, e-mail addresses, its WAL), the
+ * private Redis's AOF (queued commands) and the generated secrets: no other local user may read
+ * or write any of it. PGlite creates its files 0666 whatever the umask, so the directories are
+ * what keeps others out (0700: nobody else can even look up a name in them); files are set to
+ * 0600 on top, and both are repaired on directories that already exist.
+ */
+export class PrivateDirError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PrivateDirError';
+  }
+}
+
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
+/** Files created by this process from now on are this user's only (redis-server inherits it). */
+export function restrictUmask(): void {
+  try {
+    process.umask(0o077);
+  } catch {
+    // A worker thread cannot set the umask; the modes below still hold.
+  }
+}
+
+/**
+ * Creates `dir` (0700) if missing, then makes it and, with `recursive`, everything under it
+ * private: directories 0700, files 0600. An entry this user cannot change (owned by someone
+ * else) stops the start with a message that says which one and what to do.
+ */
+export function makePrivateDir(dir: string, opts: { recursive?: boolean } = {}): void {
+  const root = path.resolve(dir);
+  mkdirSync(root, { recursive: true, mode: DIR_MODE });
+  // A shared directory such as /tmp (world-writable, sticky) is not one to close to everyone.
+  if ((lstatSync(root).mode & 0o1002) === 0o1002) {
+    throw new PrivateDirError(`DATA_DIR: ${root} is a shared directory (like /tmp); give fulfil a directory of its own`);
+  }
+  const repair = (p: string, recurse: boolean) => {
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) return; // its target is not ours to change; nothing in DATA_DIR makes links
+    const mode = st.isDirectory() ? DIR_MODE : FILE_MODE;
+    if ((st.mode & 0o777) !== mode) {
+      try {
+        chmodSync(p, mode);
+      } catch (err) {
+        throw new PrivateDirError(
+          `DATA_DIR: cannot make ${p} private (mode ${mode.toString(8)}): ${(err as NodeJS.ErrnoException).code ?? err}. ` +
+            'It must belong to the user that runs fulfil (chown -R it, or choose another DATA_DIR).',
+        );
+      }
+    }
+    if (recurse && st.isDirectory()) for (const name of readdirSync(p)) repair(path.join(p, name), true);
+  };
+  repair(root, opts.recursive ?? false);
+}

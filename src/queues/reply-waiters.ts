@@ -1,0 +1,77 @@
+import type { RedisConnection } from '../redis/connections.ts';
+import type { CommandResult } from './job-map.ts';
+import { WaitingRoom } from '../../packages/client/src/queues/waiting-room.ts';
+import { decodeReply, newReplyChannel, type LocalInboxes } from './reply-channel.ts';
+
+/**
+ * What woke a waiter: its command's answer, or `recheck`: replies may have been missed (the
+ * channel's connection dropped and came back), so the caller looks in Postgres once.
+ */
+export type ReplyWake = { event: 'completed'; result: CommandResult | undefined } | { event: 'recheck' } | { event: 'failed' };
+
+/** A wait for one command's answer; `done` is false once it timed out or was cancelled. */
+export interface ReplyWait {
+  done: Promise<ReplyWake | false>;
+  cancel: () => void;
+}
+
+/** What the dispatcher needs of a way to wait for answers (ReplyWaiters, or the CLI's CommandWaiters). */
+export interface AnswerWaiters {
+  readonly closed: boolean;
+  /** The channel a job names so its answer comes back here; none: the waiters read BullMQ's events. */
+  readonly replyTo?: string;
+  wait(commandId: string, timeoutMs: number, signal?: AbortSignal): ReplyWait;
+}
+
+/**
+ * The API process's waiters for command answers: one reply channel per process (reply-channel.ts),
+ * subscribed on one connection of its own; workers of the same service deliver in memory. A reply
+ * that never comes (lost in a reconnect, a job re-queued by recovery, a replay whose job names
+ * another process) ends in the caller's timeout, after which it reads Postgres.
+ */
+export class ReplyWaiters implements AnswerWaiters {
+  readonly replyTo: string;
+  closed = false;
+  private readonly waiting = new WaitingRoom<ReplyWake>();
+  private subscribed: Promise<unknown>;
+  private readyOnce = false;
+
+  constructor(
+    prefix: string,
+    private readonly subscriber: RedisConnection,
+    private readonly local: LocalInboxes,
+  ) {
+    this.replyTo = newReplyChannel(prefix);
+    local.open(this.replyTo, (commandId, result) => this.waiting.wake(commandId, { event: 'completed', result }));
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== this.replyTo) return;
+      const reply = decodeReply(message);
+      if (reply) this.waiting.wake(reply.commandId, { event: 'completed', result: reply.result });
+    });
+    // ioredis subscribes again after a reconnect; whatever was published meanwhile is gone.
+    subscriber.on('ready', () => {
+      if (this.readyOnce) this.waiting.wakeAll({ event: 'recheck' });
+      this.readyOnce = true;
+    });
+    this.subscribed = subscriber.subscribe(this.replyTo);
+  }
+
+  async ready(): Promise<void> {
+    await this.subscribed;
+  }
+
+  wait(commandId: string, timeoutMs: number, signal?: AbortSignal): ReplyWait {
+    return this.waiting.wait(commandId, timeoutMs, signal);
+  }
+
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.local.close(this.replyTo);
+    this.waiting.wakeAll({ event: 'failed' });
+    await this.subscriber.unsubscribe(this.replyTo).catch(() => {});
+  }
+}

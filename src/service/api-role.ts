@@ -1,0 +1,86 @@
+import { Queue } from 'bullmq';
+import type { FastifyInstance } from 'fastify';
+import { CredentialCache } from '../auth/credential-cache.ts';
+import { RateLimiter } from '../auth/rate-limit.ts';
+import { buildApp } from '../http/app.ts';
+import { HttpMetrics } from '../ops/metrics.ts';
+import { CommandQueues } from '../queues/command-queues.ts';
+import { CommandDispatcher } from '../queues/dispatcher.ts';
+import { eventsPlace } from '../queues/placement.ts';
+import { ReplyWaiters } from '../queues/reply-waiters.ts';
+import { producerConnection } from '../redis/connections.ts';
+import { WebhookQueue } from '../webhooks/webhook-queue.ts';
+import { databaseWritable } from './database.ts';
+import { waitReady } from './redis-readiness.ts';
+import type { RoleContext } from './role-context.ts';
+
+/** The API role: the HTTP ingress, its command dispatcher and reply channel, and /metrics and /ops. */
+export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInstance; url: string }> {
+  const { config, ops, log, database, readDatabase, secretBox, redis, prefix, inboxes, webhookResolve, onStop, track, blocking } = ctx;
+  const producer = track(producerConnection(redis.url));
+  await waitReady(producer, redis.url, config.STARTUP_TIMEOUT_MS);
+  const queues = new CommandQueues({
+    prefix,
+    connection: producer,
+    attempts: config.JOB_ATTEMPTS,
+    backoffMs: config.JOB_BACKOFF_MS,
+    shards: config.COMMAND_SHARDS,
+    checkShards: true,
+  });
+  // Said at start, not only on each refused command: the operator set the wrong count.
+  await queues
+    .checkShardCount()
+    .catch((err: unknown) => log.error({ err }, 'COMMAND_SHARDS does not match the workers; commands are refused'));
+  // Answers come back on this process's reply channel; BullMQ's events stay for observers.
+  const waiters = new ReplyWaiters(prefix, blocking(), inboxes);
+  const events = eventsPlace(prefix);
+  const eventsQueue = new Queue(events.name, { prefix: events.prefix, connection: producer });
+  const webhookQueue = new WebhookQueue({ prefix, connection: producer });
+  // The connection's own listener logs Redis trouble once per outage; without one here BullMQ 6
+  // prints each reconnect's error to stderr as a multi-line stack trace.
+  eventsQueue.on('error', () => {});
+  onStop({
+    phase: 'queues',
+    name: 'queues',
+    close: async () => {
+      await waiters.close();
+      await queues.close();
+      await eventsQueue.close();
+      await webhookQueue.close();
+    },
+  });
+  await waiters.ready();
+  let credentialCache: CredentialCache | undefined;
+  if (config.CREDENTIAL_CACHE_MS > 0) {
+    const cache = new CredentialCache({ ttlMs: config.CREDENTIAL_CACHE_MS, maxEntries: 10_000 });
+    await cache.start(database);
+    onStop({ phase: 'queues', name: 'credential cache', close: () => cache.stop() });
+    credentialCache = cache;
+  }
+  const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: config.COMMAND_WAIT_MS });
+  const app = await buildApp({
+    config,
+    database,
+    readDatabase,
+    log,
+    dispatcher,
+    secretBox,
+    webhooks: {
+      queue: webhookQueue,
+      rules: { policy: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }, resolve: webhookResolve },
+    },
+    ...(credentialCache ? { credentialCache } : {}),
+    ops: { queues: [...queues.queues(), eventsQueue, webhookQueue.queue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },
+    rateLimiter: new RateLimiter(producer, prefix, {
+      perCredential: config.RATE_LIMIT_PER_MINUTE,
+      authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE,
+    }),
+    readiness: [
+      { name: 'postgres', check: () => databaseWritable(database) },
+      { name: 'redis', check: async () => void (await producer.ping()) },
+    ],
+  });
+  onStop({ phase: 'http', name: 'http', close: () => app.close() });
+  const url = await app.listen({ port: config.PORT, host: config.HOST });
+  return { app, url };
+}

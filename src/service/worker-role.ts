@@ -1,0 +1,124 @@
+import { startHousekeeping } from '../../workers/housekeeping.ts';
+import { registry } from '../../workers/index.ts';
+import { startWorkers, type WorkerPool } from '../../workers/pool.ts';
+import { startShardLayouts } from '../../workers/shard-layouts.ts';
+import { RateLimiter } from '../auth/rate-limit.ts';
+import { ActiveRelay } from '../events/relay-leadership.ts';
+import { startMetricsServer } from '../ops/metrics-server.ts';
+import { CommandQueues } from '../queues/command-queues.ts';
+import { inventoryPlace } from '../queues/placement.ts';
+import { ReplySender } from '../queues/reply-channel.ts';
+import { producerConnection } from '../redis/connections.ts';
+import { WebhookFanOut } from '../webhooks/fan-out.ts';
+import { sweepWebhooks } from '../webhooks/sweep.ts';
+import { WebhookQueue } from '../webhooks/webhook-queue.ts';
+import { deliverDeps, startWebhookWorker } from '../webhooks/webhook-worker.ts';
+import { waitReady } from './redis-readiness.ts';
+import type { RoleContext } from './role-context.ts';
+
+/**
+ * The worker role: the command workers, webhook delivery, the outbox relay (one active per
+ * deployment), the shard layouts, housekeeping, and /metrics when no API runs in this process.
+ */
+export async function startWorkerRole(ctx: RoleContext): Promise<{ metricsUrl?: string }> {
+  const { config, roles, ops, log, database, secretBox, redis, prefix, inboxes, webhookResolve, onStop, track, blocking } = ctx;
+  let metricsUrl: string | undefined;
+  const workerProducer = track(producerConnection(redis.url));
+  // A BullMQ queue made on a fail-fast connection that is not ready yet can fail its set-up
+  // for good (a cluster client between 'connect' and 'ready' refuses commands): as the API does.
+  // And nothing that retries forever starts before Redis answered: an unreachable one ends the start.
+  await waitReady(workerProducer, redis.url, config.STARTUP_TIMEOUT_MS);
+  const pool: WorkerPool = startWorkers({
+    database,
+    registry: registry(),
+    connection: blocking,
+    concurrency: config.WORKER_CONCURRENCY,
+    log,
+    places: [inventoryPlace(prefix)],
+    replies: new ReplySender(workerProducer, inboxes),
+  });
+  onStop({ phase: 'workers', name: 'workers', close: () => pool.close(config.SHUTDOWN_DEADLINE_MS) });
+  const webhookQueue = new WebhookQueue({ prefix, connection: workerProducer });
+  onStop({ phase: 'queues', name: 'webhook queue', close: () => webhookQueue.close() });
+  // Apart from the command workers: a receiver can hold only webhook slots (webhook-worker.ts).
+  const webhookWorker = startWebhookWorker({
+    ...deliverDeps(config, { database, secretBox, queue: webhookQueue, log, resolve: webhookResolve }),
+    prefix,
+    connection: blocking(),
+    concurrency: config.WEBHOOK_CONCURRENCY,
+  });
+  onStop({ phase: 'workers', name: 'webhook worker', close: () => webhookWorker.close() });
+  // One process of the deployment relays at a time; the others stand by (relay-leadership.ts).
+  const relay = new ActiveRelay({
+    database,
+    databaseUrl: config.DATABASE_URL,
+    connection: workerProducer,
+    prefix,
+    log,
+    batchSize: config.RELAY_BATCH_SIZE,
+    intervalMs: config.RELAY_INTERVAL_MS,
+    checkMs: config.RELAY_LEADER_CHECK_MS,
+    follower: new WebhookFanOut(webhookQueue, log),
+  });
+  await relay.start();
+  onStop({ phase: 'workers', name: 'outbox relay', close: () => relay.stop() });
+  const requeue = new CommandQueues({
+    prefix,
+    connection: workerProducer,
+    attempts: config.JOB_ATTEMPTS,
+    backoffMs: config.JOB_BACKOFF_MS,
+    shards: config.COMMAND_SHARDS,
+  });
+  const layouts = startShardLayouts({
+    producer: workerProducer,
+    prefix,
+    shards: config.COMMAND_SHARDS,
+    subset: config.WORKER_SHARDS,
+    pool,
+    // WORKER_CONCURRENCY is per process: the command shards it consumes share it out.
+    concurrency: Math.max(1, Math.ceil(config.WORKER_CONCURRENCY / (config.WORKER_SHARDS?.length ?? config.COMMAND_SHARDS))),
+    queues: requeue,
+    log,
+    refreshMs: config.SHARD_REFRESH_MS,
+    retireIdleMs: config.SHARD_RETIRE_IDLE_MS,
+  });
+  onStop({ phase: 'workers', name: 'shard layouts', close: () => layouts.close() });
+  // Recovery and retention run once per period for the deployment, not per process.
+  const housekeeping = startHousekeeping({
+    database,
+    prefix,
+    producer: workerProducer,
+    connection: blocking,
+    queues: requeue,
+    shardCounts: () => layouts.counts(),
+    log,
+    recoveryEveryMs: config.RECOVERY_EVERY_MS,
+    recoveryAfterMs: config.RECOVERY_AFTER_MS,
+    retentionHours: config.COMMAND_RETENTION_HOURS,
+    webhookSweep: { everyMs: config.WEBHOOK_SWEEP_EVERY_MS, run: () => sweepWebhooks(database, webhookQueue) },
+  });
+  onStop({
+    phase: 'workers',
+    name: 'housekeeping',
+    close: async () => {
+      await housekeeping.close();
+      await requeue.close();
+    },
+  });
+  if (!roles.api) {
+    const metrics = await startMetricsServer({
+      port: ops.METRICS_PORT,
+      host: config.HOST,
+      opsToken: config.OPS_TOKEN,
+      failures: new RateLimiter(workerProducer, prefix, { perCredential: 0, authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE }),
+      db: database.db,
+      connection: workerProducer,
+      prefix,
+      shards: config.COMMAND_SHARDS,
+      log,
+    });
+    onStop({ phase: 'http', name: 'metrics server', close: () => metrics.close() });
+    metricsUrl = metrics.url;
+  }
+  return metricsUrl === undefined ? {} : { metricsUrl };
+}

@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { and, asc, eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { SecretBox } from '../auth/secret-box.ts';
+import type { Executor } from '../db/client.ts';
+import { webhookEndpoints } from '../db/schema.ts';
+import { InvalidParams, NotFound } from '../errors.ts';
+import { urlProblem, type AddressPolicy } from './address-policy.ts';
+import { secretAad } from './endpoint-secrets.ts';
+import { WEBHOOK_EVENT_KINDS, type createEndpointBody, type updateEndpointBody } from './endpoint-input.ts';
+import { isRefusedAddress, vetAddresses, type Resolve } from './send.ts';
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+export interface EndpointRules {
+  policy: AddressPolicy;
+  resolve: Resolve;
+}
+
+/** `whsec_` and 32 random bytes in base64url: recognisable in a secret store, no spaces or padding. */
+function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+/** The endpoint as the API shows it: never its secrets. */
+export function endpointJson(row: EndpointRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    event_kinds: row.eventKinds,
+    enabled: row.enabled,
+    disabled_reason: row.disabledReason,
+    disabled_at: row.disabledAt?.toISOString() ?? null,
+    failing_since: row.failingSince?.toISOString() ?? null,
+    previous_secret_expires_at:
+      row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? row.previousSecretExpiresAt.toISOString() : null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Refuses a URL that is malformed, not https (outside development's WEBHOOK_ALLOW_PRIVATE), or
+ * whose host resolves to a loopback, private, link-local or reserved address. Deliveries check
+ * the address again at each call: a name may resolve elsewhere later.
+ */
+export async function checkEndpointUrl(raw: string, rules: EndpointRules): Promise<string> {
+  const problem = urlProblem(raw, rules.policy);
+  if (problem) throw new InvalidParams(problem, 'url');
+  const url = new URL(raw);
+  try {
+    await vetAddresses(url, rules);
+  } catch (err) {
+    if (isRefusedAddress(err)) throw new InvalidParams(`url: ${err.message}`, 'url');
+    throw new InvalidParams(`url: cannot resolve ${url.hostname}`, 'url');
+  }
+  return url.toString();
+}
+
+export async function createEndpoint(
+  ex: Executor,
+  box: SecretBox,
+  rules: EndpointRules,
+  brokerageId: number,
+  body: z.output<typeof createEndpointBody>,
+) {
+  const url = await checkEndpointUrl(body.url, rules);
+  const secret = generateWebhookSecret();
+  // The id seals the secret, so the row is written first with a placeholder, in one transaction.
+  return ex.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(webhookEndpoints)
+      .values({
+        brokerageId,
+        url,
+        eventKinds: body.event_kinds ?? [...WEBHOOK_EVENT_KINDS],
+        enabled: body.enabled ?? true,
+        disabledReason: body.enabled === false ? 'manual' : null,
+        disabledAt: body.enabled === false ? new Date() : null,
+        secretCiphertext: '',
+      })
+      .returning({ id: webhookEndpoints.id });
+    const [sealed] = await tx
+      .update(webhookEndpoints)
+      .set({ secretCiphertext: box.seal(secret, secretAad(row!.id)) })
+      .where(eq(webhookEndpoints.id, row!.id))
+      .returning();
+    return { ...endpointJson(sealed!), secret };
+  });
+}
+
+export async function listEndpoints(ex: Executor, brokerageId: number) {
+  const rows = await ex
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.brokerageId, brokerageId))
+    .orderBy(asc(webhookEndpoints.id));
+  return { webhook_endpoints: rows.map(endpointJson) };
+}
+
+/** The caller's own endpoint; another brokerage's is "not found", so ids cannot be probed. */
+export async function ownEndpoint(ex: Executor, brokerageId: number, id: number): Promise<EndpointRow> {
+  const [row] = await ex
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.brokerageId, brokerageId)));
+  if (!row) throw new NotFound(`webhook endpoint ${id} not found`);
+  return row;
+}
+
+/**
+ * Changes url, kinds or enabled. Enabling a disabled endpoint makes its undelivered events due at
+ * once (it resumes from the first of each order); the caller queues them (resumeEndpoint).
+ */
+export async function updateEndpoint(
+  ex: Executor,
+  rules: EndpointRules,
+  brokerageId: number,
+  id: number,
+  body: z.output<typeof updateEndpointBody>,
+) {
+  const current = await ownEndpoint(ex, brokerageId, id);
+  const url = body.url === undefined ? undefined : await checkEndpointUrl(body.url, rules);
+  const enabling = body.enabled === true && !current.enabled;
+  const disabling = body.enabled === false && current.enabled;
+  const [row] = await ex
+    .update(webhookEndpoints)
+    .set({
+      ...(url !== undefined ? { url } : {}),
+      ...(body.event_kinds ? { eventKinds: body.event_kinds } : {}),
+      ...(enabling ? { enabled: true, disabledReason: null, disabledAt: null, failingSince: null } : {}),
+      ...(disabling ? { enabled: false, disabledReason: 'manual' as const, disabledAt: new Date() } : {}),
+      updatedAt: new Date(),
+    })
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.brokerageId, brokerageId)))
+    .returning();
+  return { endpoint: endpointJson(row!), enabled: enabling };
+}
+
+export async function deleteEndpoint(ex: Executor, brokerageId: number, id: number): Promise<void> {
+  const gone = await ex
+    .delete(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.brokerageId, brokerageId)))
+    .returning({ id: webhookEndpoints.id });
+  if (gone.length === 0) throw new NotFound(`webhook endpoint ${id} not found`);
+}
+
+/** A new secret, returned this once; the previous one keeps signing beside it for graceSeconds. */
+export async function rotateSecret(ex: Executor, box: SecretBox, brokerageId: number, id: number, graceSeconds: number) {
+  const current = await ownEndpoint(ex, brokerageId, id);
+  const secret = generateWebhookSecret();
+  const [row] = await ex
+    .update(webhookEndpoints)
+    .set({
+      secretCiphertext: box.seal(secret, secretAad(id)),
+      previousSecretCiphertext: graceSeconds > 0 ? current.secretCiphertext : null,
+      previousSecretExpiresAt: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
+      updatedAt: new Date(),
+    })
+    .where(eq(webhookEndpoints.id, id))
+    .returning();
+  return { ...endpointJson(row!), secret };
+}

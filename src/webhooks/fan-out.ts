@@ -1,0 +1,44 @@
+import type { SqlRunner } from '../db/client.ts';
+import { SHIPMENT_EVENT_TOPIC } from '../events/shipment-event.ts';
+import { chainHeads, type ChainHead, type WebhookQueue } from './webhook-queue.ts';
+import type { Logger } from 'pino';
+
+/**
+ * One delivery row per event and endpoint of each party brokerage (seller's and buyer's) that
+ * subscribed to the event's kind, written in the relay's own transaction: an event is owed to its
+ * endpoints exactly when it leaves the outbox. A relay that re-publishes a batch after a crash
+ * finds the rows already there (the unique (endpoint, event) index).
+ */
+const FAN_OUT = `
+insert into webhook_deliveries (endpoint_id, order_id, seq, event_id, kind, event_at)
+select e.id, ev.order_id, ev.seq, ev.event_id, ev.kind, ev.at
+from jsonb_to_recordset($1::jsonb) as ev(event_id text, topic text, order_id bigint, seq int, kind text, at timestamptz)
+join orders o on o.id = ev.order_id
+join offices f on f.id = o.seller_office_id
+join webhook_endpoints e on e.brokerage_id in (f.brokerage_id, o.buyer_brokerage_id) and ev.kind = any(e.event_kinds)
+where ev.topic = '${SHIPMENT_EVENT_TOPIC}'
+order by ev.order_id, ev.seq
+on conflict (endpoint_id, event_id) do nothing
+returning endpoint_id as "endpointId", order_id as "orderId", id as "deliveryId", attempts`;
+
+/** What the outbox relay calls for each batch: rows inside its transaction, jobs after its commit. */
+export class WebhookFanOut {
+  constructor(
+    private readonly queue: WebhookQueue,
+    private readonly log: Logger,
+  ) {}
+
+  async inTransaction(tx: SqlRunner, messages: readonly unknown[]): Promise<ChainHead[]> {
+    if (messages.length === 0) return [];
+    return tx.rows<ChainHead>(FAN_OUT, [JSON.stringify(messages)]);
+  }
+
+  /** After the commit, so a job never runs before its rows are visible; if Redis refuses, the sweep queues them. */
+  async afterCommit(rows: readonly ChainHead[]): Promise<void> {
+    try {
+      await this.queue.kick(chainHeads(rows));
+    } catch (err) {
+      this.log.warn({ err }, 'webhook deliveries recorded but not queued; the sweep will queue them');
+    }
+  }
+}
