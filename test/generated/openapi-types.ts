@@ -792,7 +792,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -918,7 +918,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1216,7 +1216,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1739,7 +1739,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1996,7 +1996,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2253,7 +2253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3337,7 +3337,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3622,7 +3622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3910,7 +3910,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4075,7 +4075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4372,7 +4372,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4519,7 +4519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -73,6 +73,10 @@ function extras({ requestExamples, responseExamples, links, query }: Extras) {
   };
 }
 
+/** What the body check refuses whatever the schema: src/http/body.ts. */
+const BODY_REFUSALS =
+  'a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)';
+
 export function v9(
   doc: {
     tag: string;
@@ -92,11 +96,14 @@ export function v9(
   } & Extras,
 ) {
   const { tag, errors, response, bodyOptional, badRequest, requestExamples, responseExamples, links, query, ...rest } = doc;
-  const statuses = [...new Set(errors)].sort((a, b) => a - b);
+  // Every body passes the same check before its schema (src/http/body.ts), so every operation
+  // taking one may answer 400 for it, even one whose schema is "any JSON value".
+  const statuses = [...new Set<ErrorStatus>(rest.body ? [400, ...errors] : errors)].sort((a, b) => a - b);
   const optional = bodyOptional ? { 'x-body-optional': true } : {};
   const failures = errorResponses(statuses);
-  if (badRequest && failures[400])
-    failures[400] = { ...failures[400], description: `${(failures[400] as { description: string }).description}; ${badRequest}` };
+  const reasons = [badRequest, rest.body ? BODY_REFUSALS : undefined].filter(Boolean);
+  if (reasons.length && failures[400])
+    failures[400] = { ...failures[400], description: [(failures[400] as { description: string }).description, ...reasons].join('; ') };
   return {
     tags: [tag],
     security: SIGNED,
