@@ -1,8 +1,9 @@
 import { Queue } from 'bullmq';
+import { WEBHOOKS_QUEUE } from '../queues/job-map.ts';
 import { webhooksPlace } from '../queues/placement.ts';
 import type { RedisConnection } from '../redis/connections.ts';
 
-export const WEBHOOKS_QUEUE = 'fulfil-webhooks';
+export { WEBHOOKS_QUEUE };
 
 /** A job says only "look at this chain now"; what is owed lives in webhook_deliveries. */
 export interface WebhookJob {

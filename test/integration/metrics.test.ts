@@ -9,6 +9,9 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
+/** Every queue the service keeps, as `fulfil jobs` and the queue board name them. */
+const SERVICE_QUEUES = ['commands', 'inventory', 'fulfil-events', 'fulfil-webhooks'];
+
 interface Family {
   name: string;
   type: string;
@@ -78,8 +81,7 @@ describe('Prometheus metrics', () => {
     expect(typeOf('bullmq_job_count')).toBe('GAUGE');
     expect(typeOf('bullmq_job_completed_total')).toBe('COUNTER');
     expect(typeOf('bullmq_job_failed_total')).toBe('COUNTER');
-    for (const queue of ['commands', 'inventory', 'fulfil-events'])
-      expect(sample(text, 'bullmq_job_count', { queue, state: 'failed', prefix: t.prefix })).toBe(0);
+    for (const queue of SERVICE_QUEUES) expect(sample(text, 'bullmq_job_count', { queue, state: 'failed', prefix: t.prefix })).toBe(0);
   });
 
   it('times HTTP requests by route and status in a histogram with buckets, count and sum', async () => {
@@ -144,10 +146,13 @@ describe('Prometheus metrics', () => {
     expect(await (await fetch(`${worker.service.metricsUrl}/livez`)).json()).toEqual({ status: 'ok' });
     const res = await fetch(`${worker.service.metricsUrl}/metrics`);
     expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
-    const names = parse(await res.text()).map((f) => f.name);
+    const text = await res.text();
+    const names = parse(text).map((f) => f.name);
     expect(names).toEqual(
       expect.arrayContaining(['process_cpu_seconds_total', 'fulfil_command_duration_seconds', 'fulfil_outbox_backlog', 'bullmq_job_count']),
     );
+    // The same queues as the API's scrape: an operator scraping only workers sees the webhook backlog too.
+    for (const queue of SERVICE_QUEUES) expect(sample(text, 'bullmq_job_count', { queue, state: 'failed', prefix: t.prefix })).toBe(0);
     expect((await fetch(`${worker.service.metricsUrl}/v9/inventory`)).status).toBe(404);
   });
 });

@@ -7,7 +7,7 @@
  * its own, derived from the prefix. On a single Redis (a prefix without a tag) the other queues
  * keep the plain prefix, so their keys are where earlier versions had them.
  */
-import { COMMAND_QUEUE, EVENTS_QUEUE, INVENTORY_QUEUE } from './job-map.ts';
+import { COMMAND_QUEUE, EVENTS_QUEUE, INVENTORY_QUEUE, WEBHOOKS_QUEUE } from './job-map.ts';
 
 export const HOUSEKEEPING_QUEUE = 'fulfil-housekeeping';
 
@@ -99,9 +99,9 @@ export function keySlot(tag: string): number {
   return crc % SLOTS;
 }
 
-/** The queues operators look at (/metrics, /ops/queues, `fulfil jobs`): command shards, inventory, events. */
+/** The queues operators look at (/metrics, /ops/queues, `fulfil jobs`): command shards, inventory, events, webhook deliveries. */
 export function serviceQueuePlaces(prefix: string, shards: number): QueuePlace[] {
-  return [...commandShardPlaces(prefix, shards), inventoryPlace(prefix), eventsPlace(prefix)];
+  return [...commandShardPlaces(prefix, shards), inventoryPlace(prefix), eventsPlace(prefix), webhooksPlace(prefix, WEBHOOKS_QUEUE)];
 }
 
 /**
