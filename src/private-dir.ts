@@ -40,20 +40,35 @@ export function makePrivateDir(dir: string, opts: { recursive?: boolean } = {}):
     throw new PrivateDirError(`DATA_DIR: ${root} is a shared directory (like /tmp); give fulfil a directory of its own`);
   }
   const repair = (p: string, recurse: boolean) => {
-    const st = lstatSync(p);
-    if (st.isSymbolicLink()) return; // its target is not ours to change; nothing in DATA_DIR makes links
-    const mode = st.isDirectory() ? DIR_MODE : FILE_MODE;
-    if ((st.mode & 0o777) !== mode) {
-      try {
-        chmodSync(p, mode);
-      } catch (err) {
-        throw new PrivateDirError(
-          `DATA_DIR: cannot make ${p} private (mode ${mode.toString(8)}): ${(err as NodeJS.ErrnoException).code ?? err}. ` +
-            'It must belong to the user that runs fulfil (chown -R it, or choose another DATA_DIR).',
-        );
-      }
-    }
-    if (recurse && st.isDirectory()) for (const name of readdirSync(p)) repair(path.join(p, name), true);
+    const st = makePrivateEntry(p);
+    if (recurse && st?.isDirectory()) for (const name of readdirSync(p)) repair(path.join(p, name), true);
   };
   repair(root, opts.recursive ?? false);
+}
+
+/** An existing file of DATA_DIR (a generated secret) made 0600, with makePrivateDir's message when it cannot be. */
+export function makePrivateFile(file: string): void {
+  makePrivateEntry(file);
+}
+
+function makePrivateEntry(p: string) {
+  const st = lstatSync(p);
+  if (st.isSymbolicLink()) return undefined; // its target is not ours to change; nothing in DATA_DIR makes links
+  const mode = st.isDirectory() ? DIR_MODE : FILE_MODE;
+  if ((st.mode & 0o777) !== mode) {
+    try {
+      chmodSync(p, mode);
+    } catch (err) {
+      throw notOurs(`make ${p} private (mode ${mode.toString(8)})`, err);
+    }
+  }
+  return st;
+}
+
+/** The one message for an entry of DATA_DIR this user cannot use: which one, and what to do. */
+export function notOurs(doing: string, err: unknown): PrivateDirError {
+  return new PrivateDirError(
+    `DATA_DIR: cannot ${doing}: ${(err as NodeJS.ErrnoException).code ?? err}. ` +
+      'It must belong to the user that runs fulfil (chown -R it, or choose another DATA_DIR).',
+  );
 }

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { makePrivateDir } from '../private-dir.ts';
+import { makePrivateDir, makePrivateFile, notOurs } from '../private-dir.ts';
 
 /**
  * Credential secrets are kept with AES-256-GCM under FULFIL_SECRET_KEY: a stolen database alone
@@ -49,8 +49,12 @@ export function loadSecretKey(opts: { configured?: string | undefined; dataDir: 
   const file = path.join(opts.dataDir, 'secret.key');
   makePrivateDir(opts.dataDir);
   if (existsSync(file)) {
-    chmodSync(file, 0o600); // a key written by an older version, or copied in with looser modes
-    return readFileSync(file, 'utf8').trim();
+    makePrivateFile(file); // a key written by an older version, or copied in with looser modes
+    try {
+      return readFileSync(file, 'utf8').trim();
+    } catch (err) {
+      throw notOurs(`read ${file}`, err);
+    }
   }
   const key = randomBytes(32).toString('hex');
   writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
