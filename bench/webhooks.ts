@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, setPriority, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -26,8 +26,11 @@ import { benchServiceEnv, cpuMsOf, freePort, rssOf, startServiceProcess } from '
  *
  * `--split` runs the service as an operator deploys it, an api process and a worker process
  * (the worker runs the commands, the relay and the deliveries), instead of one `fulfil start`.
+ * `--delivery-apart` moves the deliveries to a `--role webhooks` process of their own (the worker
+ * at WEBHOOK_CONCURRENCY=0), and `--delivery-nice <n>` runs that process at niceness n: on one
+ * machine, what a deployment gets from giving delivery hosts or CPU quotas of their own.
  *
- *   npm run bench -- webhooks [--seconds 20] [--rate 100] [--split]
+ *   npm run bench -- webhooks [--seconds 20] [--rate 100] [--split] [--delivery-apart [--delivery-nice 10]]
  */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -36,6 +39,8 @@ export async function run(argv: string[]): Promise<number> {
       seconds: { type: 'string', default: '20' },
       rate: { type: 'string', default: '100' },
       split: { type: 'boolean', default: false },
+      'delivery-apart': { type: 'boolean', default: false },
+      'delivery-nice': { type: 'string', default: '0' },
     },
   });
   const seconds = Number(values.seconds);
@@ -66,12 +71,22 @@ export async function run(argv: string[]): Promise<number> {
     WEBHOOK_ALLOW_PRIVATE: 'true',
   };
   const readyUrl = `http://127.0.0.1:${port}/readyz`;
-  const procs = values.split
+  const apart = values['delivery-apart'];
+  const procs = apart
     ? [
-        await startServiceProcess('worker', { ...env, PORT: '0' }),
+        await startServiceProcess('worker', { ...env, PORT: '0', WEBHOOK_CONCURRENCY: '0' }),
+        await startServiceProcess('webhooks', { ...env, PORT: '0' }),
         await startServiceProcess('api', { ...env, PORT: String(port) }, readyUrl),
       ]
-    : [await startServiceProcess('all', { ...env, PORT: String(port) }, readyUrl)];
+    : values.split
+      ? [
+          await startServiceProcess('worker', { ...env, PORT: '0' }),
+          await startServiceProcess('api', { ...env, PORT: String(port) }, readyUrl),
+        ]
+      : [await startServiceProcess('all', { ...env, PORT: String(port) }, readyUrl)];
+  const nice = Number(values['delivery-nice']);
+  const delivery = procs.find((p) => p.role === 'webhooks');
+  if (delivery && nice) setPriority(delivery.child.pid!, nice);
   const serviceCpuMs = () => procs.reduce((ms, p) => ms + cpuMsOf(p.child.pid!), 0);
   const call = httpCaller(`http://127.0.0.1:${port}`, 256);
   let nextOrder = 1;
@@ -113,7 +128,7 @@ export async function run(argv: string[]): Promise<number> {
     const w = withHooks.rec.summary(seconds, 0);
     const lines = [
       `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 20).toFixed(0)} MiB, Node ${process.version}; ${new Date().toISOString()}; load average ${loadavg()[0]!.toFixed(1)}`,
-      `load: ${rate} commands/s for ${seconds} s per phase (open loop), one \`fulfil start\` process, receiver in its own process`,
+      `load: ${rate} commands/s for ${seconds} s per phase (open loop); service: ${procs.map((p) => p.role).join(' + ')}${delivery && nice ? ` (webhooks at nice ${nice})` : ''}; receiver in its own process`,
       '',
       '| phase | commands | commands/s | command p50 ms | command p99 ms | errors |',
       '|---|---|---|---|---|---|',

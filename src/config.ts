@@ -121,8 +121,11 @@ const envSchema = z
       .enum(['true', 'false'])
       .default('false')
       .transform((v) => v === 'true'),
-    /** Deliveries in flight at once per worker process (a queue of its own, apart from the commands'). */
-    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+    /**
+     * Deliveries in flight at once per worker or webhooks process (a queue of its own, apart from
+     * the commands'); 0 in a worker: it delivers none, `--role webhooks` processes do.
+     */
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
     WEBHOOK_CONNECT_TIMEOUT_MS: ms(10, 60_000, 3_000),
     /** The whole call (connect, send, status and the first bytes of the answer) must end within this. */
     WEBHOOK_RESPONSE_TIMEOUT_MS: ms(10, 120_000, 10_000),

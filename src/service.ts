@@ -10,13 +10,15 @@ import { isLoopbackHost } from './ops/ops-auth.ts';
 import { loadOpsConfig, type OpsConfig } from './ops/ops-config.ts';
 import { restrictUmask } from './private-dir.ts';
 import { LocalInboxes } from './queues/reply-channel.ts';
-import { blockingConnection, type RedisConnection } from './redis/connections.ts';
+import { blockingConnection, producerConnection, type RedisConnection } from './redis/connections.ts';
 import { redisUrlForLog } from './redis/redis-url.ts';
 import { resolveRedis, type ResolvedRedis } from './redis/resolve.ts';
 import { startApiRole } from './service/api-role.ts';
 import { openMigratedDatabase, pgliteDir, poolOptions, secretBoxFor } from './service/database.ts';
-import { watchConnection } from './service/redis-readiness.ts';
+import { waitReady, watchConnection } from './service/redis-readiness.ts';
 import { STOP_PHASES, type RoleContext, type Roles, type StopStep } from './service/role-context.ts';
+import { startWebhooksRole } from './service/webhooks-role.ts';
+import { startWorkerMetrics } from './service/worker-metrics.ts';
 import { startWorkerRole } from './service/worker-role.ts';
 import { systemResolve, type Resolve } from './webhooks/send.ts';
 
@@ -75,8 +77,11 @@ export async function startService(
   if (config.DATABASE_READ_URL && !config.DATABASE_URL) {
     throw new ConfigError(['DATABASE_READ_URL: a replica needs its primary in DATABASE_URL (the embedded PGlite has none)']);
   }
-  if (!config.DATABASE_URL && !(roles.api && roles.worker)) {
-    throw new Error('DATABASE_URL: required to run --role api or --role worker alone (embedded PGlite serves one process)');
+  if (!config.DATABASE_URL && !(roles.api && roles.worker && (roles.webhooks ?? true))) {
+    throw new Error('DATABASE_URL: required to run the roles in processes of their own (embedded PGlite serves one process)');
+  }
+  if (roles.webhooks && !roles.worker && config.WEBHOOK_CONCURRENCY === 0) {
+    throw new ConfigError(['WEBHOOK_CONCURRENCY: 0 leaves a webhooks process nothing to do; give it 1 or more']);
   }
   // Stopped in this order whatever the order of start-up: no new requests, then no new jobs
   // (running ones finish or go back to the queue), then producers and listeners, then the
@@ -161,11 +166,19 @@ export async function startService(
       onStop,
       track,
       blocking,
+      workerProducer: memoised(async () => {
+        const producer = track(producerConnection(redis.url));
+        // A BullMQ queue made on a fail-fast connection that is not ready yet can fail its set-up
+        // for good (a cluster client between 'connect' and 'ready' refuses commands): as the API
+        // does. And nothing that retries forever starts before Redis answered: an unreachable one
+        // ends the start.
+        await waitReady(producer, redis.url, config.STARTUP_TIMEOUT_MS);
+        return producer;
+      }),
     };
-    if (roles.worker) {
-      const started = await startWorkerRole(ctx);
-      if (started.metricsUrl) service.metricsUrl = started.metricsUrl;
-    }
+    if (roles.worker) await startWorkerRole(ctx);
+    if (roles.webhooks ?? roles.worker) await startWebhooksRole(ctx);
+    if (!roles.api) service.metricsUrl = await startWorkerMetrics(ctx);
 
     if (roles.api) {
       const started = await startApiRole(ctx);
@@ -177,4 +190,10 @@ export async function startService(
     await stop();
     throw err;
   }
+}
+
+/** The first call's promise, for every call: one connection however many roles ask for it. */
+function memoised<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
 }

@@ -70,7 +70,7 @@ export function benchServiceEnv(o: {
 
 /** `fulfil start` as an operator runs it, in its own process; resolves once it serves. */
 export async function startServiceProcess(
-  role: 'all' | 'api' | 'worker',
+  role: 'all' | 'api' | 'worker' | 'webhooks',
   env: Record<string, string>,
   readyUrl?: string,
 ): Promise<ServiceProcess> {

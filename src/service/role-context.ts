@@ -19,7 +19,10 @@ export interface StopStep {
 
 export interface Roles {
   api: boolean;
+  /** Command workers, the outbox relay, shard layouts and housekeeping. */
   worker: boolean;
+  /** Webhook delivery (WEBHOOK_CONCURRENCY at a time); absent: wherever the worker role runs. */
+  webhooks?: boolean;
 }
 
 /** What the composition root (service.ts) hands each role it starts in this process. */
@@ -42,4 +45,6 @@ export interface RoleContext {
   track: (c: RedisConnection) => RedisConnection;
   /** A new blocking connection (BullMQ workers and listeners), tracked. */
   blocking: () => RedisConnection;
+  /** The one producer connection of this process's worker and webhooks roles, tracked, ready. */
+  workerProducer: () => Promise<RedisConnection>;
 }

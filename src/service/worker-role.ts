@@ -2,32 +2,22 @@ import { startHousekeeping } from '../../workers/housekeeping.ts';
 import { registry } from '../../workers/index.ts';
 import { startWorkers, type WorkerPool } from '../../workers/pool.ts';
 import { startShardLayouts } from '../../workers/shard-layouts.ts';
-import { RateLimiter } from '../auth/rate-limit.ts';
 import { ActiveRelay } from '../events/relay-leadership.ts';
-import { startMetricsServer } from '../ops/metrics-server.ts';
 import { CommandQueues } from '../queues/command-queues.ts';
 import { inventoryPlace } from '../queues/placement.ts';
 import { ReplySender } from '../queues/reply-channel.ts';
-import { producerConnection } from '../redis/connections.ts';
 import { WebhookFanOut } from '../webhooks/fan-out.ts';
 import { sweepWebhooks } from '../webhooks/sweep.ts';
 import { WebhookQueue } from '../webhooks/webhook-queue.ts';
-import { deliverDeps, startWebhookWorker } from '../webhooks/webhook-worker.ts';
-import { waitReady } from './redis-readiness.ts';
 import type { RoleContext } from './role-context.ts';
 
 /**
- * The worker role: the command workers, webhook delivery, the outbox relay (one active per
- * deployment), the shard layouts, housekeeping, and /metrics when no API runs in this process.
+ * The worker role: the command workers, the outbox relay (one active per deployment) and its
+ * webhook fan-out, the shard layouts and housekeeping. Delivery is the webhooks role's.
  */
-export async function startWorkerRole(ctx: RoleContext): Promise<{ metricsUrl?: string }> {
-  const { config, roles, ops, log, database, secretBox, redis, prefix, inboxes, webhookResolve, onStop, track, blocking } = ctx;
-  let metricsUrl: string | undefined;
-  const workerProducer = track(producerConnection(redis.url));
-  // A BullMQ queue made on a fail-fast connection that is not ready yet can fail its set-up
-  // for good (a cluster client between 'connect' and 'ready' refuses commands): as the API does.
-  // And nothing that retries forever starts before Redis answered: an unreachable one ends the start.
-  await waitReady(workerProducer, redis.url, config.STARTUP_TIMEOUT_MS);
+export async function startWorkerRole(ctx: RoleContext): Promise<void> {
+  const { config, log, database, prefix, inboxes, onStop, blocking } = ctx;
+  const workerProducer = await ctx.workerProducer();
   const pool: WorkerPool = startWorkers({
     database,
     registry: registry(),
@@ -38,16 +28,9 @@ export async function startWorkerRole(ctx: RoleContext): Promise<{ metricsUrl?: 
     replies: new ReplySender(workerProducer, inboxes),
   });
   onStop({ phase: 'workers', name: 'workers', close: () => pool.close(config.SHUTDOWN_DEADLINE_MS) });
+  // The fan-out and the sweep queue deliveries; whichever process runs the webhooks role makes them.
   const webhookQueue = new WebhookQueue({ prefix, connection: workerProducer });
   onStop({ phase: 'queues', name: 'webhook queue', close: () => webhookQueue.close() });
-  // Apart from the command workers: a receiver can hold only webhook slots (webhook-worker.ts).
-  const webhookWorker = startWebhookWorker({
-    ...deliverDeps(config, { database, secretBox, queue: webhookQueue, log, resolve: webhookResolve }),
-    prefix,
-    connection: blocking(),
-    concurrency: config.WEBHOOK_CONCURRENCY,
-  });
-  onStop({ phase: 'workers', name: 'webhook worker', close: () => webhookWorker.close() });
   // One process of the deployment relays at a time; the others stand by (relay-leadership.ts).
   const relay = new ActiveRelay({
     database,
@@ -105,20 +88,4 @@ export async function startWorkerRole(ctx: RoleContext): Promise<{ metricsUrl?: 
       await requeue.close();
     },
   });
-  if (!roles.api) {
-    const metrics = await startMetricsServer({
-      port: ops.METRICS_PORT,
-      host: config.HOST,
-      opsToken: config.OPS_TOKEN,
-      failures: new RateLimiter(workerProducer, prefix, { perCredential: 0, authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE }),
-      db: database.db,
-      connection: workerProducer,
-      prefix,
-      shards: config.COMMAND_SHARDS,
-      log,
-    });
-    onStop({ phase: 'http', name: 'metrics server', close: () => metrics.close() });
-    metricsUrl = metrics.url;
-  }
-  return metricsUrl === undefined ? {} : { metricsUrl };
 }

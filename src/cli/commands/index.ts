@@ -14,7 +14,7 @@ export const COMMANDS: readonly CommandEntry[] = [
       'Configuration comes from the environment (PORT, DATABASE_URL, REDIS_URL, FULFIL_SECRET_KEY, PUBLIC_HOST,\n' +
       'LOG_LEVEL, DATA_DIR, OPS_TOKEN, OPS_WRITE, METRICS_PORT …; see README.md). --seed loads a fixture first\n' +
       '(loading it again changes nothing). A worker-only process serves /metrics and /livez on METRICS_PORT.',
-    usage: 'start [--role all|api|worker] [--seed <fixture.json>]',
+    usage: 'start [--role all|api|worker|webhooks] [--seed <fixture.json>]',
     load: () => import('./start.ts').then((m) => m.start),
   },
   {

@@ -11,13 +11,14 @@ const ROLES: Record<string, Roles> = {
   all: { api: true, worker: true },
   api: { api: true, worker: false },
   worker: { api: false, worker: true },
+  webhooks: { api: false, worker: false, webhooks: true },
 };
 
 export const start: CommandModule = {
   options: { role: { type: 'string', default: 'all' }, seed: { type: 'string' } },
   async run({ values }) {
     const roles = ROLES[String(values.role)];
-    if (!roles) throw new UsageError(`--role: expected all, api or worker, got ${values.role}`);
+    if (!roles) throw new UsageError(`--role: expected all, api, worker or webhooks, got ${values.role}`);
     const config = loadConfig();
     const log = createLogger(config.LOG_LEVEL, { role: values.role });
     const uninstallFatal = installFatalHandlers(log);
