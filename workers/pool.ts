@@ -33,6 +33,8 @@ export function startWorkers(opts: {
   places: readonly QueuePlace[];
   /** Hands each answer to the API process that waits for it (the job's replyTo); by default over a connection of its own, made on first use. */
   replies?: ReplySender;
+  /** Called after a command committed (its events wait in the outbox): wakes the relay (src/events/relay-wake.ts). */
+  onCommitted?: () => void;
 }): WorkerPool {
   const { database, registry, log } = opts;
   let replies = opts.replies;
@@ -61,6 +63,8 @@ export function startWorkers(opts: {
       ctx.log.info({ status: result.status, queuedMs, runMs: Math.round(performance.now() - started) }, 'command finished');
     }
     observeCommand(job.name, result.status, (performance.now() - started) / 1000);
+    // Only a success wrote events; a spurious wake (a replayed answer) costs the relay one empty look.
+    if (result.status === 200) opts.onCommitted?.();
     // Committed in Postgres: the waiting caller may answer now, before BullMQ marks the job done.
     if (typeof job.data.replyTo === 'string') replySender().send(job.data.replyTo, job.data.commandId, result);
     // Postgres stays the record (HTTP reads it there); the job carries the same result for

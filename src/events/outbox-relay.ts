@@ -8,7 +8,7 @@ import { appendToFeeds } from './feed-positions.ts';
 
 /** Any constant shared by every relay of a database: only one relays a batch at a time. */
 const RELAY_LOCK_KEY = 7_245_301_978;
-/** The channel the outbox trigger notifies (drizzle/0004_order_event_seq.sql) on every commit that adds rows. */
+/** The channel that wakes the relay: workers notify it after committing events (relay-wake.ts). */
 export const OUTBOX_CHANNEL = 'fulfil_outbox';
 /** How long a notification waits for more before the relay takes the batch. */
 const GATHER_MS = 25;
@@ -43,9 +43,9 @@ export interface RelayFollower<T> {
 }
 
 /**
- * Moves outbox rows to the fulfil-events queue, oldest first. A commit that adds outbox rows
- * notifies OUTBOX_CHANNEL, which wakes the relay; a slow poll covers a notification lost while
- * the listening connection was down. Only one process runs a relay at a time (ActiveRelay,
+ * Moves outbox rows to the fulfil-events queue, oldest first. A worker that committed events
+ * wakes the relay (relay-wake.ts: directly when it runs in the same process, else NOTIFY on
+ * OUTBOX_CHANNEL); a slow poll covers a notification lost while the listening connection was down. Only one process runs a relay at a time (ActiveRelay,
  * relay-leadership.ts); each batch is still one transaction holding a transaction-level advisory
  * lock, so even two relays briefly running at once relay one batch at a time, never overtaking.
  * A crash between Redis taking the batch and the commit re-publishes it under the same job ids
@@ -78,7 +78,7 @@ export class OutboxRelay {
   async start(): Promise<void> {
     this.stopped = false;
     try {
-      this.unlisten = await this.opts.database.listen(OUTBOX_CHANNEL, () => this.gather());
+      this.unlisten = await this.opts.database.listen(OUTBOX_CHANNEL, () => this.notified());
     } catch (err) {
       // Without notifications the safety poll still relays everything, only later.
       this.opts.log.warn({ err }, 'outbox relay cannot listen for notifications; polling only');
@@ -125,11 +125,12 @@ export class OutboxRelay {
   }
 
   /**
-   * A notification starts a short gathering window rather than a batch at once: every command
-   * notifies, and relaying each event in its own transaction would cost a transaction per
-   * command next to the commands themselves. Events wait GATHER_MS at most.
+   * Events were committed (a NOTIFY, or a command of this process: relay-wake.ts). It starts a
+   * short gathering window rather than a batch at once: relaying each event in its own
+   * transaction would cost a transaction per command next to the commands themselves. Events
+   * wait GATHER_MS at most.
    */
-  private gather(): void {
+  notified(): void {
     if (this.stopped || this.gathering) return;
     this.gathering = setTimeout(() => {
       this.gathering = undefined;

@@ -76,6 +76,12 @@ export class ActiveRelay {
     return this.relay !== undefined;
   }
 
+  /** This process committed events: true when the relay runs here and took the news (no NOTIFY needed). */
+  nudge(): boolean {
+    this.relay?.notified();
+    return this.relay !== undefined;
+  }
+
   async start(): Promise<void> {
     this.stopped = false;
     if (!this.lockSql) {

@@ -3,6 +3,7 @@ import { registry } from '../../workers/index.ts';
 import { startWorkers, type WorkerPool } from '../../workers/pool.ts';
 import { startShardLayouts } from '../../workers/shard-layouts.ts';
 import { ActiveRelay } from '../events/relay-leadership.ts';
+import { RelayWake } from '../events/relay-wake.ts';
 import { CommandQueues } from '../queues/command-queues.ts';
 import { inventoryPlace } from '../queues/placement.ts';
 import { ReplySender } from '../queues/reply-channel.ts';
@@ -18,16 +19,6 @@ import type { RoleContext } from './role-context.ts';
 export async function startWorkerRole(ctx: RoleContext): Promise<void> {
   const { config, log, database, prefix, inboxes, onStop, blocking } = ctx;
   const workerProducer = await ctx.workerProducer();
-  const pool: WorkerPool = startWorkers({
-    database,
-    registry: registry(),
-    connection: blocking,
-    concurrency: config.WORKER_CONCURRENCY,
-    log,
-    places: [inventoryPlace(prefix)],
-    replies: new ReplySender(workerProducer, inboxes),
-  });
-  onStop({ phase: 'workers', name: 'workers', close: () => pool.close(config.SHUTDOWN_DEADLINE_MS) });
   // The fan-out and the sweep queue deliveries; whichever process runs the webhooks role makes them.
   const webhookQueue = new WebhookQueue({ prefix, connection: workerProducer });
   onStop({ phase: 'queues', name: 'webhook queue', close: () => webhookQueue.close() });
@@ -42,6 +33,26 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     intervalMs: config.RELAY_INTERVAL_MS,
     checkMs: config.RELAY_LEADER_CHECK_MS,
     follower: new WebhookFanOut(webhookQueue, log),
+  });
+  // Commands wake the relay after their commit, not inside it (relay-wake.ts).
+  const wake = new RelayWake({ database, log, local: () => relay.nudge() });
+  const pool: WorkerPool = startWorkers({
+    database,
+    registry: registry(),
+    connection: blocking,
+    concurrency: config.WORKER_CONCURRENCY,
+    log,
+    places: [inventoryPlace(prefix)],
+    replies: new ReplySender(workerProducer, inboxes),
+    onCommitted: () => wake.committed(),
+  });
+  onStop({
+    phase: 'workers',
+    name: 'workers',
+    close: async () => {
+      await pool.close(config.SHUTDOWN_DEADLINE_MS);
+      wake.stop();
+    },
   });
   await relay.start();
   onStop({ phase: 'workers', name: 'outbox relay', close: () => relay.stop() });
