@@ -1,0 +1,123 @@
+import path from 'node:path';
+import type { Summary } from './load.ts';
+import { startOtlpSink } from './otlp-sink.ts';
+import { cpuMsOf, freePort, startServiceProcess, type ServiceProcess } from './processes.ts';
+
+export interface TracingVariant {
+  label: string;
+  env: Record<string, string>;
+  /** Another build's bin/fulfil.mjs (--compare): the same variant before a change, in the same run. */
+  bin?: string;
+}
+
+/**
+ * The variants of `--only tracing`: tracing off, on (every command sampled, exported over
+ * OTLP/HTTP to the local sink as protobuf) and on with OTLP JSON; each `--variant
+ * "label:K=V,K=V"` adds tracing on with those variables (OTEL_BSP_* settings, say); `--compare
+ * <checkout>` adds off and on run by that checkout's build, so a change is measured against what
+ * it replaces in the same run, under the same neighbours' load.
+ */
+export function tracingVariants(o: { sinkUrl: string; extra: string[]; compare: string | undefined; json: boolean }): TracingVariant[] {
+  const on = { OTEL_EXPORTER_OTLP_ENDPOINT: o.sinkUrl, OTEL_TRACES_SAMPLER: 'always_on' };
+  const variants: TracingVariant[] = [
+    { label: 'tracing off', env: {} },
+    { label: 'tracing on, 100 %', env: on },
+    ...(o.json ? [{ label: 'tracing on, 100 %, JSON', env: { ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } }] : []),
+  ];
+  for (const spec of o.extra) {
+    const [label, vars = ''] = spec.split(':');
+    const env = Object.fromEntries(
+      vars
+        .split(',')
+        .filter(Boolean)
+        .map((kv) => kv.split('=') as [string, string]),
+    );
+    variants.push({ label: `tracing on, 100 %, ${label}`, env: { ...on, ...env } });
+  }
+  if (o.compare) {
+    const bin = path.resolve(o.compare, 'bin/fulfil.mjs');
+    variants.push({ label: 'before: tracing off', env: {}, bin }, { label: 'before: tracing on, 100 %', env: on, bin });
+  }
+  return variants;
+}
+
+export interface TracingRun {
+  variant: string;
+  round: number;
+  perSecond: number;
+  cpuMsPerCommand: number;
+}
+
+/**
+ * Every variant once a round, `rounds` times; each round starts with the next variant, so none
+ * always runs first (on a cold Postgres) or last. The service's CPU ms per command (from /proc)
+ * is the figure to compare: on a shared machine commands/s move with the neighbours' load.
+ */
+export async function tracingRounds(o: {
+  rounds: number;
+  levels: number[];
+  env: Record<string, string>;
+  extra: string[];
+  compare: string | undefined;
+  json: boolean;
+  phase: (name: string, callers: number, svc: ServiceProcess, url: string) => Promise<Summary>;
+  memory: string[];
+}): Promise<TracingRun[]> {
+  const sink = await startOtlpSink();
+  const runs: TracingRun[] = [];
+  try {
+    const variants = tracingVariants({ sinkUrl: sink.url, extra: o.extra, compare: o.compare, json: o.json });
+    for (let round = 1; round <= o.rounds; round++) {
+      const first = (round - 1) % variants.length;
+      for (const v of [...variants.slice(first), ...variants.slice(0, first)]) {
+        const port = await freePort();
+        const svc = await startServiceProcess('all', { ...o.env, ...v.env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`, v.bin);
+        try {
+          for (const c of o.levels) {
+            const cpu0 = cpuMsOf(svc.child.pid!);
+            const summary = await o.phase(`${v.label} (round ${round})`, c, svc, `http://127.0.0.1:${port}`);
+            const perCommand = (cpuMsOf(svc.child.pid!) - cpu0) / Math.max(1, summary.commands);
+            runs.push({ variant: v.label, round, perSecond: summary.perSecond, cpuMsPerCommand: perCommand });
+            o.memory.push(`${v.label} (round ${round}) at ${c}: ${perCommand.toFixed(2)} CPU ms of the service per command`);
+            process.stderr.write(`  service CPU ${perCommand.toFixed(2)} ms per command\n`);
+          }
+        } finally {
+          await svc.stop();
+        }
+      }
+    }
+    for (const [type, n] of sink.bytes()) o.memory.push(`OTLP received ${(n / 1048576).toFixed(1)} MiB of spans as ${type}`);
+  } finally {
+    await sink.close();
+  }
+  return runs;
+}
+
+/**
+ * Each variant's rounds beside tracing off's in the same round (and a `before:` variant beside
+ * `before: tracing off`): the mean of the per-round ratios, so a round the neighbours slowed
+ * weighs on both sides alike.
+ */
+export function tracingSummary(runs: TracingRun[]): string {
+  const variants = [...new Set(runs.map((r) => r.variant))];
+  const baseOf = (v: string) => (v.startsWith('before: ') ? 'before: tracing off' : 'tracing off');
+  const lines = [
+    '| variant | commands/s by round | CPU ms/command by round | mean CPU ms | CPU vs off, same rounds | commands/s vs off, same rounds |',
+    '|---|---|---|---:|---:|---:|',
+  ];
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(0)} %`;
+  for (const v of variants) {
+    const mine = runs.filter((r) => r.variant === v);
+    const ratios = (key: 'perSecond' | 'cpuMsPerCommand') =>
+      mine.flatMap((r) => {
+        const base = runs.find((b) => b.variant === baseOf(v) && b.round === r.round);
+        return base && base[key] > 0 ? [r[key] / base[key] - 1] : [];
+      });
+    const isBase = v === baseOf(v);
+    lines.push(
+      `| ${v} | ${mine.map((r) => r.perSecond.toFixed(0)).join(', ')} | ${mine.map((r) => r.cpuMsPerCommand.toFixed(2)).join(', ')} | ${mean(mine.map((r) => r.cpuMsPerCommand)).toFixed(2)} | ${isBase ? '–' : pct(mean(ratios('cpuMsPerCommand')))} | ${isBase ? '–' : pct(mean(ratios('perSecond')))} |`,
+    );
+  }
+  return lines.join('\n');
+}
