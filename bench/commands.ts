@@ -22,7 +22,7 @@ import postgres from 'postgres';
 import { BackendCpu } from './commands/backend-cpu.ts';
 import { findDesignCap, MISSING_CAP, prepareDesignCap, type CapRow, type CpuPerCommand } from './commands/design-cap.ts';
 import { printReport, type Row } from './commands/report.ts';
-import { tracingRounds, tracingSummary } from './commands/tracing.ts';
+import { paced, tracingRounds, tracingSummary } from './commands/tracing.ts';
 
 /**
  * The command path beside its limits, in one run. For each number of concurrent callers, for a
@@ -36,7 +36,7 @@ import { tracingRounds, tracingSummary } from './commands/tracing.ts';
  * milliseconds per command for its Node processes, Postgres and Redis, measured as the cap does.
  *
  *   DESIGN_CAP_DIR=… npm run bench -- commands [--seconds 8] [--callers 1,8,32,64] [--cap-callers 32] [--soak]
- *   npm run bench -- commands --only tracing [--rounds 2] [--no-json] [--variant 'label:K=V,…']… [--compare <checkout>]
+ *   npm run bench -- commands --only tracing [--rounds 2] [--no-json] [--variant 'label:K=V,…']… [--compare <checkout>] [--rate <commands/s>]
  */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -53,6 +53,7 @@ export async function run(argv: string[]): Promise<number> {
       variant: { type: 'string', multiple: true },
       compare: { type: 'string' },
       'no-json': { type: 'boolean', default: false },
+      rate: { type: 'string' },
     },
   });
   const seconds = Number(values.seconds);
@@ -194,7 +195,8 @@ export async function run(argv: string[]): Promise<number> {
         json: !values['no-json'],
         phase: (name, callers, svc, url) => {
           const call = httpCaller(url, 128);
-          return phase(name, callers, (rec) => httpFlow(call, rec, takeOrder()), [svc]);
+          const flow = (rec: Recorder) => httpFlow(call, rec, takeOrder());
+          return phase(name, callers, values.rate ? paced(Number(values.rate), 3)(flow) : flow, [svc]);
         },
         memory,
       });

@@ -41,6 +41,27 @@ export function tracingVariants(o: { sinkUrl: string; extra: string[]; compare: 
   return variants;
 }
 
+/**
+ * Paces flows to `rate` commands a second in all (a flow is `perFlow` commands), instead of each
+ * caller sending its next as soon as the last answered: every variant then does the same work a
+ * second, and its CPU per command is not moved by how much the closed loop happened to batch
+ * (more commands a second share each Redis and Postgres round trip, and the timers).
+ */
+export function paced(
+  rate: number,
+  perFlow: number,
+): <A extends unknown[]>(flow: (...a: A) => Promise<void>) => (...a: A) => Promise<void> {
+  let next = 0;
+  return (flow) =>
+    async (...a) => {
+      const now = performance.now();
+      const slot = Math.max(now, next);
+      next = slot + (perFlow * 1000) / rate;
+      if (slot > now) await new Promise((r) => setTimeout(r, slot - now));
+      return flow(...a);
+    };
+}
+
 export interface TracingRun {
   variant: string;
   round: number;
