@@ -36,7 +36,7 @@ import { paced, tracingRounds, tracingSummary } from './commands/tracing.ts';
  * milliseconds per command for its Node processes, Postgres and Redis, measured as the cap does.
  *
  *   DESIGN_CAP_DIR=… npm run bench -- commands [--seconds 8] [--callers 1,8,32,64] [--cap-callers 32] [--soak]
- *   npm run bench -- commands --only tracing [--rounds 2] [--no-json] [--variant 'label:K=V,…']… [--compare <checkout>] [--rate <commands/s>]
+ *   npm run bench -- commands --only tracing [--rounds 2] [--no-json] [--variant 'label:K=V,…']… [--compare <checkout>] [--rate <commands/s>] [--together]
  */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -54,6 +54,7 @@ export async function run(argv: string[]): Promise<number> {
       compare: { type: 'string' },
       'no-json': { type: 'boolean', default: false },
       rate: { type: 'string' },
+      together: { type: 'boolean', default: false },
     },
   });
   const seconds = Number(values.seconds);
@@ -193,6 +194,7 @@ export async function run(argv: string[]): Promise<number> {
         extra: values.variant ?? [],
         compare: values.compare,
         json: !values['no-json'],
+        together: values.together,
         phase: (name, callers, svc, url) => {
           const call = httpCaller(url, 128);
           const flow = (rec: Recorder) => httpFlow(call, rec, takeOrder());

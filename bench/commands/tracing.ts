@@ -71,8 +71,10 @@ export interface TracingRun {
 
 /**
  * Every variant once a round, `rounds` times; each round starts with the next variant, so none
- * always runs first (on a cold Postgres) or last. The service's CPU ms per command (from /proc)
- * is the figure to compare: on a shared machine commands/s move with the neighbours' load.
+ * always runs first (on a cold Postgres) or last. With `together`, a round runs every variant's
+ * service at once instead, each under its own (paced) load: the neighbours' load then weighs on
+ * all of them alike, where one after the other it moves by more than tracing costs. The service's
+ * CPU ms per command (from /proc) is the figure to compare.
  */
 export async function tracingRounds(o: {
   rounds: number;
@@ -81,29 +83,46 @@ export async function tracingRounds(o: {
   extra: string[];
   compare: string | undefined;
   json: boolean;
+  together: boolean;
   phase: (name: string, callers: number, svc: ServiceProcess, url: string) => Promise<Summary>;
   memory: string[];
 }): Promise<TracingRun[]> {
   const sink = await startOtlpSink();
   const runs: TracingRun[] = [];
+  const measure = async (v: TracingVariant, round: number, c: number, svc: ServiceProcess, url: string) => {
+    const cpu0 = cpuMsOf(svc.child.pid!);
+    const summary = await o.phase(`${v.label} (round ${round})`, c, svc, url);
+    const perCommand = (cpuMsOf(svc.child.pid!) - cpu0) / Math.max(1, summary.commands);
+    runs.push({ variant: v.label, round, perSecond: summary.perSecond, cpuMsPerCommand: perCommand });
+    o.memory.push(`${v.label} (round ${round}) at ${c}: ${perCommand.toFixed(2)} CPU ms of the service per command`);
+    process.stderr.write(`  ${v.label}: service CPU ${perCommand.toFixed(2)} ms per command\n`);
+  };
+  const start = async (v: TracingVariant) => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    return { v, url, svc: await startServiceProcess('all', { ...o.env, ...v.env, PORT: String(port) }, `${url}/readyz`, v.bin) };
+  };
   try {
     const variants = tracingVariants({ sinkUrl: sink.url, extra: o.extra, compare: o.compare, json: o.json });
     for (let round = 1; round <= o.rounds; round++) {
       const first = (round - 1) % variants.length;
-      for (const v of [...variants.slice(first), ...variants.slice(0, first)]) {
-        const port = await freePort();
-        const svc = await startServiceProcess('all', { ...o.env, ...v.env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`, v.bin);
+      const order = [...variants.slice(first), ...variants.slice(0, first)];
+      if (o.together) {
+        const started: Awaited<ReturnType<typeof start>>[] = [];
         try {
-          for (const c of o.levels) {
-            const cpu0 = cpuMsOf(svc.child.pid!);
-            const summary = await o.phase(`${v.label} (round ${round})`, c, svc, `http://127.0.0.1:${port}`);
-            const perCommand = (cpuMsOf(svc.child.pid!) - cpu0) / Math.max(1, summary.commands);
-            runs.push({ variant: v.label, round, perSecond: summary.perSecond, cpuMsPerCommand: perCommand });
-            o.memory.push(`${v.label} (round ${round}) at ${c}: ${perCommand.toFixed(2)} CPU ms of the service per command`);
-            process.stderr.write(`  service CPU ${perCommand.toFixed(2)} ms per command\n`);
-          }
+          for (const v of order) started.push(await start(v));
+          for (const c of o.levels) await Promise.all(started.map((s) => measure(s.v, round, c, s.svc, s.url)));
         } finally {
-          await svc.stop();
+          await Promise.all(started.map((s) => s.svc.stop()));
+        }
+        continue;
+      }
+      for (const v of order) {
+        const s = await start(v);
+        try {
+          for (const c of o.levels) await measure(v, round, c, s.svc, s.url);
+        } finally {
+          await s.svc.stop();
         }
       }
     }
