@@ -132,7 +132,8 @@ export function subjectOf(payload: unknown, into: Attributes = {}): Attributes {
 export function startSpan(describe: () => [string, Attributes]): Span | undefined {
   if (!active) return undefined;
   const [name, attributes] = describe();
-  return active.tracer.startSpan(name, { attributes, kind: active.api.SpanKind.SERVER });
+  // A root: its context given, not left to the SDK to look up (context.active()) through the global registry.
+  return active.tracer.startSpan(name, { attributes, kind: active.api.SpanKind.SERVER }, active.api.ROOT_CONTEXT);
 }
 
 export function endSpan(span: Span | undefined, attributes: Attributes): void {
