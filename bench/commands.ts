@@ -17,12 +17,12 @@ import { recreateBenchDatabase } from './bench-database.ts';
 import { BUYER, clientFlow, httpCaller, httpFlow, SELLER } from './commands/flows.ts';
 import { startNoopQueue, transactionFlow } from './commands/limits.ts';
 import { closedLoop, Recorder, type Summary } from './commands/load.ts';
-import { benchServiceEnv, cpuMsOf, freePort, rssOf, startServiceProcess, type ServiceProcess } from './commands/processes.ts';
+import { benchServiceEnv, freePort, rssOf, startServiceProcess, type ServiceProcess } from './commands/processes.ts';
 import postgres from 'postgres';
 import { BackendCpu } from './commands/backend-cpu.ts';
 import { findDesignCap, MISSING_CAP, prepareDesignCap, type CapRow, type CpuPerCommand } from './commands/design-cap.ts';
 import { printReport, type Row } from './commands/report.ts';
-import { startOtlpSink } from './commands/otlp-sink.ts';
+import { paced, tracingRounds, tracingSummary } from './commands/tracing.ts';
 
 /**
  * The command path beside its limits, in one run. For each number of concurrent callers, for a
@@ -36,7 +36,7 @@ import { startOtlpSink } from './commands/otlp-sink.ts';
  * milliseconds per command for its Node processes, Postgres and Redis, measured as the cap does.
  *
  *   DESIGN_CAP_DIR=… npm run bench -- commands [--seconds 8] [--callers 1,8,32,64] [--cap-callers 32] [--soak]
- *   npm run bench -- commands --only tracing [--rounds 2]
+ *   npm run bench -- commands --only tracing [--rounds 2] [--no-json] [--variant 'label:K=V,…']… [--compare <checkout>] [--rate <commands/s>] [--together]
  */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -50,6 +50,11 @@ export async function run(argv: string[]): Promise<number> {
       'design-cap': { type: 'string' },
       'cap-callers': { type: 'string', default: '32' },
       rounds: { type: 'string', default: '2' },
+      variant: { type: 'string', multiple: true },
+      compare: { type: 'string' },
+      'no-json': { type: 'boolean', default: false },
+      rate: { type: 'string' },
+      together: { type: 'boolean', default: false },
     },
   });
   const seconds = Number(values.seconds);
@@ -99,6 +104,7 @@ export async function run(argv: string[]): Promise<number> {
   const env = { ...benchServiceEnv({ databaseUrl: url, redisUrl, dataDir, key, prefix }), WORKER_CONCURRENCY: concurrency };
   const rows: Row[] = [];
   const memory: string[] = [];
+  let tracingTable: string | undefined;
   const phase = async (
     name: string,
     callers: number,
@@ -178,43 +184,25 @@ export async function run(argv: string[]): Promise<number> {
         await worker.stop();
       }
     }
-    // Opt-in (--only tracing): the service in one process, tracing off and on (every command
-    // sampled, exported over OTLP/HTTP to a local sink, as protobuf and as JSON), alternated
-    // --rounds times (2) at each level.
+    // Opt-in (--only tracing): the service in one process with tracing off and on, alternated
+    // --rounds times (bench/commands/tracing.ts).
     if (only?.includes('tracing')) {
-      const sink = await startOtlpSink();
-      try {
-        const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on' };
-        for (let round = 1; round <= Number(values.rounds); round++) {
-          const variants = [
-            ['tracing off', {}],
-            ['tracing on, 100 %', traced],
-            ['tracing on, 100 %, JSON', { ...traced, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }],
-          ] as const;
-          // Each round starts with the next variant: none always runs first (on a cold Postgres) or last.
-          const first = (round - 1) % variants.length;
-          for (const [label, extra] of [...variants.slice(first), ...variants.slice(0, first)]) {
-            const port = await freePort();
-            const svc = await startServiceProcess('all', { ...env, ...extra, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
-            try {
-              const call = httpCaller(`http://127.0.0.1:${port}`, 128);
-              for (const c of levels) {
-                // CPU ms of the service per command: steadier than commands/s on a shared machine.
-                const cpu0 = cpuMsOf(svc.child.pid!);
-                const summary = await phase(`${label} (round ${round})`, c, (rec) => httpFlow(call, rec, takeOrder()), [svc]);
-                const perCommand = (cpuMsOf(svc.child.pid!) - cpu0) / Math.max(1, summary.commands);
-                memory.push(`${label} (round ${round}) at ${c}: ${perCommand.toFixed(2)} CPU ms of the service per command`);
-                process.stderr.write(`  service CPU ${perCommand.toFixed(2)} ms per command\n`);
-              }
-            } finally {
-              await svc.stop();
-            }
-          }
-        }
-        for (const [type, n] of sink.bytes()) memory.push(`OTLP received ${(n / 1048576).toFixed(1)} MiB of spans as ${type}`);
-      } finally {
-        await sink.close();
-      }
+      const runs = await tracingRounds({
+        rounds: Number(values.rounds),
+        levels,
+        env,
+        extra: values.variant ?? [],
+        compare: values.compare,
+        json: !values['no-json'],
+        together: values.together,
+        phase: (name, callers, svc, url) => {
+          const call = httpCaller(url, 128);
+          const flow = (rec: Recorder) => httpFlow(call, rec, takeOrder());
+          return phase(name, callers, values.rate ? paced(Number(values.rate), 3)(flow) : flow, [svc]);
+        },
+        memory,
+      });
+      tracingTable = tracingSummary(runs);
     }
     if (want('transaction')) {
       for (const c of levels) await phase('limit: worker transaction alone', c, (rec) => transactionFlow(database, rec, takeOrder()));
@@ -239,6 +227,7 @@ export async function run(argv: string[]): Promise<number> {
       statements,
       memory,
       seconds,
+      ...(tracingTable ? { tracing: tracingTable } : {}),
       machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${mb(totalmem())} MiB, Node ${process.version}, worker concurrency ${concurrency}`,
     });
   } finally {

@@ -1,6 +1,6 @@
 import type { Span } from '@opentelemetry/api';
 import { answerOutcome } from '../src/commands/command-outcome.ts';
-import { subjectOf, traced, tracedTransactions } from '../src/ops/tracing.ts';
+import { subjectOf, traced, tracedTransaction } from '../src/ops/tracing.ts';
 import type { Database } from '../src/db/client.ts';
 import { claimCommand, type CommandClaim } from '../src/db/sql/claim-command.ts';
 import { storeRejection, storeResult } from '../src/db/sql/store-result.ts';
@@ -41,12 +41,12 @@ export async function runCommand<N extends JobName>(
   return traced(
     `command ${handler.name}`,
     { metadata: traceMetadata },
-    () => ({
-      'messaging.system': 'bullmq',
-      'fulfil.command': handler.name,
-      'fulfil.command_id': String(raw?.commandId),
-      ...subjectOf(raw?.payload),
-    }),
+    () =>
+      subjectOf(raw?.payload, {
+        'messaging.system': 'bullmq',
+        'fulfil.command': handler.name,
+        'fulfil.command_id': String(raw?.commandId),
+      }),
     async (span) => {
       const result = await runOnce(database, handler, raw, ctx, span);
       span?.setAttributes({ 'fulfil.outcome': answerOutcome(result.status), 'fulfil.result_status': result.status });
@@ -76,7 +76,7 @@ async function runOnce<N extends JobName>(
     actor: JSON.stringify(raw.actor),
   };
   try {
-    return await tracedTransactions(database, span).transaction(async (tx) => {
+    return await tracedTransaction(database, span, async (tx) => {
       const claimed = await claimCommand(tx, claim);
       // Another command under a used id is a conflict, before and after the first one finished;
       // nothing is stored: the row belongs to the first command.

@@ -73,11 +73,13 @@ export async function startServiceProcess(
   role: 'all' | 'api' | 'worker' | 'webhooks',
   env: Record<string, string>,
   readyUrl?: string,
+  /** Another checkout's bin/fulfil.mjs (the bench's --compare), this one's by default. */
+  bin = BIN,
 ): Promise<ServiceProcess> {
   const args = ['start', ...(role === 'all' ? [] : ['--role', role])];
   // BENCH_NODE_FLAGS profiles the service alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...flags, BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...flags, bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

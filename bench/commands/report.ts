@@ -20,6 +20,8 @@ export function printReport(r: {
   memory: string[];
   seconds: number;
   machine: string;
+  /** --only tracing: each variant against tracing off in the same rounds (bench/commands/tracing.ts). */
+  tracing?: string;
 }): void {
   const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
   const lines = [
@@ -58,6 +60,7 @@ export function printReport(r: {
       '',
     );
   }
+  if (r.tracing) lines.push('Tracing variants, round by round (CPU: the service process, from /proc):', '', r.tracing, '');
   if (r.memory.length) lines.push('RSS of the service processes (start → end of each row):', '', ...r.memory.map((m) => `- ${m}`), '');
   process.stdout.write(lines.join('\n'));
 }

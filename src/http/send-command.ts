@@ -3,8 +3,8 @@ import { actorOf, callerOf } from '../auth/caller.ts';
 import { InvalidParams } from '../errors.ts';
 import type { JobMap, JobName } from '../queues/job-map.ts';
 import { requestFingerprint } from '../commands/fingerprint.ts';
-import type { Dispatch } from '../queues/dispatcher.ts';
-import { endSpan, inSpan, requestAttributes, startSpan } from '../ops/tracing.ts';
+import type { Dispatch, DispatchOutcome } from '../queues/dispatcher.ts';
+import { endSpan, failSpan, requestAttributes, startSpan, traceMetadata } from '../ops/tracing.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -28,15 +28,22 @@ export async function sendCommand<N extends JobName>(
   const prefer = String(request.headers.prefer ?? '');
   // One trace per command: the request's span is the parent of the worker's (the job carries its context).
   const span = startSpan(() => [`${request.method} ${request.routeOptions.url}`, requestAttributes(request, name, payload)]);
-  const outcome = await inSpan(span, deps.dispatcher).dispatch({
-    name,
-    actor: actorOf(caller),
-    payload,
-    requestHash: requestFingerprint(name, payload),
-    idempotencyKey: key,
-    async: /(^|[\s,;])respond-async\b/i.test(prefer),
-    requestId: request.id,
-  });
+  let outcome: DispatchOutcome;
+  try {
+    outcome = await deps.dispatcher.dispatch({
+      name,
+      actor: actorOf(caller),
+      payload,
+      requestHash: requestFingerprint(name, payload),
+      idempotencyKey: key,
+      async: /(^|[\s,;])respond-async\b/i.test(prefer),
+      requestId: request.id,
+      traceMetadata: traceMetadata(span),
+    });
+  } catch (err) {
+    failSpan(span, err);
+    throw err;
+  }
   request.log.info({ commandId: outcome.commandId, command: name, outcome: outcome.kind }, 'command dispatched');
   reply.header('x-command-id', outcome.commandId);
   endSpan(span, {

@@ -1,7 +1,7 @@
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Database, SqlTx } from '../db/client.ts';
-import type { Dispatch } from '../queues/dispatcher.ts';
+import { carrierOf, spanContextOf } from './trace-carrier.ts';
 
 /**
  * OpenTelemetry traces, off unless the standard variables ask for them
@@ -12,6 +12,9 @@ import type { Dispatch } from '../queues/dispatcher.ts';
  */
 interface Active {
   api: typeof import('@opentelemetry/api');
+  // Got once: api.trace.getTracer on every span walks the global registry and the provider's
+  // tracer cache (a key string built per call).
+  tracer: Tracer;
 }
 let active: Active | undefined;
 
@@ -42,7 +45,7 @@ export async function startTracing(opts: { exporter?: SpanExporter } = {}): Prom
     spanProcessors: [opts.exporter ? new base.SimpleSpanProcessor(exporter) : new base.BatchSpanProcessor(exporter)],
   });
   provider.register({ contextManager: null }); // parents are passed (traced)
-  active = { api };
+  active = { api, tracer: provider.getTracer('fulfil') };
   return async () => {
     active = undefined;
     await provider.shutdown();
@@ -62,16 +65,12 @@ async function otlpExporter(): Promise<SpanExporter> {
 
 /**
  * The span's context as a job carries it (BullMQ's job.opts.telemetry.metadata: W3C
- * traceparent/tracestate as JSON); undefined when off or without a span. The context travels
- * this way instead of through bullmq-otel, whose spans per job (add, getNextJob, process,
- * complete, extendLocks) were most of a trace's cost; only the worker's span needs the parent.
+ * traceparent/tracestate as JSON, trace-carrier.ts); undefined when off or without a span. The
+ * context travels this way instead of through bullmq-otel, whose spans per job (add, getNextJob,
+ * process, complete, extendLocks) were most of a trace's cost; only the worker's span needs the parent.
  */
 export function traceMetadata(span: Span | undefined): string | undefined {
-  if (!active || !span) return undefined;
-  const { api } = active;
-  const carrier: Record<string, string> = {};
-  api.propagation.inject(api.trace.setSpan(api.ROOT_CONTEXT, span), carrier);
-  return carrier.traceparent ? JSON.stringify(carrier) : undefined;
+  return active && span ? carrierOf(span.spanContext()) : undefined;
 }
 
 /** A span's parent: a span of this process, or the context a job carried (traceMetadata). */
@@ -80,11 +79,8 @@ export type Parent = Span | { metadata: string | undefined } | undefined;
 function contextOf(api: Active['api'], parent: Parent) {
   if (!parent) return api.ROOT_CONTEXT;
   if ('spanContext' in parent) return api.trace.setSpan(api.ROOT_CONTEXT, parent);
-  try {
-    return parent.metadata ? api.propagation.extract(api.ROOT_CONTEXT, JSON.parse(parent.metadata)) : api.ROOT_CONTEXT;
-  } catch {
-    return api.ROOT_CONTEXT; // not ours to refuse a job over
-  }
+  const remote = spanContextOf(parent.metadata, api.createTraceState);
+  return remote ? api.trace.setSpanContext(api.ROOT_CONTEXT, remote) : api.ROOT_CONTEXT;
 }
 
 /**
@@ -101,64 +97,55 @@ export async function traced<T>(
   opts: { consumer?: boolean } = {},
 ): Promise<T> {
   if (!active) return fn(undefined);
-  const { api } = active;
+  const { api, tracer } = active;
   const attrs = typeof attributes === 'function' ? attributes() : attributes;
   const kind = opts.consumer ? api.SpanKind.CONSUMER : api.SpanKind.INTERNAL;
-  const span = api.trace.getTracer('fulfil').startSpan(name, { attributes: attrs, kind }, contextOf(api, parent));
+  const span = tracer.startSpan(name, { attributes: attrs, kind }, contextOf(api, parent));
   try {
     return await fn(span);
   } catch (err) {
-    span.recordException(err as Error);
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: (err as Error).message });
+    failed(api, span, err);
     throw err;
   } finally {
     span.end();
   }
 }
 
-/** The order or shipment a command payload names, as span attributes. */
-export function subjectOf(payload: unknown): Attributes {
+function failed(api: Active['api'], span: Span, err: unknown): void {
+  span.recordException(err as Error);
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message: (err as Error).message });
+}
+
+/** The order or shipment a command payload names, added to the span attributes `into`. */
+export function subjectOf(payload: unknown, into: Attributes = {}): Attributes {
   const p = payload as { order_id?: unknown; shipment_id?: unknown } | null;
-  return {
-    ...(typeof p?.order_id === 'number' ? { 'fulfil.order_id': p.order_id } : {}),
-    ...(typeof p?.shipment_id === 'number' ? { 'fulfil.shipment_id': p.shipment_id } : {}),
-  };
+  if (typeof p?.order_id === 'number') into['fulfil.order_id'] = p.order_id;
+  if (typeof p?.shipment_id === 'number') into['fulfil.shipment_id'] = p.shipment_id;
+  return into;
 }
 
 /**
- * A span started now, handed to the job by inSpan, ended by endSpan: for a
- * request whose answer is sent after the traced work. Undefined (and nothing built) when off.
+ * A span started now, whose context the job carries (traceMetadata), ended by endSpan or
+ * failSpan: for a request whose answer is sent after the traced work. Undefined (and nothing
+ * built) when off.
  */
 export function startSpan(describe: () => [string, Attributes]): Span | undefined {
   if (!active) return undefined;
   const [name, attributes] = describe();
-  return active.api.trace.getTracer('fulfil').startSpan(name, { attributes, kind: active.api.SpanKind.SERVER });
-}
-
-/**
- * The dispatcher giving each job the span's context to carry; a throw ends the span as an error.
- * The dispatcher itself when there is no span.
- */
-export function inSpan<D extends Dispatch>(span: Span | undefined, dispatcher: D): D {
-  if (!span || !active) return dispatcher;
-  const { api } = active;
-  return Object.assign(Object.create(dispatcher) as D, {
-    dispatch: async (command: Parameters<D['dispatch']>[0]) => {
-      try {
-        return await dispatcher.dispatch({ ...command, traceMetadata: traceMetadata(span) });
-      } catch (err) {
-        span.recordException(err as Error);
-        span.setStatus({ code: api.SpanStatusCode.ERROR, message: (err as Error).message });
-        span.end();
-        throw err;
-      }
-    },
-  });
+  // A root: its context given, not left to the SDK to look up (context.active()) through the global registry.
+  return active.tracer.startSpan(name, { attributes, kind: active.api.SpanKind.SERVER }, active.api.ROOT_CONTEXT);
 }
 
 export function endSpan(span: Span | undefined, attributes: Attributes): void {
   span?.setAttributes(attributes);
   span?.end();
+}
+
+/** Ends the span as an error (the request failed before its answer). */
+export function failSpan(span: Span | undefined, err: unknown): void {
+  if (!span || !active) return;
+  failed(active.api, span, err);
+  span.end();
 }
 
 /** What a command's request span says: the method, the route template, the command and its subject. */
@@ -167,40 +154,39 @@ export function requestAttributes(
   command: string,
   payload: unknown,
 ): Attributes {
-  return {
+  return subjectOf(payload, {
     'http.request.method': request.method,
     'http.route': request.routeOptions.url ?? '',
     'fulfil.command': command,
-    ...subjectOf(payload),
-  };
+  });
 }
 
 /**
- * The database with one span per transaction, which names its statements (`db.operation.batch.size`
- * and `fulfil.db.statements`, e.g. "insert commands"); the database itself when off. One span per
- * statement, with its text, cost more than the rest of the trace together.
+ * database.transaction(fn), in one span (a child of parent) which names its statements
+ * (`db.operation.batch.size` and `fulfil.db.statements`, e.g. "insert commands"); just the
+ * transaction when off. One span per statement, with its text, cost more than the rest of the
+ * trace together.
  */
-export function tracedTransactions(database: Database, parent: Span | undefined): Database {
-  if (!active) return database;
-  return Object.assign(Object.create(database) as Database, {
-    transaction: <T>(fn: (tx: SqlTx) => Promise<T>) =>
-      traced('db transaction', parent, { 'db.system.name': 'postgresql' }, (span) => {
-        const names: string[] = [];
-        return database
-          .transaction((tx) => fn(namingStatements(tx, names)))
-          .finally(() => span?.setAttributes({ 'db.operation.batch.size': names.length, 'fulfil.db.statements': names }));
-      }),
+export function tracedTransaction<T>(database: Database, parent: Span | undefined, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+  if (!active) return database.transaction(fn);
+  return traced('db transaction', parent, TRANSACTION, async (span) => {
+    const names: string[] = [];
+    try {
+      return await database.transaction((tx) => fn(namingStatements(tx, names)));
+    } finally {
+      span?.setAttributes({ 'db.operation.batch.size': names.length, 'fulfil.db.statements': names });
+    }
   });
 }
 
+const TRANSACTION: Attributes = { 'db.system.name': 'postgresql' };
+
 /** The transaction, pushing each statement's name to names as it is sent. */
 function namingStatements(tx: SqlTx, names: string[]): SqlTx {
-  const rows = tx.rows.bind(tx);
-  const finish = tx.finish.bind(tx);
-  return Object.assign(Object.create(tx) as SqlTx, {
-    rows: <T extends object>(text: string, params: readonly unknown[]) => (names.push(statementName(text)), rows<T>(text, params)),
-    finish: <T extends object>(text: string, params: readonly unknown[]) => (names.push(statementName(text)), finish<T>(text, params)),
-  });
+  const named = Object.create(tx) as SqlTx;
+  named.rows = (text, params) => (names.push(statementName(text)), tx.rows(text, params));
+  named.finish = (text, params) => (names.push(statementName(text)), tx.finish(text, params));
+  return named;
 }
 
 // Statement texts are constants: each is named once.
