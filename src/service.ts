@@ -116,6 +116,7 @@ export async function startService(
     if (database.embedded && !pgliteDir(config).startsWith('memory://')) {
       // The CLI reaches the embedded database through the service while it runs (PGlite is one process's).
       const socket = await serveEmbeddedDatabase(database.embedded.thread, pgliteDir(config));
+      database.embedded.thread.onRestart((why) => log.warn({ reason: why.reason }, 'embedded database restarted'));
       onStop({ phase: 'queues', name: 'embedded database socket', close: () => socket.close() });
     }
     let readDatabase = database;

@@ -43,7 +43,11 @@ function spawn(data: ThreadOptions): Worker {
   if (!new URL(here).pathname.endsWith('.ts')) return new Worker(new URL('./embedded-thread.js', here), { workerData: data });
   // tsx's ESM entry (its CommonJS one cannot tsImport from an eval'd thread), found next to the
   // CommonJS one that require.resolve names.
-  const tsx = pathToFileURL(createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const tsx = pathToFileURL(
+    createRequire(here)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
   const entry = new URL('./embedded-thread.ts', here).href;
   const code = `import(${JSON.stringify(tsx)}).then((m) => m.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(here)}))`;
   return new Worker(code, { eval: true, workerData: data });
@@ -88,15 +92,18 @@ export class EmbeddedThread {
     this.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (e: Event) => {
         if (worker !== this.worker) return; // a terminated thread's last words
-        if (e.type === 'ready') (opened = true), resolve();
-        else if (e.type === 'open-failed') reject(fromWireError(e.error));
+        if (e.type === 'ready') {
+          opened = true;
+          resolve();
+        } else if (e.type === 'open-failed') reject(fromWireError(e.error));
         else this.onEvent(e);
       });
       worker.on('error', (err) => reject(err));
       worker.on('exit', (code) => {
         reject(new Error(`the embedded database thread exited (code ${code}) before it was ready`));
         // A thread that could not open the database is not restarted (it would fail again): calls fail.
-        if (opened && worker === this.worker && !this.closing) this.restart({ reason: `the embedded database thread exited (code ${code})` });
+        if (opened && worker === this.worker && !this.closing)
+          this.restart({ reason: `the embedded database thread exited (code ${code})` });
       });
     });
     this.ready.catch(() => {}); // callers see it through call()
@@ -168,7 +175,8 @@ export class EmbeddedThread {
   }
 
   async call(request: Request, onData?: (data: Uint8Array) => void): Promise<unknown> {
-    if (this.closing && request.op !== 'close') throw Object.assign(new Error('the embedded database is closed'), { code: 'CONNECTION_ENDED' });
+    if (this.closing && request.op !== 'close')
+      throw Object.assign(new Error('the embedded database is closed'), { code: 'CONNECTION_ENDED' });
     const worker = await this.current();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

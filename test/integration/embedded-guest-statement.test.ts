@@ -20,7 +20,8 @@ const BOUND_MS = 2_000;
 describe('a long guest statement on the embedded database', () => {
   let t: TestService;
   let socketPath: string;
-  const guest = () => postgres({ path: socketPath, database: 'postgres', username: 'postgres', max: 1, prepare: false, onnotice: () => {} });
+  const guest = () =>
+    postgres({ path: socketPath, database: 'postgres', username: 'postgres', max: 1, prepare: false, onnotice: () => {} });
 
   beforeAll(async () => {
     t = await startTestService({ env: { DATABASE_URL: '', EMBEDDED_GUEST_STATEMENT_MS: String(BOUND_MS) } });
