@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,21 +14,24 @@ const DEMO = path.join(ROOT, 'fixtures', 'demo.json');
 /**
  * Guest session abuse: a `fulfil start` on the embedded database (PGlite), and CLI guests on its
  * socket doing what a careless operator's psql would: leave the shared session read-only, change
- * it for good, sleep in a statement, vanish in the middle of a transaction. After each abuse a
- * command must still answer 200, and /livez must keep answering (a sleeping statement does hold
- * the event loop for its length: PGlite cannot interrupt it, docs/RELIABILITY.md).
+ * it for good, sleep in a statement (briefly, and past EMBEDDED_GUEST_STATEMENT_MS), vanish in the
+ * middle of a transaction. After each abuse a command must still answer 200, and /livez must keep
+ * answering while the guests run: PGlite runs in a thread of its own (docs/OPERATIONS.md).
  */
 export interface GuestFigures {
   abuses: number;
   commandsOk: number;
   failures: string[];
-  /** The longest /livez answer while the guests ran, and the longest statement a guest slept. */
+  /** The longest /livez answer while the guests ran, and the short statement a guest slept. */
   maxLivezMs: number;
   guestSleepMs: number;
   readyAtEnd: boolean;
 }
 
 const GUEST_SLEEP_MS = 1_000;
+/** The service's bound on a guest statement here; one guest sleeps far past it. */
+const GUEST_STATEMENT_MS = 2_000;
+const LIVEZ_LIMIT_MS = 1_500;
 
 export async function runGuestAbuse(redisUrl: string, prefix: string): Promise<GuestFigures> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-chaos-guest-'));
@@ -41,8 +44,14 @@ export async function runGuestAbuse(redisUrl: string, prefix: string): Promise<G
     QUEUE_PREFIX: prefix,
     PORT: String(port),
     LOG_LEVEL: 'warn',
+    EMBEDDED_GUEST_STATEMENT_MS: String(GUEST_STATEMENT_MS),
   };
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'fulfil.mjs'), 'start', '--seed', DEMO], { env, stdio: 'ignore' });
+  // The demo's four orders and a fifth like the first: one accept after each abuse.
+  const demoData = JSON.parse(readFileSync(DEMO, 'utf8')) as { orders: Array<{ id: number; oid: string }> };
+  demoData.orders.push({ ...demoData.orders[0]!, id: 704, oid: '1001-704' });
+  const fixture = path.join(dataDir, 'fixture.json');
+  writeFileSync(fixture, JSON.stringify(demoData), { mode: 0o600 });
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'fulfil.mjs'), 'start', '--seed', fixture], { env, stdio: 'ignore' });
   const failures: string[] = [];
   let maxLivezMs = 0;
   let polling = true;
@@ -72,9 +81,10 @@ export async function runGuestAbuse(redisUrl: string, prefix: string): Promise<G
         async () => void (await using(guest(), (sql) => sql.unsafe('set session characteristics as transaction read only'), false)),
       ],
       ['pg_sleep', async () => void (await using(guest(), (sql) => sql.unsafe(`select pg_sleep(${GUEST_SLEEP_MS / 1000})`)))],
+      ['pg_sleep past the bound', () => sleepPastTheBound(guest())],
       ['vanished inside a transaction', () => vanishInTransaction(socketPath)],
     ];
-    const orders = [700, 701, 702, 703];
+    const orders = [700, 701, 702, 703, 704];
     let commandsOk = 0;
     for (const [i, [name, abuse]] of abuses.entries()) {
       await abuse().catch((err: Error) => failures.push(`${name}: the guest itself failed: ${err.message}`));
@@ -94,7 +104,7 @@ export async function runGuestAbuse(redisUrl: string, prefix: string): Promise<G
     await poll;
     const readyAtEnd = (await fetch(`${base}/readyz`)).ok;
     if (!readyAtEnd) failures.push('not ready after the guests left');
-    if (maxLivezMs > GUEST_SLEEP_MS + 2_000) failures.push(`/livez took ${maxLivezMs} ms`);
+    if (maxLivezMs > LIVEZ_LIMIT_MS) failures.push(`/livez took ${maxLivezMs} ms`);
     return { abuses: abuses.length, commandsOk, failures, maxLivezMs, guestSleepMs: GUEST_SLEEP_MS, readyAtEnd };
   } finally {
     polling = false;
@@ -115,6 +125,18 @@ async function using<T>(sql: postgres.Sql, fn: (sql: postgres.Sql) => Promise<T>
     if (end) await sql.end({ timeout: 1 });
     else setTimeout(() => void sql.end({ timeout: 1 }), 5_000).unref();
   }
+}
+
+/** A 30 s sleep, which the service must stop after GUEST_STATEMENT_MS with 57014 (query_canceled). */
+async function sleepPastTheBound(sql: postgres.Sql): Promise<void> {
+  const started = Date.now();
+  const err = await using(sql, (s) => s.unsafe('select pg_sleep(30)')).then(
+    () => undefined,
+    (e: { code?: string }) => e,
+  );
+  const ms = Date.now() - started;
+  if (err?.code !== '57014') throw new Error(`the 30 s sleep ended with ${err?.code ?? 'success'} after ${ms} ms, not 57014`);
+  if (ms > GUEST_STATEMENT_MS + 5_000) throw new Error(`the 30 s sleep was stopped only after ${ms} ms`);
 }
 
 /** A raw client that opens a transaction and drops the connection without a word. */

@@ -173,6 +173,11 @@ const envSchema = z
      * client side (0: off): Postgres waiting on the client mid-statement never times out itself.
      */
     DATABASE_CLIENT_DEADLINE_MS: ms(0, 3_600_000, 20_000),
+    /**
+     * On the embedded database (no DATABASE_URL), a CLI guest's statement running longer than this
+     * is stopped: PGlite's thread is restarted from its files (0: no bound). docs/OPERATIONS.md.
+     */
+    EMBEDDED_GUEST_STATEMENT_MS: ms(0, 3_600_000, 5_000),
   })
   .superRefine((c, ctx) => {
     if (c.NODE_ENV === 'production' && c.OPS_TOKEN !== undefined && !strongOpsToken(c.OPS_TOKEN)) {

@@ -118,9 +118,10 @@ export async function startService(
     const database = await openMigratedDatabase(config, hooks);
     onStop({ phase: 'database', name: 'database', close: () => database.close() });
     log.info({ database: database.kind }, 'database ready');
-    if (database.pglite && !pgliteDir(config).startsWith('memory://')) {
+    if (database.embedded && !pgliteDir(config).startsWith('memory://')) {
       // The CLI reaches the embedded database through the service while it runs (PGlite is one process's).
-      const socket = await serveEmbeddedDatabase(database.pglite, pgliteDir(config));
+      const socket = await serveEmbeddedDatabase(database.embedded.thread, pgliteDir(config));
+      database.embedded.thread.onRestart((why) => log.warn({ reason: why.reason }, 'embedded database restarted'));
       onStop({ phase: 'queues', name: 'embedded database socket', close: () => socket.close() });
     }
     let readDatabase = database;

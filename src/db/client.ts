@@ -1,9 +1,10 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { Results } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { PgDatabase, PgDialect, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { PgliteSession } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres, PostgresJsSession } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import type { EmbeddedThread } from './embedded-client.ts';
 import { loadEmbedded } from './embedded.ts';
 import { bounded, pipelinedTransaction } from './pipelined-transaction.ts';
 import * as schema from './schema.ts';
@@ -48,8 +49,18 @@ export interface Database extends SqlRunner {
   transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T>;
   /** The postgres.js client, for streaming reads; absent on PGlite. */
   readonly sql?: postgres.Sql;
-  readonly pglite?: PGlite;
+  /** The embedded PGlite, running in a thread of its own (embedded-client.ts); absent on Postgres. */
+  readonly embedded?: EmbeddedDatabase;
   close(): Promise<void>;
+}
+
+/** What only the embedded database has. */
+export interface EmbeddedDatabase {
+  /** Runs a multi-statement text in one message and answers one result per statement. */
+  exec(text: string): Promise<Results[]>;
+  migrate(migrationsFolder: string, lockKey: number): Promise<void>;
+  /** The thread PGlite runs in: the CLI socket (pglite-socket.ts) lends the session through it. */
+  readonly thread: EmbeddedThread;
 }
 
 export interface OpenOptions {
@@ -60,6 +71,8 @@ export interface OpenOptions {
   timeouts?: DatabaseTimeouts;
   /** Shown in pg_stat_activity. */
   applicationName?: string;
+  /** How long a CLI guest's statement may run on the embedded database (EMBEDDED_GUEST_STATEMENT_MS). */
+  guestStatementMs?: number;
   /** Called with every statement's text before it is sent (postgres.js only): statement budgets in tests. */
   onStatement?: (text: string) => void;
 }
@@ -136,7 +149,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   }
   // Loaded only here: the production image has no PGlite and always names a DATABASE_URL.
   const { openPgliteDatabase } = await loadEmbedded(() => import('./pglite-database.ts'));
-  return openPgliteDatabase(options.pgliteDir ?? 'memory://');
+  return openPgliteDatabase(options.pgliteDir ?? 'memory://', {
+    ...(options.guestStatementMs !== undefined ? { guestStatementMs: options.guestStatementMs } : {}),
+  });
 }
 
 /**

@@ -4,7 +4,6 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { PROJECT_ROOT } from '../project-root.ts';
 import type { Database } from './client.ts';
-import { loadEmbedded } from './embedded.ts';
 
 export const MIGRATIONS_FOLDER = path.join(PROJECT_ROOT, 'drizzle');
 
@@ -17,9 +16,8 @@ const MIGRATION_LOCK_KEY = 7_245_301_977;
  * and the migration share one dedicated connection so the lock really covers the work.
  */
 export async function migrateDatabase(database: Database, databaseUrl?: string): Promise<void> {
-  if (database.kind === 'pglite') {
-    const { migratePgliteDatabase } = await loadEmbedded(() => import('./pglite-database.ts'));
-    await migratePgliteDatabase(database.pglite!, MIGRATIONS_FOLDER, MIGRATION_LOCK_KEY);
+  if (database.embedded) {
+    await database.embedded.migrate(MIGRATIONS_FOLDER, MIGRATION_LOCK_KEY);
     return;
   }
   if (!databaseUrl) throw new Error('migrateDatabase: a postgres database needs its URL');

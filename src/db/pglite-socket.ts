@@ -2,10 +2,10 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketHandler } from '@electric-sql/pglite-socket';
 import postgres from 'postgres';
 import { postgresDatabase, type Database } from './client.ts';
+import type { EmbeddedThread } from './embedded-client.ts';
 import { isProcessAlive } from '../process-alive.ts';
 
 /**
@@ -14,19 +14,19 @@ import { isProcessAlive } from '../process-alive.ts';
  * one process's). The CLI finds the socket through a small file next to the database, as it finds
  * a private Redis.
  *
- * PGlite is one Postgres session shared by the service's own queries and every socket client, so
- * a client's work must never interleave with the service's: while a client is inside a protocol
- * exchange (until ReadyForQuery) or a transaction, it holds PGlite's transaction lock, which the
- * service's queries and transactions take too. A client that stalls holding it is cut off after
- * HOLD_LIMIT_MS and its transaction rolled back, so the service never waits on it for long.
+ * PGlite is one Postgres session shared by the service's own queries and every socket client.
+ * The socket and its protocol framing live here, on the service's thread; every message goes to
+ * the GuestQueue in PGlite's own thread (guest-queue.ts), which keeps a client's exchange or
+ * transaction from interleaving with the service's queries, cuts off a client holding the session
+ * idle past HOLD_LIMIT_MS, and undoes whatever a client changed in the session (`SET
+ * default_transaction_read_only = on`, a role, cursors, temporary tables) before the service
+ * gets it back.
  *
- * Whatever a client changed in the session (`SET default_transaction_read_only = on`, a role,
- * cursors, temporary tables) is undone as soon as its exchange ends, before the service gets
- * the session back: a client's settings would otherwise apply to every later command. One
- * thing is not bounded: a single long statement (`pg_sleep`, a huge scan). PGlite runs on the
- * service's event loop and has no working statement_timeout (its timers are the event loop's
- * own, which cannot fire while the statement runs), so nothing in the process can interrupt it.
- * The socket is this OS user's only, so only the service's own operator can do that.
+ * A single long statement (`pg_sleep`, a huge scan) is bounded by EMBEDDED_GUEST_STATEMENT_MS:
+ * PGlite cannot interrupt a running statement (its statement_timeout never fires), so the
+ * service thread restarts PGlite's thread (embedded-client.ts) and every client connection here
+ * ends with a FATAL error saying why. Meanwhile the statement holds PGlite's thread only, never
+ * the service's event loop: /livez and HTTP answer. The socket is this OS user's only.
  */
 
 export interface EmbeddedAddress {
@@ -35,7 +35,6 @@ export interface EmbeddedAddress {
   pid: number;
 }
 
-export const HOLD_LIMIT_MS = 15_000;
 /** Unix socket paths longer than about 104 bytes cannot be bound (sun_path). */
 const MAX_SOCKET_PATH = 100;
 
@@ -53,133 +52,34 @@ export function readEmbeddedAddress(pgliteDir: string): EmbeddedAddress | undefi
   }
 }
 
-interface Pending {
-  handlerId: number;
-  message: Uint8Array;
-  onData: (data: Uint8Array) => void;
-  resolve: (n: number) => void;
-  reject: (err: Error) => void;
-}
-
-type Exclusive = PGlite & { _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T> };
-
-const SYNC = new Uint8Array([0x53, 0, 0, 0, 4]);
-/** Undoes a client's session state; DISCARD ALL would also UNLISTEN the service's own channels. */
-const RESET_SESSION = 'RESET ALL; RESET SESSION AUTHORIZATION; CLOSE ALL; DISCARD TEMP';
-function simpleQuery(text: string): Uint8Array {
-  const body = Buffer.from(`${text}\0`, 'utf8');
-  const msg = Buffer.alloc(5 + body.length);
-  msg[0] = 0x51;
-  msg.writeInt32BE(4 + body.length, 1);
-  body.copy(msg, 5);
+/**
+ * Why a guest's connection ends when PGlite's thread restarts: an ErrorResponse and a
+ * ReadyForQuery, so that a client waiting on a statement (postgres.js, psql) fails that statement
+ * with this message rather than with a bare "connection closed"; the socket is closed after it.
+ */
+function goodbye(code: string, message: string): Buffer {
+  const fields = Buffer.from(`SERROR\0VERROR\0C${code}\0M${message}\0\0`, 'utf8');
+  const msg = Buffer.alloc(5 + fields.length + 6);
+  msg[0] = 0x45;
+  msg.writeInt32BE(4 + fields.length, 1);
+  fields.copy(msg, 5);
+  Buffer.from([0x5a, 0, 0, 0, 5, 0x49]).copy(msg, 5 + fields.length);
   return msg;
 }
 
-/** The queue PGLiteSocketHandler sends every protocol message through (its QueryQueueManager, with the lock above). */
-class ExclusiveQueue {
-  private readonly queue: Pending[] = [];
-  private owner: number | undefined;
-  private release: (() => void) | undefined;
-  private pumping = false;
-  private holdTimer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly db: Exclusive,
-    private readonly onStall: (handlerId: number) => void,
-  ) {}
-
-  enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ handlerId, message, onData, resolve, reject });
-      void this.pump();
-    });
-  }
-
-  getQueueLength(): number {
-    return this.queue.length;
-  }
-
-  clearQueueForHandler(handlerId: number): void {
-    for (let i = this.queue.length - 1; i >= 0; i--) {
-      if (this.queue[i]!.handlerId === handlerId) this.queue.splice(i, 1)[0]!.reject(new Error('connection closed'));
-    }
-  }
-
-  /** A client gone mid-exchange: end its exchange, roll back its transaction, let the service go on. */
-  async clearTransactionIfNeeded(handlerId: number): Promise<void> {
-    if (this.owner !== handlerId) return;
-    await this.db.runExclusive(async () => {
-      await this.db.execProtocolRaw(SYNC);
-      if (this.db.isInTransaction()) await this.db.execProtocolRaw(simpleQuery('ROLLBACK'));
-    });
-    await this.resetSession();
-    this.unlock();
-    void this.pump();
-  }
-
-  private async resetSession(): Promise<void> {
-    await this.db.runExclusive(() => this.db.execProtocolRaw(simpleQuery(RESET_SESSION)));
-  }
-
-  private lock(): Promise<void> {
-    return new Promise((acquired) => {
-      void this.db._runExclusiveTransaction(
-        () =>
-          new Promise<void>((done) => {
-            this.release = done;
-            acquired();
-          }),
-      );
-    });
-  }
-
-  private unlock(): void {
-    clearTimeout(this.holdTimer);
-    this.owner = undefined;
-    const release = this.release;
-    this.release = undefined;
-    release?.();
-  }
-
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    try {
-      for (;;) {
-        const i = this.owner === undefined ? 0 : this.queue.findIndex((p) => p.handlerId === this.owner);
-        if (i < 0 || this.queue.length === 0) break;
-        const item = this.queue.splice(i, 1)[0]!;
-        clearTimeout(this.holdTimer);
-        if (this.owner === undefined) {
-          await this.lock();
-          this.owner = item.handlerId;
-        }
-        let bytes = 0;
-        try {
-          await this.db.runExclusive(() =>
-            this.db.execProtocolRawStream(item.message, { onRawData: (d) => ((bytes += d.length), item.onData(d)) }),
-          );
-        } catch (err) {
-          item.reject(err as Error);
-          continue;
-        }
-        // Startup (no type byte), Query and Sync end an exchange with ReadyForQuery; outside a
-        // transaction the session is then free for the service again.
-        const type = item.message[0];
-        const exchangeDone = type === 0 || type === 0x51 || type === 0x53 || type === 0x58;
-        if (exchangeDone && !this.db.isInTransaction()) {
-          await this.resetSession();
-          this.unlock();
-        } else {
-          const owner = item.handlerId;
-          this.holdTimer = setTimeout(() => this.onStall(owner), HOLD_LIMIT_MS);
-        }
-        item.resolve(bytes);
-      }
-    } finally {
-      this.pumping = false;
-    }
-  }
+/**
+ * What PGLiteSocketHandler calls on its query queue, forwarded to the GuestQueue in PGlite's
+ * thread (guest-queue.ts). The handler and the socket stay on the service's thread, so a guest
+ * can still be told why it is cut off while PGlite's thread is stuck in its statement.
+ */
+function remoteQueue(thread: EmbeddedThread) {
+  return {
+    enqueue: (handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void) =>
+      thread.call({ op: 'guest', handlerId, message: message.slice() }, onData) as Promise<number>,
+    getQueueLength: () => 0,
+    clearQueueForHandler: (handlerId: number) => void thread.call({ op: 'guest-clear', handlerId }).catch(() => {}),
+    clearTransactionIfNeeded: async (handlerId: number) => void (await thread.call({ op: 'guest-end', handlerId }).catch(() => {})),
+  };
 }
 
 export interface EmbeddedSocketServer {
@@ -188,12 +88,25 @@ export interface EmbeddedSocketServer {
 }
 
 /** Serves the service's PGlite on a Unix socket (mode 0600, in a 0700 directory: this user only). */
-export async function serveEmbeddedDatabase(pglite: PGlite, pgliteDir: string): Promise<EmbeddedSocketServer> {
-  const handlers = new Map<number, PGLiteSocketHandler>();
-  const queue = new ExclusiveQueue(pglite as Exclusive, (id) => void handlers.get(id)?.detach(true));
+export async function serveEmbeddedDatabase(thread: EmbeddedThread, pgliteDir: string): Promise<EmbeddedSocketServer> {
+  const handlers = new Map<number, { handler: PGLiteSocketHandler; socket: net.Socket }>();
+  const queue = remoteQueue(thread);
+  thread.onStall((id) => void handlers.get(id)?.handler.detach(true));
+  // A restart ends every guest's session (its transaction, its place in the queue): each is told
+  // why and its connection closed; the one whose statement overran hears that it was stopped.
+  thread.onRestart((why) => {
+    for (const [id, { socket }] of handlers) {
+      const message =
+        id === why.overrun
+          ? goodbye('57014', `canceling statement: ${why.reason}; the embedded database was restarted to stop it`)
+          : goodbye('57P01', `terminating connection: the embedded database restarted (${why.reason})`);
+      if (socket.writable) socket.end(message);
+      handlers.delete(id);
+    }
+  });
   const server = net.createServer((socket) => {
     const handler = new PGLiteSocketHandler({ queryQueue: queue as never, closeOnDetach: true, idleTimeout: 10 * 60_000 });
-    handlers.set(handler.handlerId, handler);
+    handlers.set(handler.handlerId, { handler, socket });
     socket.on('close', () => handlers.delete(handler.handlerId));
     void handler.attach(socket);
   });
@@ -215,7 +128,7 @@ export async function serveEmbeddedDatabase(pglite: PGlite, pgliteDir: string): 
     address,
     async close() {
       rmSync(addressFile(pgliteDir), { force: true });
-      await Promise.all([...handlers.values()].map((h) => h.detach(true)));
+      await Promise.all([...handlers.values()].map((h) => h.handler.detach(true)));
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (runtimeDir) rmSync(runtimeDir, { recursive: true, force: true });
     },

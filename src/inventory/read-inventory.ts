@@ -11,7 +11,7 @@ export async function runInventorySql<T>(database: Database, text: string): Prom
     const results = (await database.sql.unsafe(text)) as unknown as T[][];
     return results[results.length - 1]!;
   }
-  const results = await database.pglite!.exec(text);
+  const results = await database.embedded!.exec(text);
   return results[results.length - 1]!.rows as T[];
 }
 

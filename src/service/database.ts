@@ -14,6 +14,7 @@ export async function openMigratedDatabase(config: Config, opts: { onStatement?:
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     pgliteDir: pgliteDir(config),
+    guestStatementMs: config.EMBEDDED_GUEST_STATEMENT_MS,
     ...poolOptions(config),
     ...opts,
   }).catch((err: unknown) => {

@@ -53,13 +53,13 @@ describe('a guest on the embedded database', () => {
   });
 
   it('readiness says down while the session is read-only, and ready again once it is not', async () => {
-    await t.service.database.pglite!.exec('set default_transaction_read_only = on');
+    await t.service.database.embedded!.exec('set default_transaction_read_only = on');
     try {
       const res = await fetch(`${t.url}/readyz`);
       expect(res.status).toBe(503);
       expect((await res.json()) as unknown).toMatchObject({ checks: { postgres: 'down' } });
     } finally {
-      await t.service.database.pglite!.exec('reset default_transaction_read_only');
+      await t.service.database.embedded!.exec('reset default_transaction_read_only');
     }
     expect((await readyz()).status).toBe('ready');
   });
