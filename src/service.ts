@@ -21,6 +21,7 @@ import { startWebhooksRole } from './service/webhooks-role.ts';
 import { startWorkerMetrics } from './service/worker-metrics.ts';
 import { startWorkerRole } from './service/worker-role.ts';
 import { systemResolve, type Resolve } from './webhooks/send.ts';
+import { WebhookQueue } from './webhooks/webhook-queue.ts';
 
 export type { Roles };
 
@@ -152,6 +153,15 @@ export async function startService(
     const prefix = config.QUEUE_PREFIX;
     const service: Service = { config, log, database, readDatabase, redis, secretBox, stop };
 
+    const workerProducer = memoised(async () => {
+      const producer = track(producerConnection(redis.url));
+      // A BullMQ queue made on a fail-fast connection that is not ready yet can fail its set-up
+      // for good (a cluster client between 'connect' and 'ready' refuses commands): as the API
+      // does. And nothing that retries forever starts before Redis answered: an unreachable one
+      // ends the start.
+      await waitReady(producer, redis.url, config.STARTUP_TIMEOUT_MS);
+      return producer;
+    });
     const ctx: RoleContext = {
       config,
       roles,
@@ -167,14 +177,11 @@ export async function startService(
       onStop,
       track,
       blocking,
-      workerProducer: memoised(async () => {
-        const producer = track(producerConnection(redis.url));
-        // A BullMQ queue made on a fail-fast connection that is not ready yet can fail its set-up
-        // for good (a cluster client between 'connect' and 'ready' refuses commands): as the API
-        // does. And nothing that retries forever starts before Redis answered: an unreachable one
-        // ends the start.
-        await waitReady(producer, redis.url, config.STARTUP_TIMEOUT_MS);
-        return producer;
+      workerProducer,
+      webhookQueue: memoised(async () => {
+        const queue = new WebhookQueue({ prefix, connection: await workerProducer() });
+        onStop({ phase: 'queues', name: 'webhook queue', close: () => queue.close() });
+        return queue;
       }),
     };
     if (roles.worker) await startWorkerRole(ctx);

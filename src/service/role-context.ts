@@ -7,6 +7,7 @@ import type { RedisConnection } from '../redis/connections.ts';
 import type { ResolvedRedis } from '../redis/resolve.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Resolve } from '../webhooks/send.ts';
+import type { WebhookQueue } from '../webhooks/webhook-queue.ts';
 
 /** Stopped in this order whatever the order of start-up (service.ts runs the steps). */
 export const STOP_PHASES = ['http', 'workers', 'queues', 'database', 'redis', 'private redis'] as const;
@@ -47,4 +48,6 @@ export interface RoleContext {
   blocking: () => RedisConnection;
   /** The one producer connection of this process's worker and webhooks roles, tracked, ready. */
   workerProducer: () => Promise<RedisConnection>;
+  /** The webhook queue both roles add to (fan-out, sweep, retries), on that connection; closed at stop. */
+  webhookQueue: () => Promise<WebhookQueue>;
 }

@@ -1,4 +1,3 @@
-import { WebhookQueue } from '../webhooks/webhook-queue.ts';
 import { deliverDeps, startWebhookWorker } from '../webhooks/webhook-worker.ts';
 import type { RoleContext } from './role-context.ts';
 
@@ -14,8 +13,7 @@ export async function startWebhooksRole(ctx: RoleContext): Promise<void> {
     log.info('WEBHOOK_CONCURRENCY=0: this process delivers no webhooks (run `fulfil start --role webhooks` processes for that)');
     return;
   }
-  const queue = new WebhookQueue({ prefix, connection: await ctx.workerProducer() });
-  onStop({ phase: 'queues', name: 'webhook delivery queue', close: () => queue.close() });
+  const queue = await ctx.webhookQueue();
   // Apart from the command workers: a receiver can hold only webhook slots (webhook-worker.ts).
   const worker = startWebhookWorker({
     ...deliverDeps(config, { database, secretBox, queue, log, resolve: webhookResolve }),

@@ -9,7 +9,6 @@ import { inventoryPlace } from '../queues/placement.ts';
 import { ReplySender } from '../queues/reply-channel.ts';
 import { WebhookFanOut } from '../webhooks/fan-out.ts';
 import { sweepWebhooks } from '../webhooks/sweep.ts';
-import { WebhookQueue } from '../webhooks/webhook-queue.ts';
 import type { RoleContext } from './role-context.ts';
 
 /**
@@ -20,8 +19,7 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
   const { config, log, database, prefix, inboxes, onStop, blocking } = ctx;
   const workerProducer = await ctx.workerProducer();
   // The fan-out and the sweep queue deliveries; whichever process runs the webhooks role makes them.
-  const webhookQueue = new WebhookQueue({ prefix, connection: workerProducer });
-  onStop({ phase: 'queues', name: 'webhook queue', close: () => webhookQueue.close() });
+  const webhookQueue = await ctx.webhookQueue();
   // One process of the deployment relays at a time; the others stand by (relay-leadership.ts).
   const relay = new ActiveRelay({
     database,

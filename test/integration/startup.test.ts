@@ -45,10 +45,10 @@ describe('start-up with embedded defaults', () => {
       expect(stopped).toEqual([
         'http',
         'workers',
-        'webhook worker',
         'outbox relay',
         'shard layouts',
         'housekeeping',
+        'webhook worker',
         'embedded database socket',
         'webhook queue',
         'queues',
