@@ -1,14 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/redis/private-server.ts';
+import { startBuiltService, stopBuiltService } from '../support/built-service.ts';
 import { runBuiltCli } from '../support/cli.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/fulfil.mjs');
 const FIXTURE = path.resolve(import.meta.dirname, '../../fixtures/demo.json');
 
 /**
@@ -25,36 +24,12 @@ describe('the CLI next to a running service on the embedded database', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-cli-'));
-    const port = await freePort();
-    env = {
-      PATH: process.env.PATH,
-      DATA_DIR: dataDir,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      LOG_LEVEL: 'info',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    };
-    service = spawn(process.execPath, [BIN, 'start', '--seed', FIXTURE], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve, reject) => {
-      let seen = '';
-      const timer = setTimeout(() => reject(new Error(`service did not start: ${seen}`)), 50_000);
-      service.stdout!.on('data', (d) => {
-        seen += d;
-        if (seen.includes('fulfil started')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      service.once('exit', (code) => reject(new Error(`service exited with ${code}: ${seen}`)));
-    });
+    // What the CLI needs to find the service's database socket, Redis and queues.
+    env = { PATH: process.env.PATH, DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix };
+    service = (await startBuiltService(env, ['--seed', FIXTURE])).child;
   }, 60_000);
   afterAll(async () => {
-    if (service && service.exitCode === null) {
-      const exited = new Promise((r) => service.once('exit', r));
-      service.kill('SIGTERM');
-      await exited;
-    }
+    if (service && service.exitCode === null) await stopBuiltService(service);
     await dropPrefix(prefix);
     rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
