@@ -1,6 +1,5 @@
-import type { Span } from '@opentelemetry/api';
 import { answerOutcome } from '../src/commands/command-outcome.ts';
-import { subjectOf, traced, tracedTransaction } from '../src/ops/tracing.ts';
+import { subjectOf, traced, tracedTransaction, type TraceSpan } from '../src/ops/tracing.ts';
 import type { Database } from '../src/db/client.ts';
 import { claimCommand, type CommandClaim } from '../src/db/sql/claim-command.ts';
 import { storeRejection, storeResult } from '../src/db/sql/store-result.ts';
@@ -61,7 +60,7 @@ async function runOnce<N extends JobName>(
   handler: Handler<N>,
   raw: Envelope<unknown>,
   ctx: HandlerContext,
-  span: Span | undefined,
+  span: TraceSpan | undefined,
 ): Promise<CommandResult> {
   if (typeof raw?.commandId !== 'string' || typeof raw.actor?.brokerageId !== 'number' || typeof raw.requestHash !== 'string') {
     throw new Error('malformed job: the envelope needs commandId, actor.brokerageId and requestHash');

@@ -1,22 +1,26 @@
-import type { Attributes, Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, SpanContext } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Database, SqlTx } from '../db/client.ts';
+import { KIND, startRecordedSpan, type RecordedSpan, type Recorder } from './span-recorder.ts';
 import { carrierOf, spanContextOf } from './trace-carrier.ts';
+import { samplerFromEnv } from './trace-sampling.ts';
 
 /**
  * OpenTelemetry traces, off unless the standard variables ask for them
  * (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; OTEL_SDK_DISABLED=true wins;
- * OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER and the exporter's own variables are read by the SDK).
+ * OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_* and the exporter's own variables).
  * Nothing of the SDK is loaded while they are off: the hooks below then only call through, so
- * the untraced path pays one branch.
+ * the untraced path pays one branch. Spans are recorded by span-recorder.ts and handed to the
+ * SDK's batch processor and OTLP exporter as they end.
  */
 interface Active {
-  api: typeof import('@opentelemetry/api');
-  // Got once: api.trace.getTracer on every span walks the global registry and the provider's
-  // tracer cache (a key string built per call).
-  tracer: Tracer;
+  recorder: Recorder;
+  traceState: (text: string) => SpanContext['traceState'];
 }
 let active: Active | undefined;
+
+/** A span of this service: recorded, or undefined while tracing is off. */
+export type TraceSpan = RecordedSpan;
 
 export function tracingWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   if (String(env.OTEL_SDK_DISABLED ?? '').toLowerCase() === 'true') return false;
@@ -28,30 +32,28 @@ export function tracingActive(): boolean {
 }
 
 /**
- * Registers a tracer provider (W3C trace context, AsyncLocalStorage context) exporting over OTLP,
- * or to the given exporter (tests). Resolves with the function that flushes and unregisters it.
+ * Starts recording spans, exported over OTLP in batches, or to the given exporter as each span
+ * ends (tests). Resolves with the function that flushes and stops it.
  */
 export async function startTracing(opts: { exporter?: SpanExporter } = {}): Promise<() => Promise<void>> {
-  const [api, node, base, resources] = await Promise.all([
+  const [api, base, resources] = await Promise.all([
     import('@opentelemetry/api'),
-    import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/resources'),
   ]);
   const exporter = opts.exporter ?? (await otlpExporter());
-  const provider = new node.NodeTracerProvider({
+  // A test reads its spans at once; a service batches them off the request path (OTEL_BSP_*).
+  const processor = opts.exporter ? new base.SimpleSpanProcessor(exporter) : new base.BatchSpanProcessor(exporter);
+  const recorder: Recorder = {
+    processor,
     resource: resources.resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? 'fulfil' }),
-    // A test reads its spans at once; a service batches them off the request path.
-    spanProcessors: [opts.exporter ? new base.SimpleSpanProcessor(exporter) : new base.BatchSpanProcessor(exporter)],
-  });
-  provider.register({ contextManager: null }); // parents are passed (traced)
-  active = { api, tracer: provider.getTracer('fulfil') };
+    instrumentationScope: { name: 'fulfil' },
+    sampler: samplerFromEnv(),
+  };
+  active = { recorder, traceState: api.createTraceState };
   return async () => {
     active = undefined;
-    await provider.shutdown();
-    api.trace.disable();
-    api.context.disable();
-    api.propagation.disable();
+    await processor.shutdown();
   };
 }
 
@@ -69,18 +71,17 @@ async function otlpExporter(): Promise<SpanExporter> {
  * context travels this way instead of through bullmq-otel, whose spans per job (add, getNextJob,
  * process, complete, extendLocks) were most of a trace's cost; only the worker's span needs the parent.
  */
-export function traceMetadata(span: Span | undefined): string | undefined {
+export function traceMetadata(span: TraceSpan | undefined): string | undefined {
   return active && span ? carrierOf(span.spanContext()) : undefined;
 }
 
 /** A span's parent: a span of this process, or the context a job carried (traceMetadata). */
-export type Parent = Span | { metadata: string | undefined } | undefined;
+export type Parent = TraceSpan | { metadata: string | undefined } | undefined;
 
-function contextOf(api: Active['api'], parent: Parent) {
-  if (!parent) return api.ROOT_CONTEXT;
-  if ('spanContext' in parent) return api.trace.setSpan(api.ROOT_CONTEXT, parent);
-  const remote = spanContextOf(parent.metadata, api.createTraceState);
-  return remote ? api.trace.setSpanContext(api.ROOT_CONTEXT, remote) : api.ROOT_CONTEXT;
+function contextOf(on: Active, parent: Parent): SpanContext | undefined {
+  if (!parent) return undefined;
+  if ('spanContext' in parent) return parent.spanContext();
+  return spanContextOf(parent.metadata, on.traceState);
 }
 
 /**
@@ -93,27 +94,21 @@ export async function traced<T>(
   name: string,
   parent: Parent,
   attributes: Attributes | (() => Attributes),
-  fn: (span: Span | undefined) => Promise<T>,
+  fn: (span: TraceSpan | undefined) => Promise<T>,
   opts: { consumer?: boolean } = {},
 ): Promise<T> {
   if (!active) return fn(undefined);
-  const { api, tracer } = active;
   const attrs = typeof attributes === 'function' ? attributes() : attributes;
-  const kind = opts.consumer ? api.SpanKind.CONSUMER : api.SpanKind.INTERNAL;
-  const span = tracer.startSpan(name, { attributes: attrs, kind }, contextOf(api, parent));
+  const kind = opts.consumer ? KIND.CONSUMER : KIND.INTERNAL;
+  const span = startRecordedSpan(active.recorder, name, kind, contextOf(active, parent), attrs);
   try {
     return await fn(span);
   } catch (err) {
-    failed(api, span, err);
+    span.fail(err);
     throw err;
   } finally {
     span.end();
   }
-}
-
-function failed(api: Active['api'], span: Span, err: unknown): void {
-  span.recordException(err as Error);
-  span.setStatus({ code: api.SpanStatusCode.ERROR, message: (err as Error).message });
 }
 
 /** The order or shipment a command payload names, added to the span attributes `into`. */
@@ -129,23 +124,21 @@ export function subjectOf(payload: unknown, into: Attributes = {}): Attributes {
  * failSpan: for a request whose answer is sent after the traced work. Undefined (and nothing
  * built) when off.
  */
-export function startSpan(describe: () => [string, Attributes]): Span | undefined {
+export function startSpan(describe: () => [string, Attributes]): TraceSpan | undefined {
   if (!active) return undefined;
   const [name, attributes] = describe();
-  // A root: its context given, not left to the SDK to look up (context.active()) through the global registry.
-  return active.tracer.startSpan(name, { attributes, kind: active.api.SpanKind.SERVER }, active.api.ROOT_CONTEXT);
+  return startRecordedSpan(active.recorder, name, KIND.SERVER, undefined, attributes);
 }
 
-export function endSpan(span: Span | undefined, attributes: Attributes): void {
+export function endSpan(span: TraceSpan | undefined, attributes: Attributes): void {
   span?.setAttributes(attributes);
   span?.end();
 }
 
 /** Ends the span as an error (the request failed before its answer). */
-export function failSpan(span: Span | undefined, err: unknown): void {
-  if (!span || !active) return;
-  failed(active.api, span, err);
-  span.end();
+export function failSpan(span: TraceSpan | undefined, err: unknown): void {
+  span?.fail(err);
+  span?.end();
 }
 
 /** What a command's request span says: the method, the route template, the command and its subject. */
@@ -167,7 +160,7 @@ export function requestAttributes(
  * transaction when off. One span per statement, with its text, cost more than the rest of the
  * trace together.
  */
-export function tracedTransaction<T>(database: Database, parent: Span | undefined, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+export function tracedTransaction<T>(database: Database, parent: TraceSpan | undefined, fn: (tx: SqlTx) => Promise<T>): Promise<T> {
   if (!active) return database.transaction(fn);
   return traced('db transaction', parent, TRANSACTION, async (span) => {
     const names: string[] = [];
