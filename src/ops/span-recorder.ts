@@ -124,8 +124,11 @@ export class RecordedSpan implements ReadableSpan {
   get endTime(): HrTime {
     return hrTime(this.endMs < 0 ? this.startMs : this.endMs);
   }
+  /** endTime − startTime exactly, from the two rounded times (not the float difference). */
   get duration(): HrTime {
-    return hrTime(this.endMs < 0 ? 0 : this.endMs - this.startMs);
+    const [s0, n0] = this.startTime;
+    const [s1, n1] = this.endTime;
+    return n1 >= n0 ? [s1 - s0, n1 - n0] : [s1 - s0 - 1, n1 - n0 + 1e9];
   }
   get ended(): boolean {
     return this.endMs >= 0;
