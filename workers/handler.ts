@@ -18,13 +18,22 @@ export type HandlerResult = CommandResult & { stored?: true };
  * runner rolls the transaction back and stores the rejection as the command's answer; anything
  * else is an infrastructure error and the job is retried.
  */
-export interface Handler<N extends JobName = JobName> {
+export interface Handler<N extends JobName = JobName, Opened = unknown> {
   readonly name: N;
   /** Jobs arrive from Redis and may come from any producer: payloads are checked again here. */
   parse(payload: unknown): JobMap[N];
-  handle(tx: SqlTx, command: Envelope<JobMap[N]>, ctx: HandlerContext): Promise<HandlerResult>;
+  /**
+   * Optional: sends the handler's first statements (the order's lock and the rows it reads; never
+   * a write) without awaiting them, so they leave with the claim in one round trip, and returns
+   * their pending results for `handle`. Each pending result must already swallow its own
+   * rejection (src/db/sent-ahead.ts): when the claim finds the command finished or not ours,
+   * they are dropped unread, and the lock goes with the transaction.
+   */
+  open?(tx: SqlTx, command: Envelope<JobMap[N]>): Opened;
+  /** `opened`: what `open` returned, undefined when the runner did not call it (then handle sends them itself). */
+  handle(tx: SqlTx, command: Envelope<JobMap[N]>, ctx: HandlerContext, opened?: Opened): Promise<HandlerResult>;
 }
 
-export function defineHandler<N extends JobName>(handler: Handler<N>): Handler<N> {
+export function defineHandler<N extends JobName, Opened = unknown>(handler: Handler<N, Opened>): Handler<N, Opened> {
   return handler;
 }

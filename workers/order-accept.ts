@@ -5,6 +5,7 @@ import { shipmentRowOf } from '../src/db/ops/shipment-rows.ts';
 import { acceptOrder } from '../src/db/sql/accept-order.ts';
 import { insertEmailAddress } from '../src/db/sql/insert-contacts.ts';
 import { lockOrderForAccept } from '../src/db/sql/lock-order.ts';
+import { sentAhead } from '../src/db/sent-ahead.ts';
 import { acceptCommand } from '../src/domain/order-accept-input.ts';
 import { nextOrderState } from '../src/domain/order-transition.ts';
 import { acceptedShipmentJson } from '../src/domain/shipment-response.ts';
@@ -19,8 +20,9 @@ const FIRST_SHIPMENT_TYPE = { flash: 'XSeats', local_pickup: 'LocalPickup', tbd:
 export default defineHandler({
   name: 'order.accept',
   parse: (payload) => parseOrThrow(acceptCommand, payload, 'payload'),
-  async handle(tx, { payload, actor, commandId }) {
-    const order = await lockOrderForAccept(tx, payload.order_id, actor.brokerageId, payload.reviewer_id);
+  open: (tx, { payload, actor }) => sentAhead(lockOrderForAccept(tx, payload.order_id, actor.brokerageId, payload.reviewer_id)),
+  async handle(tx, { payload, actor, commandId }, _ctx, opened) {
+    const order = await (opened ?? lockOrderForAccept(tx, payload.order_id, actor.brokerageId, payload.reviewer_id));
     if (!order) {
       // Not the seller's: tell a buyer (403) from a stranger or a missing order (404).
       const party = await findOrder(tx.db, payload.order_id);

@@ -25,7 +25,8 @@ class Rejected extends Error {
 /**
  * Runs one delivery of a command, exactly once in effect. One transaction claims the command
  * (or finds it finished and answers its stored result), runs the handler and stores the result:
- * BEGIN, claim, the handler's statements (the last of which usually stores the answer), COMMIT. A domain rejection rolls the handler's
+ * BEGIN, claim and the handler's first reads (one round trip), the handler's statements (the
+ * last of which usually stores the answer), COMMIT. A domain rejection rolls the handler's
  * writes back with the transaction and is then stored on its own, so every later delivery
  * answers it the same way.
  */
@@ -76,15 +77,20 @@ async function runOnce<N extends JobName>(
   };
   try {
     return await tracedTransaction(database, span, async (tx) => {
-      const claimed = await claimCommand(tx, claim);
+      const claiming = claimCommand(tx, claim);
+      const command = parsed instanceof AppError ? undefined : { ...raw, payload: parsed };
+      // The handler's first reads leave behind the claim in the same round trip; Postgres runs
+      // them after it, so a redelivery still waits on the claim before it reads anything.
+      const opened = command && handler.open?.(tx, command);
+      const claimed = await claiming;
       // Another command under a used id is a conflict, before and after the first one finished;
       // nothing is stored: the row belongs to the first command.
       if (claimed.kind === 'conflict') return conflict(raw.commandId);
       if (claimed.kind === 'finished') return { status: claimed.status, body: claimed.body };
-      if (parsed instanceof AppError) throw new Rejected(parsed);
+      if (!command) throw new Rejected(parsed as AppError);
       let result: HandlerResult;
       try {
-        result = await handler.handle(tx, { ...raw, payload: parsed }, ctx);
+        result = await handler.handle(tx, command, ctx, opened);
       } catch (err) {
         throw err instanceof AppError ? new Rejected(err) : err;
       }

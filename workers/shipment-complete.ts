@@ -2,11 +2,13 @@ import { applyShipmentEvent, shipmentView, type PersistedShipment } from '../mac
 import { completeShipment } from '../src/db/sql/complete-shipment.ts';
 import { completeCommand } from '../src/domain/shipment-complete-input.ts';
 import { nextOrderState } from '../src/domain/order-transition.ts';
-import { openShipment } from '../src/domain/shipment-access.ts';
+import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { completedShipmentJson } from '../src/domain/shipment-response.ts';
 import { parseOrThrow } from '../src/domain/validation.ts';
 import { InvalidParams, InvalidTransition } from '../src/errors.ts';
 import { defineHandler } from './handler.ts';
+
+const OPENING = { role: 'seller', operation: 'complete a shipment', followOtherPartysPickup: false, replaces: false } as const;
 
 /**
  * PUT /v9/shipments/:id/complete: the seller has transferred the tickets. The shipment keeps
@@ -15,13 +17,9 @@ import { defineHandler } from './handler.ts';
 export default defineHandler({
   name: 'shipment.complete',
   parse: (payload) => parseOrThrow(completeCommand, payload, 'payload'),
-  async handle(tx, { payload, actor, commandId }) {
-    const { order, shipment, role } = await openShipment(tx, payload.shipment_id, actor, {
-      role: 'seller',
-      operation: 'complete a shipment',
-      followOtherPartysPickup: false,
-      replaces: false,
-    });
+  open: (tx, { payload, actor }) => sendShipmentReads(tx, payload.shipment_id, actor, OPENING),
+  async handle(tx, { payload, actor, commandId }, _ctx, opened) {
+    const { order, shipment, role } = await openShipment(tx, payload.shipment_id, actor, OPENING, opened);
     const snapshot = shipment.snapshot as PersistedShipment;
     const hasLink = payload.x_mobile_link !== undefined;
     // State first (422), then whether the body fits the type (400): a TBD shipment is refused

@@ -6,7 +6,7 @@ import { insertAddressAndPhone, insertEmailAddress, insertPhoneNumber } from '..
 import type { LockedOrder } from '../src/db/sql/lock-order.ts';
 import { replaceShipment } from '../src/db/sql/replace-shipment.ts';
 import { nextOrderState } from '../src/domain/order-transition.ts';
-import { openShipment } from '../src/domain/shipment-access.ts';
+import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { buyerPickupJson, mobileTransferJson, sellerPickupJson } from '../src/domain/shipment-response.ts';
 import { updateCommand, type UpdateCommand } from '../src/domain/shipment-update-input.ts';
 import { parseOrThrow } from '../src/domain/validation.ts';
@@ -80,14 +80,12 @@ async function overlay(
 export default defineHandler({
   name: 'shipment.update',
   parse: (payload) => parseOrThrow(updateCommand, payload, 'payload'),
-  async handle(tx, { payload, actor, commandId }) {
+  open: (tx, { payload, actor }) =>
+    sendShipmentReads(tx, payload.shipment_id, actor, { role: OPERATION[payload.operation].role, replaces: true }),
+  async handle(tx, { payload, actor, commandId }, _ctx, opened) {
     const op = OPERATION[payload.operation];
-    const { order, shipment, email, role, nextId } = await openShipment(tx, payload.shipment_id, actor, {
-      role: op.role,
-      operation: op.verb,
-      followOtherPartysPickup: payload.operation !== 'mobile_transfer',
-      replaces: true,
-    });
+    const opts = { role: op.role, operation: op.verb, followOtherPartysPickup: payload.operation !== 'mobile_transfer', replaces: true };
+    const { order, shipment, email, role, nextId } = await openShipment(tx, payload.shipment_id, actor, opts, opened);
     const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, machineEvent(payload));
     if (!result.ok) throw new InvalidTransition(result.reason);
     const delivered = result.view.state === 'delivered';

@@ -6,6 +6,7 @@ import { findOrder } from '../db/ops/lock-order.ts';
 import { findShipment, followReplacements, type ShipmentRow } from '../db/ops/shipment-rows.ts';
 import { shipmentEvents } from '../db/schema.ts';
 import { liveShipment } from '../db/sql/live-shipment.ts';
+import { sentAhead } from '../db/sent-ahead.ts';
 import { lockOrderOfShipment, type LockedOrder } from '../db/sql/lock-order.ts';
 import { Forbidden, NotFound, ShipmentReplaced } from '../errors.ts';
 import type { Actor } from '../queues/job-map.ts';
@@ -19,6 +20,29 @@ export interface OpenedShipment {
   nextId: number | undefined;
 }
 
+/** The lock and the live read of openShipment, sent and not yet awaited. */
+export interface SentShipmentReads {
+  locking: Promise<LockedOrder | undefined>;
+  reading: ReturnType<typeof liveShipment>;
+}
+
+/**
+ * Sends openShipment's two statements (the order's lock, then the live shipment read under it)
+ * without awaiting them: a handler's `open`, so they leave with the command's claim.
+ */
+export function sendShipmentReads(
+  tx: SqlTx,
+  shipmentId: number,
+  actor: Actor,
+  opts: { role: 'seller' | 'buyer'; replaces: boolean },
+): SentShipmentReads {
+  const locking = sentAhead(lockOrderOfShipment(tx, shipmentId, actor.brokerageId, opts.role));
+  // Runs under the lock (it is sent behind it): another command may have replaced it while we
+  // waited. A failed lock fails this read too; the lock's error is the one thrown.
+  const reading = sentAhead(liveShipment(tx, shipmentId, { drawNextId: opts.replaces }));
+  return { locking, reading };
+}
+
 /**
  * Finds the shipment a command names, locks its order, and checks who may act on it:
  * unknown or foreign → 404 (existence is not revealed), another role → 403, a replaced id → 410
@@ -26,22 +50,20 @@ export interface OpenedShipment {
  * party's pickup details replaced goes to the live shipment, since seller and buyer cannot
  * know each other's ids and both sending at once is the normal case, not a stale client.
  *
- * The common case costs two statements (lock, live read) in one round trip: both are sent before
- * either is awaited; refusals and replaced ids take a slower path that explains them.
+ * The common case costs two statements (lock, live read), sent together (`sent`, when the
+ * handler's open sent them with the claim; else here); refusals and replaced ids take a slower
+ * path that explains them.
  */
 export async function openShipment(
   tx: SqlTx,
   shipmentId: number,
   actor: Actor,
   opts: { role: 'seller' | 'buyer'; operation: string; followOtherPartysPickup: boolean; replaces: boolean },
+  sent: SentShipmentReads = sendShipmentReads(tx, shipmentId, actor, opts),
 ): Promise<OpenedShipment> {
-  const locking = lockOrderOfShipment(tx, shipmentId, actor.brokerageId, opts.role);
-  // Runs under the lock (it is sent behind it): another command may have replaced it while we waited.
-  const reading = liveShipment(tx, shipmentId, { drawNextId: opts.replaces });
-  reading.catch(() => {}); // a failed lock fails this read too; the lock's error is the one thrown
-  const order = await locking;
+  const order = await sent.locking;
   if (!order) throw await refusal(tx, shipmentId, actor, opts);
-  const live = await reading;
+  const live = await sent.reading;
   if (!live) throw new NotFound(`shipment ${shipmentId} not found`);
   if (live.shipment.id !== shipmentId) {
     const other = opts.role === 'seller' ? 'buyer' : 'seller';
