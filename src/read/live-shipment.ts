@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../db/client.ts';
 import type { ShipmentContacts } from '../db/ops/contacts.ts';
@@ -13,17 +13,45 @@ export interface LiveShipment {
 const shipFromPhone = alias(phoneNumbers, 'ship_from_phone');
 const buyerPhone = alias(phoneNumbers, 'buyer_phone');
 
-/** Shipment rows matching `where`, each with the contact rows it shows, in one statement. */
-async function shipmentsWithContacts(ex: Executor, where: SQL | undefined): Promise<LiveShipment[]> {
-  const rows = await ex
+/**
+ * The shipment rows with the contact rows each shows, in one statement, by a filter given at
+ * build time. Built once per database handle and kept (prepared): building this select is most
+ * of drizzle's CPU, and a webhook delivery or a read runs it every time.
+ */
+function withContacts(ex: Executor) {
+  return ex
     .select({ shipment: shipments, email: emailAddresses, shipFromAddress: addresses, shipFromPhone, phone: buyerPhone })
     .from(shipments)
     .leftJoin(emailAddresses, eq(emailAddresses.id, shipments.emailAddressId))
     .leftJoin(addresses, eq(addresses.id, shipments.shipFromAddressId))
     .leftJoin(shipFromPhone, eq(shipFromPhone.id, shipments.shipFromPhoneNumberId))
-    .leftJoin(buyerPhone, eq(buyerPhone.id, shipments.phoneNumberId))
-    .where(where);
-  return rows.map(({ shipment, email, shipFromAddress, shipFromPhone: sfp, phone }) => ({
+    .leftJoin(buyerPhone, eq(buyerPhone.id, shipments.phoneNumberId));
+}
+
+function build(ex: Executor) {
+  return {
+    // One array parameter, not one per id: the statement stays the same whatever the page size.
+    versions: withContacts(ex)
+      .where(sql`${shipments.id} = any(${sql.placeholder('ids')}::bigint[])`)
+      .prepare('fulfil_shipment_versions'),
+    live: withContacts(ex)
+      .where(and(eq(shipments.orderId, sql.placeholder('orderId')), isNull(shipments.replacedBy)))
+      .prepare('fulfil_live_shipment'),
+  };
+}
+
+// Per handle: a transaction's handle lives as long as the transaction, the pool's for good.
+const prepared = new WeakMap<Executor, ReturnType<typeof build>>();
+function statementsOf(ex: Executor): ReturnType<typeof build> {
+  let built = prepared.get(ex);
+  if (!built) prepared.set(ex, (built = build(ex)));
+  return built;
+}
+
+type Joined = Awaited<ReturnType<ReturnType<typeof build>['versions']['execute']>>[number];
+
+function toLive({ shipment, email, shipFromAddress, shipFromPhone: sfp, phone }: Joined): LiveShipment {
+  return {
     shipment,
     contacts: {
       email: email ?? undefined,
@@ -31,19 +59,18 @@ async function shipmentsWithContacts(ex: Executor, where: SQL | undefined): Prom
       shipFromPhone: sfp ?? undefined,
       phone: phone ?? undefined,
     },
-  }));
+  };
 }
 
 /** The order's live shipment (the one row no update has replaced); undefined before the order is accepted. */
 export async function liveShipmentOf(ex: Executor, orderId: number): Promise<LiveShipment | undefined> {
-  const [live] = await shipmentsWithContacts(ex, and(eq(shipments.orderId, orderId), isNull(shipments.replacedBy)));
-  return live;
+  const [live] = await statementsOf(ex).live.execute({ orderId });
+  return live && toLive(live);
 }
 
 /** Shipment versions by id (live or replaced), keyed by id; one statement for any number. */
 export async function shipmentVersions(ex: Executor, ids: readonly number[]): Promise<Map<number, LiveShipment>> {
   if (ids.length === 0) return new Map();
-  // One array parameter, not one per id: the statement stays the same whatever the page size.
-  const rows = await shipmentsWithContacts(ex, sql`${shipments.id} = any(${`{${[...new Set(ids)].join(',')}}`}::bigint[])`);
-  return new Map(rows.map((r) => [r.shipment.id, r]));
+  const rows = await statementsOf(ex).versions.execute({ ids: `{${[...new Set(ids)].join(',')}}` });
+  return new Map(rows.map((r) => [r.shipment.id, toLive(r)]));
 }
