@@ -1,6 +1,6 @@
 import type { Executor } from '../db/client.ts';
 import type { shipmentEvents } from '../db/schema.ts';
-import { shipmentVersions } from '../read/live-shipment.ts';
+import { shipmentVersions, type LiveShipment } from '../read/live-shipment.ts';
 import { shipmentReadJson } from '../read/shipment-json.ts';
 import type { ShipmentEventKind } from './shipment-event.ts';
 
@@ -60,16 +60,18 @@ export async function publicEventsFor(ex: Executor, brokerageId: number, rows: r
     ex,
     rows.flatMap((r) => (r.newShipmentId === null ? [] : [r.newShipmentId])),
   );
-  return rows.map((row) => {
-    const version = row.newShipmentId === null ? undefined : versions.get(row.newShipmentId);
-    const item = eventItem(row, brokerageId);
-    return {
-      id: row.eventId,
-      type: `shipment.${item.kind}`,
-      created_at: item.at,
-      order_id: row.orderId,
-      seq: row.seq,
-      data: { event: item, shipment: version ? shipmentReadJson(version.shipment, version.contacts) : null },
-    };
-  });
+  return rows.map((row) => publicEventOf(row, brokerageId, row.newShipmentId === null ? undefined : versions.get(row.newShipmentId)));
+}
+
+/** One event object, given the shipment version the event left (read by the caller). */
+export function publicEventOf(row: ShipmentEventRow, brokerageId: number, version: LiveShipment | undefined): PublicEvent {
+  const item = eventItem(row, brokerageId);
+  return {
+    id: row.eventId,
+    type: `shipment.${item.kind}`,
+    created_at: item.at,
+    order_id: row.orderId,
+    seq: row.seq,
+    data: { event: item, shipment: version ? shipmentReadJson(version.shipment, version.contacts) : null },
+  };
 }

@@ -1,5 +1,7 @@
+import { shipmentVersionJson } from '../db/sql/shipment-version.ts';
+
 // The statements of one webhook chain (deliver-chain.ts). A claim also reads the event's own
-// shipment_events row, so a delivery needs no separate read of it.
+// shipment_events row and the shipment version it left, so a delivery needs no separate read.
 
 // The chain's head is claimed if it is due, its endpoint enabled, and no other worker holds it. The
 // lease outlives any call (the call's own deadline plus a margin); a worker killed mid-call leaves
@@ -17,7 +19,7 @@ select c.id, c.order_id as "orderId", c.seq, c.event_id as "eventId", c.kind, (e
   ev.id as "evId", ev.shipment_id as "shipmentId", ev.new_shipment_id as "newShipmentId", ev.from_type as "fromType",
   ev.to_type as "toType", ev.from_state as "fromState", ev.to_state as "toState", ev.actor_brokerage_id as "actorBrokerageId",
   ev.actor_user_id as "actorUserId", ev.actor_role as "actorRole", ev.command_id as "commandId",
-  (extract(epoch from ev.at) * 1000)::float8 as "evAtMs"
+  (extract(epoch from ev.at) * 1000)::float8 as "evAtMs", ${shipmentVersionJson('ev.new_shipment_id')} as "version"
 from claimed c left join shipment_events ev on ev.event_id = c.event_id`;
 
 /** The first undelivered event of (endpoint $1, order $2), lease $3 seconds. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
-import { publicEventsFor, type ShipmentEventRow } from '../events/public-event.ts';
+import { publicEventOf, type ShipmentEventRow } from '../events/public-event.ts';
+import { toShipmentVersion } from '../db/sql/shipment-version.ts';
 import { countWebhookAttempt, observeWebhookLatency } from '../ops/webhook-metrics.ts';
 import { retryDelayMs, type RetryPolicy } from './backoff.ts';
 import { ACKNOWLEDGED, CLAIM_HEAD, CLAIM_ONE, FAILED } from './chain-sql.ts';
@@ -33,6 +34,8 @@ interface Claimed extends SealedSecrets {
   actorRole: string | null;
   commandId: string | null;
   evAtMs: number | null;
+  /** The shipment version the event left, with its contacts (shipment-version.ts); null for none. */
+  version: unknown;
 }
 
 export interface DeliverDeps {
@@ -112,7 +115,7 @@ async function sendOne(deps: DeliverDeps, endpointId: number, head: Claimed): Pr
   let body: string;
   let secrets: string[];
   try {
-    body = JSON.stringify(await payloadOf(deps, endpointId, head));
+    body = JSON.stringify(payloadOf(endpointId, head));
     secrets = deps.secrets.of(endpointId, head);
   } catch (err) {
     // Not the receiver's fault, but recorded the same way so the event is retried, never skipped.
@@ -135,14 +138,13 @@ async function sendOne(deps: DeliverDeps, endpointId: number, head: Claimed): Pr
   );
 }
 
-async function payloadOf(deps: DeliverDeps, endpointId: number, head: Claimed): Promise<object> {
+function payloadOf(endpointId: number, head: Claimed): object {
   if (head.orderId === null) {
     return { id: head.eventId, type: 'ping', created_at: new Date(head.eventAtMs).toISOString(), data: { endpoint_id: endpointId } };
   }
   const row = eventRow(head);
   if (!row) throw new Error(`event ${head.eventId} is not in shipment_events`);
-  const [event] = await publicEventsFor(deps.database.db, head.brokerageId, [row]);
-  return event!;
+  return publicEventOf(row, head.brokerageId, toShipmentVersion(head.version));
 }
 
 /** The shipment_events row the claim read beside the delivery. */

@@ -148,6 +148,19 @@ describe('webhooks', () => {
       }
       const pickup = seller.acknowledged[1]!.body.data.event;
       expect(pickup.actor).toMatchObject({ role: 'buyer', brokerage_id: 2 });
+      // The object each party received is the one its feed lists (the claim reads the shipment
+      // version itself; the feed through the read path), and its last shipment is what GET shows.
+      for (const [rx, cred] of [
+        [seller, SELLER],
+        [buyer, BUYER],
+      ] as const) {
+        const feed = await call(cred, 'GET', '/v9/events?limit=1000');
+        const listed = (feed.body.events as Array<{ order_id: number }>).filter((e) => e.order_id === ORDERS.localPickup);
+        expect(rx.acknowledged.map((r) => r.body)).toEqual(listed);
+        const last = rx.acknowledged[2]!.body.data.shipment;
+        expect(last).toEqual((await call(cred, 'GET', `/v9/shipments/${last.id}`)).body);
+        expect(last).toMatchObject({ state: 'delivered', phone_number: expect.any(Object) });
+      }
       // The order shows as having nothing owed any more.
       // (A receiver counts a delivery when it answers; fulfil records it a moment later.)
       await until('nothing owed for the order', async () => {
