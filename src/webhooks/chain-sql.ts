@@ -22,13 +22,23 @@ select c.id, c.order_id as "orderId", c.seq, c.event_id as "eventId", c.kind, (e
   (extract(epoch from ev.at) * 1000)::float8 as "evAtMs", ${shipmentVersionJson('ev.new_shipment_id')} as "version"
 from claimed c left join shipment_events ev on ev.event_id = c.event_id`;
 
-/** The first undelivered event of (endpoint $1, order $2), lease $3 seconds. */
+/**
+ * The first undelivered event of (endpoint $1, order $2), lease $3 seconds. The head is found
+ * with a row lock: when the job that holds the head is acknowledging it in a transaction that
+ * also looks for the next head, this claim waits for that commit and then passes on to the next
+ * undelivered row (Postgres re-checks a locked row and fetches another when it no longer
+ * qualifies). Without the lock it read the old head as leased and gave up, while the other job's
+ * look for the next head had run before the relay committed the event this job was queued for:
+ * nobody claimed that event until the sweep.
+ */
 export const CLAIM_HEAD = `
-with claimed as (
+with head as (
+  select id from webhook_deliveries where endpoint_id = $1 and order_id = $2 and delivered_at is null
+  order by seq limit 1 for update),
+claimed as (
   update webhook_deliveries d set ${LEASE}
-  from webhook_endpoints e
-  where d.id = (select id from webhook_deliveries where endpoint_id = $1 and order_id = $2 and delivered_at is null order by seq limit 1)
-    and ${CLAIMABLE}
+  from webhook_endpoints e, head h
+  where d.id = h.id and ${CLAIMABLE}
   ${CLAIMED_FIELDS})
 ${WITH_EVENT}`;
 

@@ -10,7 +10,7 @@ import { sendWebhook, type SendOptions, type SendResult } from './send.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from './signature.ts';
 import type { WebhookJob, WebhookQueue } from './webhook-queue.ts';
 
-interface Claimed extends SealedSecrets {
+export interface Claimed extends SealedSecrets {
   id: number;
   orderId: number | null;
   seq: number;
@@ -58,11 +58,10 @@ const MAX_PER_JOB = 50;
  */
 export async function deliverChain(deps: DeliverDeps, job: WebhookJob): Promise<number> {
   const leaseSeconds = (deps.send.connectTimeoutMs + deps.send.responseTimeoutMs) / 1000 + 5;
-  const [first] =
+  let head =
     job.orderId === null
-      ? await deps.database.rows<Claimed>(CLAIM_ONE, [job.endpointId, job.deliveryId, leaseSeconds])
-      : await deps.database.rows<Claimed>(CLAIM_HEAD, [job.endpointId, job.orderId, leaseSeconds]);
-  let head = first;
+      ? (await deps.database.rows<Claimed>(CLAIM_ONE, [job.endpointId, job.deliveryId, leaseSeconds]))[0]
+      : await claimHead(deps.database, job.endpointId, job.orderId, leaseSeconds);
   let delivered = 0;
   while (head) {
     const result = await sendOne(deps, job.endpointId, head);
@@ -87,6 +86,17 @@ export async function deliverChain(deps: DeliverDeps, job: WebhookJob): Promise<
     head = await acknowledgeAndClaimNext(deps, job.endpointId, job.orderId, ack, leaseSeconds);
   }
   return delivered;
+}
+
+/** Claims the chain's head for a job (CLAIM_HEAD says how it meets a job acknowledging the old head). */
+export async function claimHead(
+  database: Pick<Database, 'rows'>,
+  endpointId: number,
+  orderId: number,
+  leaseSeconds: number,
+): Promise<Claimed | undefined> {
+  const [head] = await database.rows<Claimed>(CLAIM_HEAD, [endpointId, orderId, leaseSeconds]);
+  return head;
 }
 
 /**

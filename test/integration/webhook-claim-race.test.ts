@@ -1,0 +1,92 @@
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimHead } from '../../src/webhooks/deliver-chain.ts';
+import { ACKNOWLEDGED, CLAIM_HEAD } from '../../src/webhooks/chain-sql.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+
+/**
+ * A newer event of a chain is claimed by its own job even when that job's claim waited on the
+ * head the previous job was acknowledging, and that job's claim of the next head ran before the
+ * relay committed the newer event. The interleaving is made by hand on real connections:
+ *
+ *   job 1 (T1): BEGIN; acknowledge seq 1; claim the next head → nothing yet  (T1 still open)
+ *   relay:      commit delivery seq 2, then queue job 2
+ *   job 2:      claim the head → waits on T1's lock of seq 1 …
+ *   job 1:      COMMIT → job 2 finds seq 1 delivered and claims seq 2
+ *
+ * Before, job 2 read seq 1 as leased without waiting, claimed nothing, and seq 2 waited for the
+ * sweep (seen as 15–23 s deliveries under load).
+ */
+describe('webhook chain claim race', () => {
+  let db: TestDatabase;
+  let admin: postgres.Sql;
+  let endpointId: number;
+  const ORDER = 4242;
+  const LEASE = 30;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    admin = postgres(db.url, { max: 4, onnotice: () => {} });
+    await admin`insert into brokerages (id, name) values (1, 'Acme')`;
+    const [endpoint] = await admin<{ id: number }[]>`
+      insert into webhook_endpoints (brokerage_id, url, event_kinds, secret_ciphertext)
+      values (1, 'https://receiver.example.test/hook', '{created,updated}', 'sealed') returning id::int`;
+    endpointId = endpoint!.id;
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await db?.drop();
+  });
+
+  const delivery = async (seq: number) =>
+    (
+      await admin<{ id: number }[]>`
+        insert into webhook_deliveries (endpoint_id, order_id, seq, event_id, kind, event_at)
+        values (${endpointId}, ${ORDER}, ${seq}, ${`e-${ORDER}-${seq}`}, 'updated', now()) returning id::int`
+    )[0]!.id;
+
+  it('the waiting job claims the event committed after the other job looked', async () => {
+    const first = await delivery(1);
+    const [claimed] = await admin.unsafe(CLAIM_HEAD, [endpointId, ORDER, LEASE]);
+    expect(Number(claimed!.id)).toBe(first);
+
+    // Job 1 acknowledges seq 1 and looks for the next head, in a transaction it keeps open.
+    const t1 = await admin.reserve();
+    let job2: ReturnType<typeof claimHead>;
+    let second: number;
+    try {
+      await t1.unsafe('begin');
+      await t1.unsafe(ACKNOWLEDGED, [endpointId, first, 'e-1', ORDER, 1, 204, 5]);
+      expect(await t1.unsafe(CLAIM_HEAD, [endpointId, ORDER, LEASE])).toHaveLength(0);
+
+      // The relay commits seq 2; its job claims while job 1's transaction still holds seq 1.
+      second = await delivery(2);
+      job2 = claimHead(db.database, endpointId, ORDER, LEASE);
+      job2.catch(() => {});
+      for (let i = 0; ; i++) {
+        const [w] = await admin`select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`;
+        if (w!.n > 0) break;
+        if (i > 200) throw new Error('job 2 never waited on the lock: it gave up on the leased head');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      await t1.unsafe('commit');
+      t1.release();
+    }
+
+    const head = await job2;
+    expect(head?.id && Number(head.id)).toBe(second);
+    const [row] = await admin`select leased_until is not null as leased, attempts from webhook_deliveries where id = ${second}`;
+    expect(row).toEqual({ leased: true, attempts: 1 });
+  });
+
+  it('a head leased by a job in its call is left to that job', async () => {
+    const third = await delivery(3);
+    const [held] = await admin.unsafe(CLAIM_HEAD, [endpointId, ORDER, LEASE]);
+    expect(held).toBeUndefined(); // seq 2 is still leased (the test above), so seq 3 waits behind it
+    expect(await claimHead(db.database, endpointId, ORDER, LEASE)).toBeUndefined();
+    const [row] = await admin`select leased_until is null as free, attempts from webhook_deliveries where id = ${third}`;
+    expect(row).toEqual({ free: true, attempts: 0 });
+  });
+});
