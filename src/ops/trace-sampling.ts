@@ -11,24 +11,27 @@ export interface RootSampler {
   readonly description: string;
 }
 
-export function samplerFromEnv(env: NodeJS.ProcessEnv = process.env): RootSampler {
+export function samplerFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = (m) => process.emitWarning(m),
+): RootSampler {
   const name = (env.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase() || 'parentbased_always_on';
   const followsParent = name.startsWith('parentbased_');
   const root = followsParent ? name.slice('parentbased_'.length) : name;
   if (root === 'always_on') return { followsParent, sampleRoot: () => true, description: name };
   if (root === 'always_off') return { followsParent, sampleRoot: () => false, description: name };
   if (root === 'traceidratio') {
-    const ratio = ratioFrom(env.OTEL_TRACES_SAMPLER_ARG);
+    const ratio = ratioFrom(env.OTEL_TRACES_SAMPLER_ARG, warn);
     return { followsParent, sampleRoot: ratioSampler(ratio), description: `${name} ${ratio}` };
   }
-  process.emitWarning(`OTEL_TRACES_SAMPLER=${name} is not a sampler; using parentbased_always_on`);
+  warn(`OTEL_TRACES_SAMPLER=${name} is not a sampler; using parentbased_always_on`);
   return { followsParent: true, sampleRoot: () => true, description: 'parentbased_always_on' };
 }
 
-function ratioFrom(text: string | undefined): number {
+function ratioFrom(text: string | undefined, warn: (message: string) => void): number {
   const ratio = text === undefined || text.trim() === '' ? NaN : Number(text);
   if (!(ratio >= 0 && ratio <= 1)) {
-    if (text !== undefined) process.emitWarning(`OTEL_TRACES_SAMPLER_ARG=${text} is not a ratio from 0 to 1; using 1`);
+    if (text !== undefined) warn(`OTEL_TRACES_SAMPLER_ARG=${text} is not a ratio from 0 to 1; using 1`);
     return 1;
   }
   return ratio;

@@ -112,9 +112,14 @@ describe('sampling from the standard variables', () => {
     expect(
       samplerFromEnv({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }).sampleRoot('ffffffffffffffffffffffffffffffff'),
     ).toBe(false);
-    const bogus = samplerFromEnv({ OTEL_TRACES_SAMPLER: 'sometimes' });
-    expect(bogus.description).toBe('parentbased_always_on');
-    expect(samplerFromEnv({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '7' }).description).toBe('traceidratio 1');
+    const warnings: string[] = [];
+    const warn = (m: string) => warnings.push(m);
+    expect(samplerFromEnv({ OTEL_TRACES_SAMPLER: 'sometimes' }, warn).description).toBe('parentbased_always_on');
+    expect(samplerFromEnv({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '7' }, warn).description).toBe('traceidratio 1');
+    expect(warnings).toEqual([
+      'OTEL_TRACES_SAMPLER=sometimes is not a sampler; using parentbased_always_on',
+      'OTEL_TRACES_SAMPLER_ARG=7 is not a ratio from 0 to 1; using 1',
+    ]);
   });
 
   it('samples by ratio exactly as the SDK’s TraceIdRatioBased sampler, id for id', () => {
