@@ -20,9 +20,10 @@ import { benchServiceEnv, cpuMsOf, freePort, rssOf, startServiceProcess } from '
 /**
  * Webhooks beside the command path, in one run, against `fulfil start` in its own process and a
  * receiver in another: commands at a fixed rate (open loop) first with no endpoint, then with one
- * endpoint per party (seller and buyer each receive every event of every order). Reports the
- * commands' latency both times, the time from a command's answer to the receiver's 2xx of its
- * event (p50/p99), and the deliveries per second sustained.
+ * endpoint per party (seller and buyer each receive every event of every order), then with none
+ * again (the first phase also carries the service's warm-up). Reports the commands' latency each
+ * time, the time from a command's answer to the receiver's 2xx of its event (p50/p99), and the
+ * deliveries per second sustained.
  *
  * `--split` runs the service as an operator deploys it, an api process and a worker process
  * (the worker runs the commands, the relay and the deliveries), instead of one `fulfil start`.
@@ -53,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
   const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
   await migrateDatabase(database, url);
   await seedDatabase(database, fixtureSchema.parse(fixture()), SecretBox.fromKey(key));
-  const orders = Math.ceil((rate / 3) * seconds * 2) + 100;
+  const orders = Math.ceil((rate / 3) * seconds * 3) + 100; // three phases
   await database.sql!`
     insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email)
     select g, '1-' || g, 10, 2, case when g % 2 = 1 then 'local_pickup' else 'tbd' end, 2, 'Bo Buyer', 'bo@example.test'
@@ -95,9 +96,11 @@ export async function run(argv: string[]): Promise<number> {
     const cpuAtStart = serviceCpuMs();
     const baseline = await openLoop(call, rate, seconds, () => nextOrder++);
     const cpuBaseline = serviceCpuMs() - cpuAtStart;
+    const endpoints: Array<[typeof SELLER, number]> = [];
     for (const cred of [SELLER, BUYER]) {
       const res = await call(cred, 'POST', '/v9/webhook_endpoints', { url: `http://127.0.0.1:${receiverPort}/hook` });
       if (res.status !== 201) throw new Error(`creating an endpoint: ${res.status} ${res.text}`);
+      endpoints.push([cred, (JSON.parse(res.text) as { id: number }).id]);
     }
     receiver.receipts.length = 0;
     const cpuBefore = serviceCpuMs();
@@ -117,6 +120,10 @@ export async function run(argv: string[]): Promise<number> {
     const duplicates = [...perEvent.values()].reduce((n, k) => n + Math.max(0, k - 2), 0);
     const earlier = receiver.receipts.length - received.length;
     const cpuWithHooks = serviceCpuMs() - cpuBefore;
+    // The first phase also carries the service's warm-up: a third, without endpoints again, is the
+    // fairer baseline for the command path beside the webhooks.
+    for (const [cred, id] of endpoints) await call(cred, 'DELETE', `/v9/webhook_endpoints/${id}`);
+    const after = await openLoop(call, rate, seconds, () => nextOrder++);
 
     const latencies = receiver.receipts
       .map((r) => r.at - (withHooks.answered.get(`${r.order}-${r.seq}`) ?? NaN))
@@ -126,6 +133,7 @@ export async function run(argv: string[]): Promise<number> {
     const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
     const b = baseline.rec.summary(seconds, 0);
     const w = withHooks.rec.summary(seconds, 0);
+    const a = after.rec.summary(seconds, 0);
     const lines = [
       `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 20).toFixed(0)} MiB, Node ${process.version}; ${new Date().toISOString()}; load average ${loadavg()[0]!.toFixed(1)}`,
       `load: ${rate} commands/s for ${seconds} s per phase (open loop); service: ${procs.map((p) => p.role).join(' + ')}${delivery && nice ? ` (webhooks at nice ${nice})` : ''}; receiver in its own process`,
@@ -134,6 +142,7 @@ export async function run(argv: string[]): Promise<number> {
       '|---|---|---|---|---|---|',
       `| no endpoint | ${b.commands} | ${b.perSecond.toFixed(0)} | ${b.p50.toFixed(1)} | ${b.p99.toFixed(1)} | ${b.errors} |`,
       `| 2 endpoints (seller, buyer) | ${w.commands} | ${w.perSecond.toFixed(0)} | ${w.p50.toFixed(1)} | ${w.p99.toFixed(1)} | ${w.errors} |`,
+      `| no endpoint again | ${a.commands} | ${a.perSecond.toFixed(0)} | ${a.p50.toFixed(1)} | ${a.p99.toFixed(1)} | ${a.errors} |`,
       '',
       `deliveries: ${received.length - duplicates} of ${expected} expected, ${duplicates} duplicates (and ${earlier} of the first phase's last events); ` +
         `${(during / ((ended - started) / 1000)).toFixed(0)}/s during the load, all delivered ${((drained - ended) / 1000).toFixed(1)} s after it ended`,
