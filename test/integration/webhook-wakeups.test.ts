@@ -1,29 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient } from '../support/api.ts';
-import { baseFixture, BUYER, SELLER } from '../support/fixtures.ts';
+import { apiClient, linkDeliveryFlow } from '../support/api.ts';
+import { baseFixture } from '../support/fixtures.ts';
+import { startPartyEndpoints } from '../support/party-webhooks.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { startReceiver, until } from '../support/webhook-receiver.ts';
+import { until, type Received } from '../support/webhook-receiver.ts';
 
 const ORDERS = Array.from({ length: 40 }, (_, i) => 950 + i);
 
 /**
  * No event waits for the sweep: with the sweep an hour apart, every event of orders whose events
- * follow each other while earlier ones are still in flight (a receiver slower than the next command) is
- * delivered within seconds, in seq order, to both parties. A lost wake-up between the relay, the
- * job queued for a newer event and the job acknowledging the older one would leave an event for
- * the hour (webhook-claim-race.test.ts makes one such interleaving by hand).
+ * follow each other while earlier ones are still in flight (a receiver slower than the next
+ * command) is delivered within seconds, in seq order, to both parties. A lost wake-up between the
+ * relay, the job queued for a newer event and the job acknowledging the older one would leave an
+ * event for the hour (webhook-claim-race.test.ts makes one such interleaving by hand).
  */
 describe('webhook wake-ups', () => {
   let t: TestService;
   let call: ReturnType<typeof apiClient>;
   beforeAll(async () => {
-    t = await startTestService({
-      env: {
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-        RELAY_INTERVAL_MS: '50',
-        WEBHOOK_SWEEP_EVERY_MS: '3600000',
-      },
-    });
+    t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', RELAY_INTERVAL_MS: '50', WEBHOOK_SWEEP_EVERY_MS: '3600000' } });
     const fixture = baseFixture();
     for (const id of ORDERS) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
     await t.seed(fixture);
@@ -36,38 +31,20 @@ describe('webhook wake-ups', () => {
   it('delivers every event of back-to-back commands within seconds, with the sweep an hour away', async () => {
     // Slow on an order's first two events: the next command's event is committed, and its job
     // queued, while the one before is still being delivered.
-    const takesAWhile = (r: { body: { seq: number } }) => ({ status: 204, delayMs: r.body.seq < 3 ? 300 : 0 });
-    const receivers = [await startReceiver(takesAWhile), await startReceiver(takesAWhile)] as const;
+    const slowFirst = (r: Received) => ({ status: 204, delayMs: r.body.seq < 3 ? 300 : 0 });
+    const { parties, close } = await startPartyEndpoints(call, { seller: slowFirst, buyer: slowFirst });
     try {
-      for (const [cred, receiver] of [
-        [SELLER, receivers[0]],
-        [BUYER, receivers[1]],
-      ] as const) {
-        const res = await call(cred, 'POST', '/v9/webhook_endpoints', { url: receiver.url });
-        expect(res.status).toBe(201);
-      }
-      await Promise.all(
-        ORDERS.map(async (order) => {
-          const accepted = await call(SELLER, 'POST', `/v9/orders/${order}/accept`, { reviewer_id: 100 });
-          expect(accepted.status).toBe(200);
-          const updated = await call(SELLER, 'PUT', `/v9/shipments/${accepted.body.shipments[0].id}`, {
-            mobile_transfer_type: 'XMobileLink',
-          });
-          expect(updated.status).toBe(200);
-          const done = await call(SELLER, 'PUT', `/v9/shipments/${updated.body.id}/complete`, { x_mobile_link: 'https://x.test/c' });
-          expect(done.status).toBe(200);
-        }),
-      );
+      await Promise.all(ORDERS.map((order) => linkDeliveryFlow(call, order)));
       const perParty = ORDERS.length * 3;
-      await until(`${perParty} deliveries to each party`, () => receivers.every((r) => r.acknowledged.length >= perParty), 15_000);
-      for (const receiver of receivers) {
+      await until(`${perParty} deliveries to each party`, () => parties.every((p) => p.receiver.acknowledged.length >= perParty), 15_000);
+      for (const p of parties) {
         for (const order of ORDERS) {
-          const seqs = receiver.acknowledged.filter((r) => r.body.order_id === order).map((r) => r.body.seq);
-          expect(seqs, `order ${order}`).toEqual([1, 2, 3]);
+          const seqs = p.receiver.acknowledged.filter((r) => r.body.order_id === order).map((r) => r.body.seq);
+          expect(seqs, `${p.party}, order ${order}`).toEqual([1, 2, 3]);
         }
       }
     } finally {
-      for (const receiver of receivers) await receiver.close();
+      await close();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api.ts';
+import { apiClient, BUYER_PICKUP_BODY, linkDeliveryFlow, SELLER_PICKUP_BODY } from '../support/api.ts';
 import { baseFixture, BUYER, ORDERS, SELLER, SELLER_USER, STRANGER } from '../support/fixtures.ts';
 import { runCli } from '../support/cli.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -41,15 +41,7 @@ describe('webhooks', () => {
 
   const count = async (table: string) => (await t.db.database.sql!.unsafe(`select count(*)::int as n from ${table}`))[0]!.n as number;
 
-  /** Three events: created, updated (to XMobileLink), completed. */
-  async function runTbdOrder(orderId: number) {
-    const accepted = await call(SELLER, 'POST', `/v9/orders/${orderId}/accept`, { reviewer_id: 100 });
-    expect(accepted.status).toBe(200);
-    const updated = await call(SELLER, 'PUT', `/v9/shipments/${accepted.body.shipments[0].id}`, { mobile_transfer_type: 'XMobileLink' });
-    expect(updated.status).toBe(200);
-    const done = await call(SELLER, 'PUT', `/v9/shipments/${updated.body.id}/complete`, { x_mobile_link: 'https://x.test/c' });
-    expect(done.status).toBe(200);
-  }
+  const runTbdOrder = (orderId: number) => linkDeliveryFlow(call, orderId);
 
   async function endpointFor(cred: typeof SELLER, url: string, extra: object = {}) {
     const res = await call(cred, 'POST', '/v9/webhook_endpoints', { url, ...extra });
