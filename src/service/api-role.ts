@@ -57,6 +57,12 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
     onStop({ phase: 'queues', name: 'credential cache', close: () => cache.stop() });
     credentialCache = cache;
   }
+  const rateLimiter = new RateLimiter(producer, prefix, {
+    perCredential: config.RATE_LIMIT_PER_MINUTE,
+    authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE,
+  });
+  // After HTTP: the counts of the last requests still go to Redis before it closes.
+  onStop({ phase: 'queues', name: 'rate limiter', close: () => rateLimiter.close() });
   const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: config.COMMAND_WAIT_MS });
   const app = await buildApp({
     config,
@@ -71,10 +77,7 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
     },
     ...(credentialCache ? { credentialCache } : {}),
     ops: { queues: [...queues.queues(), eventsQueue, webhookQueue.queue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },
-    rateLimiter: new RateLimiter(producer, prefix, {
-      perCredential: config.RATE_LIMIT_PER_MINUTE,
-      authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE,
-    }),
+    rateLimiter,
     readiness: [
       { name: 'postgres', check: () => databaseWritable(database) },
       { name: 'redis', check: async () => void (await producer.ping()) },

@@ -6,11 +6,13 @@ import type { RoleContext } from './role-context.ts';
 export async function startWorkerMetrics(ctx: RoleContext): Promise<string> {
   const { config, ops, log, database, prefix, onStop } = ctx;
   const producer = await ctx.workerProducer();
+  const failures = new RateLimiter(producer, prefix, { perCredential: 0, authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE });
+  onStop({ phase: 'queues', name: 'auth failure limiter', close: () => failures.close() });
   const metrics = await startMetricsServer({
     port: ops.METRICS_PORT,
     host: config.HOST,
     opsToken: config.OPS_TOKEN,
-    failures: new RateLimiter(producer, prefix, { perCredential: 0, authFailuresPerAddress: config.AUTH_FAILURES_PER_MINUTE }),
+    failures,
     db: database.db,
     connection: producer,
     prefix,
