@@ -36,10 +36,15 @@ export const commands = pgTable(
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },
   (t) => [
-    uniqueIndex('commands_idempotency_key').on(t.brokerageId, t.idempotencyKey),
+    // Only keyed commands: most have no key, and each row the index holds is two more index
+    // writes per command (its insert, and the update that stores its answer, which is never HOT).
+    uniqueIndex('commands_idempotency_key')
+      .on(t.brokerageId, t.idempotencyKey)
+      .where(sql`idempotency_key is not null`),
+    // Lost-command recovery and retention both range over when a command was sent; retention then
+    // keeps those that finished within the retention (a command finishes after it is sent), so
+    // finished_at needs no index of its own, which every command paid for twice.
     index('commands_created_idx').on(t.createdAt),
-    // retention deletes by when a command finished, not when it was sent
-    index('commands_finished_idx').on(t.finishedAt),
     // the order search's "has an unfinished or failed command": a small set, whatever the table's size
     index('commands_open_idx')
       .on(t.status)
