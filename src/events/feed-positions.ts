@@ -6,6 +6,9 @@ export const FEED_CHANNEL = 'fulfil_feed';
 // One statement per relay batch: take `n` positions from the head, give them to the events in the
 // order given (the relay's order), one feed row per party of each event's order, and notify the
 // parties' waiting readers at commit. Non-shipment outbox topics find no shipment_events row.
+// Each event is looked up on its own (the lateral LIMIT 1 keeps the planner from turning the
+// lookups into a hash join over all of shipment_events, which it chose while the table's
+// statistics still saw it small: a whole-table scan per batch, growing with the table).
 const POSITION_BATCH = `
 with batch as (select event_id, ord from unnest($1::text[]) with ordinality as b(event_id, ord)),
 head as (update event_feed_head set position = position + (select count(*) from batch) where id = 1
@@ -13,7 +16,7 @@ head as (update event_feed_head set position = position + (select count(*) from 
 ins as (insert into event_feed (brokerage_id, position, event_row_id)
         select distinct p.brokerage_id, head.base + batch.ord, e.id
         from batch cross join head
-        join shipment_events e on e.event_id = batch.event_id
+        cross join lateral (select id, order_id from shipment_events where event_id = batch.event_id limit 1) e
         join orders o on o.id = e.order_id
         join offices f on f.id = o.seller_office_id
         cross join lateral (values (f.brokerage_id), (o.buyer_brokerage_id)) as p(brokerage_id)

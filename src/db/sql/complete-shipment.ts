@@ -4,11 +4,12 @@ import { appendEventCtes, eventMessage, type EventFacts } from './append-event.t
 import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
 
 // Complete keeps the shipment's id (it is not an update): the row changes in place, the order
-// completes, the event is appended and the answer stored, in one statement.
+// completes, the event is appended and the answer stored, in one statement. The order id in the
+// shipment's WHERE makes it one probe whichever index the planner takes (replace-shipment.ts).
 const COMPLETE = `
 with n as (
   update shipments set state = $2, snapshot = $3::text::jsonb, x_mobile_link = $4, transfer_source = $5, delivered_at = now()
-  where id = $1::bigint and replaced_by is null returning id
+  where id = $1::bigint and order_id = $6::bigint and replaced_by is null returning id
 ),
 o as (
   update orders set state = $7, snapshot = $8::text::jsonb, completed_at = now(), event_seq = orders.event_seq + 1
