@@ -47,7 +47,11 @@ describe('the API reference page', () => {
   async function executeAccept(orderId: string): Promise<{ status: string; body: string }> {
     const op = page.locator('.opblock', { has: page.locator('[data-path="/v9/orders/{id}/accept"]') });
     if (!(await op.locator('.opblock-body').count())) await op.locator('.opblock-summary').first().click();
-    if (await op.locator('button.try-out__btn', { hasText: 'Try it out' }).count()) await op.locator('button.try-out__btn').click();
+    // The body renders after the click: wait for its button before reading what it says, or a
+    // count taken too early finds none and the inputs stay disabled.
+    const tryOut = op.locator('button.try-out__btn');
+    await tryOut.waitFor();
+    if ((await tryOut.textContent())?.includes('Try it out')) await tryOut.click();
     await op.locator('input[placeholder="id"]').fill(orderId);
     await op.locator('button.execute').click();
     const status = op.locator('.live-responses-table tbody .response-col_status').first();

@@ -53,6 +53,7 @@ describe('start-up with embedded defaults', () => {
         'webhook queue',
         'queues',
         'credential cache',
+        'rate limiter',
         'database',
         'redis connections',
       ]);
