@@ -28,15 +28,17 @@ interface Tally {
  *   Redis before it is answered, so a credential is refused exactly at its limit; the batching can
  *   let through at most what other processes counted in their last interval.
  * - A failed authentication is counted in Redis at once. The address that reaches the limit is
- *   blocked in this process at once and named in the window's blocked set; the batch reads that
- *   set, so every other process refuses the address within one interval.
+ *   blocked in this process at once and appended to the window's blocked list; each batch reads
+ *   what was appended since the last, so every other process refuses the address within one
+ *   interval, and a flood of blocked addresses costs each process only the new ones.
  *
  * When Redis cannot answer the limits are skipped, not enforced: an outage must not turn into
  * 429s (commands answer 503 on their own when Redis is gone). Unsent counts wait for the next batch.
  */
 export class RateLimiter {
   private readonly tallies = new Map<string, Tally>();
-  private blocked = { window: -1, addresses: new Set<string>() };
+  /** The window's blocked addresses this process knows, and how many of the window's list it has read. */
+  private blocked = { window: -1, addresses: new Set<string>(), read: 0 };
   private timer: NodeJS.Timeout | undefined;
   private used = false;
   private syncing: Promise<void> | undefined;
@@ -102,8 +104,10 @@ export class RateLimiter {
       if (failures === 1) await this.redis.pexpire(key, KEY_TTL_MS);
       if (failures < limit) return;
       this.block(window, [address]);
+      // Appended, so each process reads only what is new since its last batch. An address is
+      // appended again only by a process that had not heard of it yet: a few times at most.
       const blockedKey = this.blockedKey(window);
-      await this.redis.sadd(blockedKey, address);
+      await this.redis.rpush(blockedKey, address);
       await this.redis.pexpire(blockedKey, KEY_TTL_MS);
     } catch {
       // Redis cannot answer: the failure goes uncounted, as every limit is skipped then.
@@ -147,8 +151,12 @@ export class RateLimiter {
   }
 
   private block(window: number, addresses: Iterable<string>): void {
-    if (this.blocked.window !== window) this.blocked = { window, addresses: new Set() };
+    if (this.blocked.window !== window) this.blocked = { window, addresses: new Set(), read: 0 };
     for (const a of addresses) this.blocked.addresses.add(a);
+  }
+
+  private readFrom(window: number): number {
+    return this.blocked.window === window ? this.blocked.read : 0;
   }
 
   private blockedKey(window: number): string {
@@ -167,6 +175,7 @@ export class RateLimiter {
       }
     }
     const readBlocked = this.limits.authFailuresPerAddress > 0;
+    const from = this.readFrom(window);
     if (sent.length === 0 && !readBlocked) return;
     let replies: unknown[];
     try {
@@ -175,14 +184,19 @@ export class RateLimiter {
           ['incrby', key, add],
           ['pexpire', key, KEY_TTL_MS],
         ]),
-        ...(readBlocked ? [['smembers', this.blockedKey(window)] as [string, string]] : []),
+        ...(readBlocked ? [['lrange', this.blockedKey(window), from, -1] as [string, string, number, number]] : []),
       ]);
     } catch {
       for (const [, tally, add] of sent) tally.pending += add;
       return;
     }
     sent.forEach(([, tally], i) => (tally.known = Math.max(tally.known, Number(replies[2 * i]))));
-    if (readBlocked) this.block(window, (replies[replies.length - 1] as string[] | null) ?? []);
+    if (readBlocked) {
+      const fresh = (replies[replies.length - 1] as string[] | null) ?? [];
+      this.block(window, fresh);
+      // Another batch of the same window may have read further meanwhile: keep the furthest.
+      this.blocked.read = Math.max(this.blocked.read, from + fresh.length);
+    }
   }
 
   /** One write to Redis; a cluster's pipeline cannot span slots, so there the commands go side by side. */
