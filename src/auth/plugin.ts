@@ -33,29 +33,16 @@ export interface AuthDeps {
 export function installAuth(v9: FastifyInstance, deps: AuthDeps): void {
   v9.addHook('preValidation', async (request) => {
     const limiter = deps.rateLimiter;
-    const token = singleHeader(request, 'x-token');
-    // A credential this process holds authenticates without I/O: then both limits cost one round trip.
-    if (limiter && token && deps.credentialCache?.get(token)) {
-      let caller: Caller;
-      try {
-        caller = await authenticate(request, deps);
-      } catch (err) {
-        await limiter.checkAuthFailures(request.ip);
-        if (err instanceof Unauthorized) await limiter.recordAuthFailure(request.ip);
-        throw err;
-      }
-      await limiter.checkRequest(request.ip, caller.token);
-      request.caller = caller;
-      return;
-    }
+    // Both limits are counted in the process (rate-limit.ts): checking the address before the
+    // credential costs nothing, and a blocked guesser never reaches Postgres.
     await limiter?.checkAuthFailures(request.ip);
     try {
       request.caller = await authenticate(request, deps);
     } catch (err) {
-      if (err instanceof Unauthorized) await deps.rateLimiter?.recordAuthFailure(request.ip);
+      if (err instanceof Unauthorized) await limiter?.recordAuthFailure(request.ip);
       throw err;
     }
-    await deps.rateLimiter?.check(request.caller.token);
+    await limiter?.check(request.caller.token);
   });
 }
 

@@ -86,12 +86,6 @@ export class RateLimiter {
     if (this.isBlocked(address, windowOf(now))) throw this.limited(now);
   }
 
-  /** Both checks of an authenticated request: the address's failures, then one more request of the credential. */
-  async checkRequest(address: string, token: string, now = Date.now()): Promise<void> {
-    await this.checkAuthFailures(address, now);
-    await this.check(token, now);
-  }
-
   async recordAuthFailure(address: string, now = Date.now()): Promise<void> {
     const limit = this.limits.authFailuresPerAddress;
     if (limit <= 0) return;
