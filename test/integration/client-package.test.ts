@@ -52,8 +52,7 @@ describe('@fulfil/client, packed and installed', () => {
 
   beforeAll(async () => {
     t = await startTestService();
-    const fixture = baseFixture();
-    for (const id of Object.values(ORDER)) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    const fixture = baseFixture(Object.values(ORDER));
     await t.seed(fixture);
 
     scratch = mkdtempSync(path.join(tmpdir(), 'fulfil-client-consumer-'));

@@ -19,8 +19,7 @@ describe('FulfilmentClient refusals and failures', () => {
 
   beforeAll(async () => {
     t = await startTestService();
-    const fixture = baseFixture();
-    for (let id = 744; id < 746; id++) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    const fixture = baseFixture([744, 745]);
     await t.seed(fixture);
     redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
   });

@@ -21,8 +21,7 @@ describe('FulfilmentClient', () => {
 
   beforeAll(async () => {
     t = await startTestService();
-    const fixture = baseFixture();
-    for (let id = 740; id < 747; id++) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    const fixture = baseFixture(Array.from({ length: 7 }, (_, i) => 740 + i));
     await t.seed(fixture);
     client = new FulfilmentClient({ redisUrl: t.config.REDIS_URL, prefix: t.prefix, defaultTimeoutMs: 15_000 });
     redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });

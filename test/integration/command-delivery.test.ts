@@ -25,8 +25,7 @@ describe('command delivery', () => {
     db = await createTestDatabase();
     api = await startTestService({ db, prefix, roles: { api: true, worker: false } });
     workers = await Promise.all([1, 2].map(() => startTestService({ db, prefix, roles: { api: false, worker: true } })));
-    const fixture = baseFixture();
-    for (let id = 720; id < 730; id++) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    const fixture = baseFixture(Array.from({ length: 10 }, (_, i) => 720 + i));
     await api.seed(fixture);
     call = apiClient(api.url);
     redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });

@@ -54,8 +54,7 @@ describe('event feed', () => {
 
   beforeAll(async () => {
     t = await startTestService({ env: { RELAY_INTERVAL_MS: '50' } });
-    const fixture = baseFixture();
-    for (const id of EXTRA_ORDERS) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    const fixture = baseFixture(EXTRA_ORDERS);
     await t.seed(fixture);
     call = apiClient(t.url);
   });

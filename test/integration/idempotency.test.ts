@@ -19,8 +19,7 @@ describe('Idempotency-Key and async mode', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     full = await startTestService({ db, prefix });
-    const fixture = baseFixture();
-    for (let id = 740; id < 760; id++) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    const fixture = baseFixture(Array.from({ length: 20 }, (_, i) => 740 + i));
     await full.seed(fixture);
     call = apiClient(full.url);
   });

@@ -114,9 +114,7 @@ for (const shards of [3, 6]) {
           ...(shards === 3 ? {} : { COMMAND_SHARDS: String(shards) }),
         },
       });
-      const fixture = baseFixture();
-      for (const id of [760, 761, 762, ...FLOW_ORDERS, ...WEBHOOK_ORDERS])
-        fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+      const fixture = baseFixture([760, 761, 762, ...FLOW_ORDERS, ...WEBHOOK_ORDERS]);
       await t.seed(fixture);
       call = apiClient(t.url);
       client = new FulfilmentClient({ redisUrl: cluster.url, prefix: t.prefix, commandShards: shards, defaultTimeoutMs: 15_000 });

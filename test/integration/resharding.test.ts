@@ -54,8 +54,7 @@ describe('changing the shard count under load', () => {
     cluster = await startRedisCluster(3);
     db = await createTestDatabase();
     redis = new Redis(cluster.ports[0]!, '127.0.0.1');
-    const fixture = baseFixture();
-    for (const id of [...ORDER_IDS, ...CLIENT_ORDERS]) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    const fixture = baseFixture([...ORDER_IDS, ...CLIENT_ORDERS]);
     const seeder = await start(1, { api: true, worker: true });
     await seeder.seed(fixture);
   }, 120_000);

@@ -14,8 +14,7 @@ describe('shipment aliases, Eticket and transfer_source', () => {
   let call: ReturnType<typeof apiClient>;
   beforeAll(async () => {
     t = await startTestService();
-    const fixture = baseFixture();
-    for (const id of Object.values(ORDER)) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    const fixture = baseFixture(Object.values(ORDER));
     await t.seed(fixture);
     call = apiClient(t.url);
   });

@@ -41,8 +41,7 @@ describe('webhook delivery through process, Redis and Postgres faults', () => {
         RELAY_INTERVAL_MS: '100',
       },
     });
-    const fixture = baseFixture();
-    for (const id of ORDERS) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    const fixture = baseFixture(ORDERS);
     await c.seed(fixture);
     call = apiClient(c.apiUrl);
   }, 120_000);

@@ -19,8 +19,7 @@ describe('webhook wake-ups', () => {
   let call: ReturnType<typeof apiClient>;
   beforeAll(async () => {
     t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', RELAY_INTERVAL_MS: '50', WEBHOOK_SWEEP_EVERY_MS: '3600000' } });
-    const fixture = baseFixture();
-    for (const id of ORDERS) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    const fixture = baseFixture(ORDERS);
     await t.seed(fixture);
     call = apiClient(t.url);
   });

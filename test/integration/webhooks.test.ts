@@ -30,8 +30,7 @@ describe('webhooks', () => {
         WEBHOOK_SWEEP_EVERY_MS: '500',
       },
     });
-    const fixture = baseFixture();
-    for (const id of TBD_ORDERS) fixture.orders.push({ ...fixture.orders[0]!, id, oid: `1001-${id}` });
+    const fixture = baseFixture(TBD_ORDERS);
     await t.seed(fixture);
     call = apiClient(t.url);
   });

@@ -9,7 +9,8 @@ export const STRANGER = { token: 'StrangerApiToken0000000000000003', secret: 'st
 
 export const ORDERS = { tbd: 700, tbd2: 701, flash: 702, localPickup: 703, tbd3: 704 } as const;
 
-export function baseFixture() {
+/** The standard world; `extraTbdOrders` adds TBD orders like 700 under those ids, for tests that need many. */
+export function baseFixture(extraTbdOrders: Iterable<number> = []) {
   const order = (id: number, delivery: 'tbd' | 'flash' | 'local_pickup') => ({
     id,
     oid: `1001-${id}`,
@@ -56,6 +57,7 @@ export function baseFixture() {
       order(ORDERS.flash, 'flash'),
       order(ORDERS.localPickup, 'local_pickup'),
       order(ORDERS.tbd3, 'tbd'),
+      ...[...extraTbdOrders].map((id) => order(id, 'tbd')),
     ],
     ticket_groups: [] as unknown[],
   };
