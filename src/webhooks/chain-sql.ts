@@ -3,6 +3,16 @@ import { shipmentVersionJson } from '../db/sql/shipment-version.ts';
 // The statements of one webhook chain (deliver-chain.ts). A claim also reads the event's own
 // shipment_events row and the shipment version it left, so a delivery needs no separate read.
 
+/**
+ * First in each claim's and acknowledgement's transaction: its commit does not wait for the WAL
+ * flush. What a Postgres crash can then forget (the last moments of claims and acknowledgements,
+ * a prefix of the commit order kept) only means those events are claimed and sent again, in order,
+ * with the same event ids: at least once, as always. Commands, the outbox relay and the
+ * delivery rows it writes keep waiting for the flush; two more flushes per delivery made every
+ * command's commit wait behind them.
+ */
+export const NO_FLUSH_WAIT = `select set_config('synchronous_commit', 'off', true)`;
+
 // The chain's head is claimed if it is due, its endpoint enabled, and no other worker holds it. The
 // lease outlives any call (the call's own deadline plus a margin); a worker killed mid-call leaves
 // it to expire, then the sweep re-queues.
@@ -23,22 +33,38 @@ select c.id, c.order_id as "orderId", c.seq, c.event_id as "eventId", c.kind, (e
 from claimed c left join shipment_events ev on ev.event_id = c.event_id`;
 
 /**
- * The first undelivered event of (endpoint $1, order $2), lease $3 seconds. The head is found
- * with a row lock: when the job that holds the head is acknowledging it in a transaction that
- * also looks for the next head, this claim waits for that commit and then passes on to the next
- * undelivered row (Postgres re-checks a locked row and fetches another when it no longer
- * qualifies). Without the lock it read the old head as leased and gave up, while the other job's
- * look for the next head had run before the relay committed the event this job was queued for:
- * nobody claimed that event until the sweep.
+ * The locks of the chains (endpoint $1, each order of $2) until the transaction ends, taken in one
+ * order (of their keys) by every transaction that claims or acknowledges: so two of them that
+ * touch the same chains wait for each other instead of deadlocking, however their jobs listed the
+ * orders. A statement of its own, before the claim: in READ COMMITTED the claim's snapshot is then
+ * taken after any other claim or acknowledgement of these chains committed. An advisory lock is
+ * held in memory only; a row lock (FOR UPDATE) would have written every head it looked at.
+ * The two-key form does not share its key space with the one-key locks of the relay.
  */
-export const CLAIM_HEAD = `
+export const CHAIN_LOCKS = `
+select pg_advisory_xact_lock(hashint8($1::bigint), k)
+from (select distinct hashint8(o) as k from unnest($2::bigint[]) as o order by k) as chains`;
+
+/**
+ * The first undelivered event of each chain (endpoint $1, each order of $2), lease $3 seconds,
+ * under CHAIN_LOCKS: when the job that holds a head is acknowledging it in a transaction that
+ * also looks for the next head, this claim waits for that commit and then sees the next head as
+ * that job left it. (Without the wait it read the old head as leased and gave up, while the other
+ * job's look for the next head had run before the relay committed the event this job was queued
+ * for: nobody claimed that event until the sweep.) A chain whose head is leased or not yet due
+ * claims nothing; the others are claimed all the same. The update names the heads by primary key,
+ * so no plan scans the partial index of undelivered rows, which is large while a receiver is behind.
+ */
+export const CLAIM_HEADS = `
 with head as (
-  select id from webhook_deliveries where endpoint_id = $1 and order_id = $2 and delivered_at is null
-  order by seq limit 1 for update),
+  select h.id from unnest($2::bigint[]) as o(order_id)
+  cross join lateral (
+    select id from webhook_deliveries where endpoint_id = $1 and order_id = o.order_id and delivered_at is null
+    order by seq limit 1) h),
 claimed as (
   update webhook_deliveries d set ${LEASE}
-  from webhook_endpoints e, head h
-  where d.id = h.id and ${CLAIMABLE}
+  from webhook_endpoints e
+  where d.id = any(array(select id from head)) and ${CLAIMABLE}
   ${CLAIMED_FIELDS})
 ${WITH_EVENT}`;
 
@@ -51,13 +77,18 @@ with claimed as (
   ${CLAIMED_FIELDS})
 ${WITH_EVENT}`;
 
-// Only while still claimed: a redelivery asked for while the call was in flight releases the
-// claim, and the event must then go out again rather than count as delivered.
+// Acknowledged deliveries $2 (with their event ids $3, orders $4, attempts $5, status codes $6,
+// latencies $7) of endpoint $1. Each is marked delivered only while still claimed: a redelivery
+// asked for while the call was in flight releases the claim, and the event must then go out again
+// rather than count as delivered.
 export const ACKNOWLEDGED = `
-with d as (update webhook_deliveries set delivered_at = now(), leased_until = null where id = $2 and leased_until is not null),
+with a as (select * from unnest($2::bigint[], $3::text[], $4::bigint[], $5::int[], $6::int[], $7::int[])
+             as a(delivery_id, event_id, order_id, attempt, status_code, latency_ms)),
+     d as (update webhook_deliveries set delivered_at = now(), leased_until = null
+           where id = any($2::bigint[]) and leased_until is not null),
      e as (update webhook_endpoints set failing_since = null where id = $1 and failing_since is not null)
 insert into webhook_attempts (endpoint_id, delivery_id, event_id, order_id, attempt, outcome, status_code, latency_ms)
-values ($1, $2, $3, $4, $5, 'success', $6, $7)`;
+select $1, delivery_id, event_id, order_id, attempt, 'success', status_code, latency_ms from a`;
 
 // A failed attempt, and the endpoint's disabling when it was a 410 ($12) or the retry window ($11
 // seconds) is over, in one statement: the claim released here and the disabling commit together,

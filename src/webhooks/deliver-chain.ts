@@ -4,7 +4,9 @@ import { publicEventOf, type ShipmentEventRow } from '../events/public-event.ts'
 import { toShipmentVersion } from '../db/sql/shipment-version.ts';
 import { countWebhookAttempt, observeWebhookLatency } from '../ops/webhook-metrics.ts';
 import { retryDelayMs, type RetryPolicy } from './backoff.ts';
-import { ACKNOWLEDGED, CLAIM_HEAD, CLAIM_ONE, FAILED } from './chain-sql.ts';
+import { Acknowledgements } from './acknowledgements.ts';
+import type { CallSlots } from './call-slots.ts';
+import { CHAIN_LOCKS, CLAIM_HEADS, CLAIM_ONE, FAILED, NO_FLUSH_WAIT } from './chain-sql.ts';
 import type { SealedSecrets, SigningSecrets } from './endpoint-secrets.ts';
 import { sendWebhook, type SendOptions, type SendResult } from './send.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from './signature.ts';
@@ -40,6 +42,8 @@ export interface Claimed extends SealedSecrets {
 
 export interface DeliverDeps {
   database: Database;
+  /** Calls in flight in this process, shared by all its webhook jobs. */
+  slots: CallSlots;
   secrets: SigningSecrets;
   queue: WebhookQueue;
   send: SendOptions;
@@ -47,78 +51,102 @@ export interface DeliverDeps {
   log: Logger;
 }
 
-/** Events sent by one job before it hands the rest of the chain to a new job (fairness between chains). */
+/** Events sent by one chain of a job before it hands the rest of the chain to a new job (fairness between chains). */
 const MAX_PER_JOB = 50;
 
 /**
- * One webhook job: sends the chain's events one after another, each only after the one before was
- * acknowledged, so a receiver sees an order's events in seq order. A failure records the attempt,
- * schedules the head again after a backoff, and ends the job; later events of that order wait,
- * other orders do not. Returns how many events were acknowledged.
+ * One webhook job: the chains of one endpoint it carries (one per order, or a ping), side by side.
+ * Returns how many events were acknowledged. A chain that failed to reach Postgres fails the job
+ * once every chain has settled, so BullMQ retries it (a retry finds what is still owed).
  */
-export async function deliverChain(deps: DeliverDeps, job: WebhookJob): Promise<number> {
-  const leaseSeconds = (deps.send.connectTimeoutMs + deps.send.responseTimeoutMs) / 1000 + 5;
-  let head =
-    job.orderId === null
-      ? (await deps.database.rows<Claimed>(CLAIM_ONE, [job.endpointId, job.deliveryId, leaseSeconds]))[0]
-      : await claimHead(deps.database, job.endpointId, job.orderId, leaseSeconds);
+export async function deliverJob(deps: DeliverDeps, job: WebhookJob): Promise<number> {
+  const orders = job.orderId === null ? [null] : [job.orderId, ...(job.more ?? [])];
   let delivered = 0;
-  while (head) {
-    const result = await sendOne(deps, job.endpointId, head);
-    countWebhookAttempt(result.outcome);
-    if (result.outcome !== 'success') {
-      await recordFailure(deps, job, head, result);
-      return delivered;
-    }
-    const ack = [job.endpointId, head.id, head.eventId, head.orderId, head.attempts, result.statusCode, result.latencyMs];
-    if (head.orderId !== null && !head.redelivery) observeWebhookLatency((Date.now() - head.eventAtMs) / 1000);
-    delivered++;
-    if (job.orderId === null) {
-      await deps.database.rows(ACKNOWLEDGED, ack);
-      return delivered;
-    }
-    if (delivered >= MAX_PER_JOB) {
-      await deps.database.rows(ACKNOWLEDGED, ack);
-      // More may be owed: a fresh job, behind the chains already waiting.
-      await deps.queue.kick([{ ...job, deliveryId: head.id, attempts: -1 }]);
-      return delivered;
-    }
-    head = await acknowledgeAndClaimNext(deps, job.endpointId, job.orderId, ack, leaseSeconds);
+  // More orders than call slots (a small WEBHOOK_CONCURRENCY) are taken in turns.
+  for (let i = 0; i < orders.length; i += deps.slots.capacity) {
+    delivered += await deliverSideBySide(deps, job, orders.slice(i, i + deps.slots.capacity));
   }
   return delivered;
 }
 
-/** Claims the chain's head for a job (CLAIM_HEAD says how it meets a job acknowledging the old head). */
-export async function claimHead(
-  database: Pick<Database, 'rows'>,
-  endpointId: number,
-  orderId: number,
-  leaseSeconds: number,
-): Promise<Claimed | undefined> {
-  const [head] = await database.rows<Claimed>(CLAIM_HEAD, [endpointId, orderId, leaseSeconds]);
-  return head;
+async function deliverSideBySide(deps: DeliverDeps, job: WebhookJob, orders: (number | null)[]): Promise<number> {
+  const leaseSeconds = (deps.send.connectTimeoutMs + deps.send.responseTimeoutMs) / 1000 + 5;
+  await deps.slots.acquire(orders.length);
+  let heads: Claimed[] = [];
+  try {
+    heads =
+      job.orderId === null
+        ? await claimUnflushed(deps.database, CLAIM_ONE, [job.endpointId, job.deliveryId, leaseSeconds])
+        : await claimHeads(deps.database, job.endpointId, orders as number[], leaseSeconds);
+  } finally {
+    deps.slots.release(orders.length - heads.length);
+  }
+  const acks = new Acknowledgements(deps.database, job.endpointId, leaseSeconds);
+  const settled = await Promise.allSettled(
+    heads.map((head) => deliverChain(deps, job.endpointId, head, acks).finally(() => deps.slots.release(1))),
+  );
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.reduce((n, s) => n + (s.status === 'fulfilled' ? s.value : 0), 0);
 }
 
 /**
- * The acknowledgement and the claim of the chain's new head in one round trip: both go out
- * together in one transaction. The claim is a statement of its own, so it sees every row
- * committed before it ran, among them any event whose own job found this head still leased and
- * gave up; the acknowledgement is visible to it. Should either fail, neither holds and the
- * event is sent again (at least once).
+ * One chain from its claimed head: sends the order's events one after another, each only after
+ * the one before was acknowledged, so a receiver sees an order's events in seq order. A failure
+ * records the attempt, schedules the head again after a backoff, and ends the chain; later events
+ * of that order wait, other orders do not.
  */
-async function acknowledgeAndClaimNext(
-  deps: DeliverDeps,
+async function deliverChain(deps: DeliverDeps, endpointId: number, first: Claimed, acks: Acknowledgements): Promise<number> {
+  let head: Claimed | undefined = first;
+  let delivered = 0;
+  while (head) {
+    const result = await sendOne(deps, endpointId, head);
+    countWebhookAttempt(result.outcome);
+    if (result.outcome !== 'success') {
+      await recordFailure(deps, endpointId, head, result);
+      return delivered;
+    }
+    if (head.orderId !== null && !head.redelivery) observeWebhookLatency((Date.now() - head.eventAtMs) / 1000);
+    delivered++;
+    const answer = { statusCode: result.statusCode!, latencyMs: result.latencyMs };
+    if (head.orderId === null) {
+      await acks.acknowledge(head, answer, false);
+      return delivered;
+    }
+    if (delivered >= MAX_PER_JOB) {
+      await acks.acknowledge(head, answer, false);
+      // More may be owed: a fresh job, behind the chains already waiting.
+      await deps.queue.kick([{ endpointId, orderId: head.orderId, deliveryId: head.id, attempts: -1 }]);
+      return delivered;
+    }
+    head = await acks.acknowledge(head, answer, true);
+  }
+  return delivered;
+}
+
+/** Claims the heads of the endpoint's chains of these orders, under their chain locks (CLAIM_HEADS says how it meets a job acknowledging an old head). */
+export function claimHeads(
+  database: Pick<Database, 'transaction'>,
   endpointId: number,
-  orderId: number,
-  ack: unknown[],
+  orderIds: readonly number[],
   leaseSeconds: number,
-): Promise<Claimed | undefined> {
-  const [next] = await deps.database.transaction((tx) => {
+): Promise<Claimed[]> {
+  return claimUnflushed(database, CLAIM_HEADS, [endpointId, orderIds, leaseSeconds], [CHAIN_LOCKS, [endpointId, orderIds]]);
+}
+
+/** A claim in a transaction of its own that does not wait for the WAL flush (NO_FLUSH_WAIT); one round trip. */
+function claimUnflushed(
+  database: Pick<Database, 'transaction'>,
+  claim: string,
+  params: unknown[],
+  locks?: [string, unknown[]],
+): Promise<Claimed[]> {
+  return database.transaction((tx) => {
     // Not awaited: sent with the claim; a failure here fails the claim behind it, which is.
-    tx.rows(ACKNOWLEDGED, ack).catch(() => {});
-    return tx.finish<Claimed>(CLAIM_HEAD, [endpointId, orderId, leaseSeconds]);
+    tx.rows(NO_FLUSH_WAIT, []).catch(() => {});
+    if (locks) tx.rows(locks[0], locks[1]).catch(() => {});
+    return tx.finish<Claimed>(claim, params);
   });
-  return next;
 }
 
 async function sendOne(deps: DeliverDeps, endpointId: number, head: Claimed): Promise<SendResult> {
@@ -180,14 +208,14 @@ function eventRow(c: Claimed): ShipmentEventRow | undefined {
   };
 }
 
-async function recordFailure(deps: DeliverDeps, job: WebhookJob, head: Claimed, result: SendResult): Promise<void> {
+async function recordFailure(deps: DeliverDeps, endpointId: number, head: Claimed, result: SendResult): Promise<void> {
   const delayMs = retryDelayMs(head.attempts, deps.retry);
   const messages = {
     gone: 'disabled: the receiver answered 410 Gone',
     failing: `disabled: every attempt failed for ${Math.round(deps.retry.windowMs / 1000)} s (the retry window)`,
   };
   const [row] = await deps.database.rows<{ disabled: boolean; reason: 'gone' | 'failing' | null }>(FAILED, [
-    job.endpointId,
+    endpointId,
     head.id,
     head.eventId,
     head.orderId,
@@ -204,8 +232,9 @@ async function recordFailure(deps: DeliverDeps, job: WebhookJob, head: Claimed, 
   ]);
   if (row?.disabled) {
     const reason = row.reason === 'gone' ? 'gone' : 'failing';
-    deps.log.warn({ endpointId: job.endpointId, reason, url: head.url }, `webhook endpoint ${messages[reason]}`);
+    deps.log.warn({ endpointId, reason, url: head.url }, `webhook endpoint ${messages[reason]}`);
     return;
   }
-  await deps.queue.kick([{ ...job, deliveryId: head.id, attempts: head.attempts, delayMs }]);
+  // The chain alone: the job's other chains go on without it.
+  await deps.queue.kick([{ endpointId, orderId: head.orderId, deliveryId: head.id, attempts: head.attempts, delayMs }]);
 }

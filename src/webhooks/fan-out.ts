@@ -1,6 +1,6 @@
 import type { SqlRunner } from '../db/client.ts';
 import { SHIPMENT_EVENT_TOPIC } from '../events/shipment-event.ts';
-import { chainHeads, type ChainHead, type WebhookQueue } from './webhook-queue.ts';
+import { chainJobs, type ChainHead, type WebhookQueue } from './webhook-queue.ts';
 import type { Logger } from 'pino';
 
 /**
@@ -36,7 +36,7 @@ export class WebhookFanOut {
   /** After the commit, so a job never runs before its rows are visible; if Redis refuses, the sweep queues them. */
   async afterCommit(rows: readonly ChainHead[]): Promise<void> {
     try {
-      await this.queue.kick(chainHeads(rows));
+      await this.queue.kick(chainJobs(rows));
     } catch (err) {
       this.log.warn({ err }, 'webhook deliveries recorded but not queued; the sweep will queue them');
     }

@@ -11,7 +11,15 @@ export interface WebhookJob {
   /** The order whose events the chain carries in seq order; null for a ping (a chain of one). */
   orderId: number | null;
   deliveryId: number;
+  /**
+   * Further orders of the same endpoint whose chains this job carries too (each in seq order, none
+   * waiting for another): one job for what a relay batch owes an endpoint, not one per order.
+   */
+  more?: number[];
 }
+
+/** Orders in one job at most: each is a call that may be in flight at once. */
+export const MAX_CHAINS_PER_JOB = 16;
 
 /** The head of a chain as Postgres knows it: the first undelivered event of (endpoint, order). */
 export interface ChainHead extends WebhookJob {
@@ -28,7 +36,8 @@ export interface ChainHead extends WebhookJob {
  * the sweep after a job gave up on an unreachable Postgres); failures are logged by the worker.
  */
 export function webhookJobId(head: ChainHead): string {
-  return `wh-${head.endpointId}-${head.orderId ?? 'ping'}-${head.deliveryId}-${head.attempts}`;
+  const more = head.more?.length ? `-and${head.more.length}` : '';
+  return `wh-${head.endpointId}-${head.orderId ?? 'ping'}-${head.deliveryId}-${head.attempts}${more}`;
 }
 
 export class WebhookQueue {
@@ -54,7 +63,9 @@ export class WebhookQueue {
     await this.queue.addBulk(
       heads.map((h) => ({
         name: 'deliver',
-        data: { endpointId: h.endpointId, orderId: h.orderId, deliveryId: h.deliveryId },
+        data: h.more?.length
+          ? { endpointId: h.endpointId, orderId: h.orderId, deliveryId: h.deliveryId, more: h.more }
+          : { endpointId: h.endpointId, orderId: h.orderId, deliveryId: h.deliveryId },
         opts: { jobId: webhookJobId(h), delay: Math.max(0, Math.round(h.delayMs ?? 0)) },
       })),
     );
@@ -65,12 +76,32 @@ export class WebhookQueue {
   }
 }
 
-/** The first row of each chain among freshly written deliveries (rows of one chain come in seq order). */
-export function chainHeads(rows: readonly ChainHead[]): ChainHead[] {
+/**
+ * The jobs for freshly written deliveries: the first row of each chain (rows of one chain come in
+ * seq order), the chains of one endpoint gathered into jobs of up to MAX_CHAINS_PER_JOB orders.
+ * A ping stays a job of its own.
+ */
+export function chainJobs(rows: readonly ChainHead[]): ChainHead[] {
   const heads = new Map<string, ChainHead>();
   for (const r of rows) {
     const key = `${r.endpointId}-${r.orderId ?? `p${r.deliveryId}`}`;
     if (!heads.has(key)) heads.set(key, r);
   }
-  return [...heads.values()];
+  const jobs: ChainHead[] = [];
+  const open = new Map<number, ChainHead>();
+  for (const h of heads.values()) {
+    if (h.orderId === null) {
+      jobs.push(h);
+      continue;
+    }
+    const job = open.get(h.endpointId);
+    if (job && 1 + (job.more?.length ?? 0) < MAX_CHAINS_PER_JOB) {
+      (job.more ??= []).push(h.orderId);
+      continue;
+    }
+    const fresh = { ...h };
+    open.set(h.endpointId, fresh);
+    jobs.push(fresh);
+  }
+  return jobs;
 }

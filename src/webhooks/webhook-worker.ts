@@ -6,7 +6,8 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { webhooksPlace } from '../queues/placement.ts';
 import type { RedisConnection } from '../redis/connections.ts';
-import { deliverChain, type DeliverDeps } from './deliver-chain.ts';
+import { deliverJob, type DeliverDeps } from './deliver-chain.ts';
+import { CallSlots } from './call-slots.ts';
 import { SigningSecrets } from './endpoint-secrets.ts';
 import { systemResolve, type Resolve } from './send.ts';
 import { WEBHOOKS_QUEUE, type WebhookJob, type WebhookQueue } from './webhook-queue.ts';
@@ -30,6 +31,8 @@ export function deliverDeps(
   return {
     ...rest,
     secrets: new SigningSecrets(secretBox),
+    // At least one: a process at WEBHOOK_CONCURRENCY=0 runs no webhook worker, but a job run by hand still needs a slot.
+    slots: new CallSlots(Math.max(1, config.WEBHOOK_CONCURRENCY)),
     send: {
       policy: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
       resolve: deps.resolve ?? systemResolve,
@@ -47,7 +50,7 @@ export function deliverDeps(
  */
 export function startWebhookWorker(deps: DeliverDeps & { prefix: string; connection: RedisConnection; concurrency: number }) {
   const place = webhooksPlace(deps.prefix, WEBHOOKS_QUEUE);
-  const counted = countRunning((job: Job<WebhookJob>) => deliverChain(deps, job.data));
+  const counted = countRunning((job: Job<WebhookJob>) => deliverJob(deps, job.data));
   const worker = new Worker<WebhookJob, number>(place.name, counted.processor, {
     prefix: place.prefix,
     connection: deps.connection,

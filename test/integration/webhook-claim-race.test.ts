@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimHead } from '../../src/webhooks/deliver-chain.ts';
-import { ACKNOWLEDGED, CLAIM_HEAD } from '../../src/webhooks/chain-sql.ts';
+import { claimHeads } from '../../src/webhooks/deliver-chain.ts';
+import { ACKNOWLEDGED, CHAIN_LOCKS, CLAIM_HEADS } from '../../src/webhooks/chain-sql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /**
@@ -9,9 +9,9 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
  * head the previous job was acknowledging, and that job's claim of the next head ran before the
  * relay committed the newer event. The interleaving is made by hand on real connections:
  *
- *   job 1 (T1): BEGIN; acknowledge seq 1; claim the next head → nothing yet  (T1 still open)
+ *   job 1 (T1): BEGIN; lock the chain; acknowledge seq 1; claim the next head → nothing yet  (T1 still open)
  *   relay:      commit delivery seq 2, then queue job 2
- *   job 2:      claim the head → waits on T1's lock of seq 1 …
+ *   job 2:      lock the chain → waits on T1 …
  *   job 1:      COMMIT → job 2 finds seq 1 delivered and claims seq 2
  *
  * Before, job 2 read seq 1 as leased without waiting, claimed nothing, and seq 2 waited for the
@@ -47,21 +47,22 @@ describe('webhook chain claim race', () => {
 
   it('the waiting job claims the event committed after the other job looked', async () => {
     const first = await delivery(1);
-    const [claimed] = await admin.unsafe(CLAIM_HEAD, [endpointId, ORDER, LEASE]);
+    const [claimed] = await admin.unsafe(CLAIM_HEADS, [endpointId, [ORDER], LEASE]);
     expect(Number(claimed!.id)).toBe(first);
 
     // Job 1 acknowledges seq 1 and looks for the next head, in a transaction it keeps open.
     const t1 = await admin.reserve();
-    let job2: ReturnType<typeof claimHead>;
+    let job2: ReturnType<typeof claimHeads>;
     let second: number;
     try {
       await t1.unsafe('begin');
-      await t1.unsafe(ACKNOWLEDGED, [endpointId, first, 'e-1', ORDER, 1, 204, 5]);
-      expect(await t1.unsafe(CLAIM_HEAD, [endpointId, ORDER, LEASE])).toHaveLength(0);
+      await t1.unsafe(CHAIN_LOCKS, [endpointId, [ORDER]]);
+      await t1.unsafe(ACKNOWLEDGED, [endpointId, [first], ['e-1'], [ORDER], [1], [204], [5]]);
+      expect(await t1.unsafe(CLAIM_HEADS, [endpointId, [ORDER], LEASE])).toHaveLength(0);
 
-      // The relay commits seq 2; its job claims while job 1's transaction still holds seq 1.
+      // The relay commits seq 2; its job claims while job 1's transaction still holds the chain.
       second = await delivery(2);
-      job2 = claimHead(db.database, endpointId, ORDER, LEASE);
+      job2 = claimHeads(db.database, endpointId, [ORDER], LEASE);
       job2.catch(() => {});
       for (let i = 0; ; i++) {
         const [w] = await admin`select count(*)::int as n from pg_stat_activity
@@ -75,7 +76,7 @@ describe('webhook chain claim race', () => {
       t1.release();
     }
 
-    const head = await job2;
+    const [head] = await job2;
     expect(head?.id && Number(head.id)).toBe(second);
     const [row] = await admin`select leased_until is not null as leased, attempts from webhook_deliveries where id = ${second}`;
     expect(row).toEqual({ leased: true, attempts: 1 });
@@ -83,9 +84,9 @@ describe('webhook chain claim race', () => {
 
   it('a head leased by a job in its call is left to that job', async () => {
     const third = await delivery(3);
-    const [held] = await admin.unsafe(CLAIM_HEAD, [endpointId, ORDER, LEASE]);
+    const [held] = await admin.unsafe(CLAIM_HEADS, [endpointId, [ORDER], LEASE]);
     expect(held).toBeUndefined(); // seq 2 is still leased (the test above), so seq 3 waits behind it
-    expect(await claimHead(db.database, endpointId, ORDER, LEASE)).toBeUndefined();
+    expect(await claimHeads(db.database, endpointId, [ORDER], LEASE)).toEqual([]);
     const [row] = await admin`select leased_until is null as free, attempts from webhook_deliveries where id = ${third}`;
     expect(row).toEqual({ free: true, attempts: 0 });
   });
