@@ -41,6 +41,21 @@ describe('a webhook job carrying several orders', () => {
     await t?.stop();
   });
 
+  /** Events still owed to the endpoint. */
+  const owedTo = async (endpointId: number) =>
+    (
+      await t.db.database.rows<{ n: number }>(
+        'select count(*)::int as n from webhook_deliveries where endpoint_id = $1 and delivered_at is null',
+        [endpointId],
+      )
+    )[0]!.n;
+  /** What the test's own delivery runs with: the service's, with this many calls in flight. */
+  const depsWith = (concurrency: number) =>
+    deliverDeps(
+      { ...t.config, WEBHOOK_RESPONSE_TIMEOUT_MS: 5_000, WEBHOOK_CONCURRENCY: concurrency },
+      { database: t.db.database, secretBox: t.service.secretBox, queue, log: pino({ level: 'silent' }) },
+    );
+
   it('groups fresh chains by endpoint, at most MAX_CHAINS_PER_JOB orders a job, a ping alone', () => {
     const rows = [
       ...Array.from({ length: MAX_CHAINS_PER_JOB + 2 }, (_, i) => ({ endpointId: 1, orderId: 100 + i, deliveryId: 10 + i, attempts: 0 })),
@@ -65,19 +80,10 @@ describe('a webhook job carrying several orders', () => {
       expect(created.status).toBe(201);
       const endpointId = (created.body as { id: number }).id;
       for (const order of ORDERS) await linkDeliveryFlow(call, order);
-      const owed = async () =>
-        (
-          await t.db.database.rows<{ n: number }>(
-            'select count(*)::int as n from webhook_deliveries where endpoint_id = $1 and delivered_at is null',
-            [endpointId],
-          )
-        )[0]!.n;
+      const owed = () => owedTo(endpointId);
       await until('every event owed', async () => (await owed()) === ORDERS.length * 3);
 
-      const deps = deliverDeps(
-        { ...t.config, WEBHOOK_RESPONSE_TIMEOUT_MS: 5_000, WEBHOOK_CONCURRENCY: 16 },
-        { database: t.db.database, secretBox: t.service.secretBox, queue, log: pino({ level: 'silent' }) },
-      );
+      const deps = depsWith(16);
       const delivered = await deliverJob(deps, { endpointId, orderId: SLOW, deliveryId: 0, more: ORDERS.filter((o) => o !== SLOW) });
       expect(delivered).toBe(ORDERS.length * 3);
       expect(await owed()).toBe(0);
@@ -102,19 +108,10 @@ describe('a webhook job carrying several orders', () => {
       expect(created.status).toBe(201);
       const endpointId = (created.body as { id: number }).id;
       await Promise.all(SHARED.map((order) => linkDeliveryFlow(call, order)));
-      const owed = async () =>
-        (
-          await t.db.database.rows<{ n: number }>(
-            'select count(*)::int as n from webhook_deliveries where endpoint_id = $1 and delivered_at is null',
-            [endpointId],
-          )
-        )[0]!.n;
+      const owed = () => owedTo(endpointId);
       await until('every event owed', async () => (await owed()) === SHARED.length * 3);
 
-      const deps = deliverDeps(
-        { ...t.config, WEBHOOK_RESPONSE_TIMEOUT_MS: 5_000, WEBHOOK_CONCURRENCY: 16 * JOBS },
-        { database: t.db.database, secretBox: t.service.secretBox, queue, log: pino({ level: 'silent' }) },
-      );
+      const deps = depsWith(16 * JOBS);
       // Each job its own permutation: the locks two jobs want are taken in different orders.
       const jobs = Array.from({ length: JOBS }, (_, j) => {
         const orders = [...SHARED].sort((a, b) => ((a * 7919 + j * 104_729) % 97) - ((b * 7919 + j * 104_729) % 97));
