@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimHeads } from '../../src/webhooks/deliver-chain.ts';
+import { Acknowledgements } from '../../src/webhooks/acknowledgements.ts';
+import { claimHeads, type Claimed } from '../../src/webhooks/deliver-chain.ts';
 import { ACKNOWLEDGED, CHAIN_LOCKS, CLAIM_HEADS } from '../../src/webhooks/chain-sql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
@@ -89,5 +90,49 @@ describe('webhook chain claim race', () => {
     expect(await claimHeads(db.database, endpointId, [ORDER], LEASE)).toEqual([]);
     const [row] = await admin`select leased_until is null as free, attempts from webhook_deliveries where id = ${third}`;
     expect(row).toEqual({ free: true, attempts: 0 });
+  });
+
+  it('an acknowledgement chosen as a deadlock victim is tried again, and the event counts as delivered once', async () => {
+    const order = 4343;
+    const [row] = await admin<{ id: number }[]>`
+      insert into webhook_deliveries (endpoint_id, order_id, seq, event_id, kind, event_at)
+      values (${endpointId}, ${order}, 1, ${`e-${order}-1`}, 'updated', now()) returning id::int`;
+    const [head] = await claimHeads(db.database, endpointId, [order], LEASE);
+    expect(Number(head!.id)).toBe(row!.id);
+
+    // Another transaction holds the delivery row, then wants the chain: a cycle with the acknowledgement,
+    // which takes the chain first and then wants the row. The acknowledgement waits first, so its
+    // deadlock check runs first and it is the one Postgres fails (had the other been failed, its
+    // lock call below would throw).
+    const other = await admin.reserve();
+    let acknowledged: Promise<Claimed | undefined>;
+    try {
+      await other.unsafe('begin');
+      await other.unsafe('update webhook_deliveries set attempts = attempts where id = $1', [row!.id]);
+      acknowledged = new Acknowledgements(db.database, endpointId, LEASE).acknowledge(
+        { ...head!, id: Number(head!.id) },
+        { statusCode: 204, latencyMs: 3 },
+        false,
+      );
+      acknowledged.catch(() => {});
+      for (let i = 0; ; i++) {
+        const [w] = await admin`select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`;
+        if (w!.n > 0) break;
+        if (i > 200) throw new Error('the acknowledgement never waited on the row');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await other.unsafe('select pg_advisory_xact_lock(hashint8($1::bigint), hashint8($2::bigint))', [endpointId, order]);
+    } finally {
+      await other.unsafe('commit');
+      other.release();
+    }
+
+    await expect(acknowledged).resolves.toBeUndefined();
+    const [state] =
+      await admin`select delivered_at is not null as delivered, leased_until is null as released from webhook_deliveries where id = ${row!.id}`;
+    expect(state).toEqual({ delivered: true, released: true });
+    const attempts = await admin`select outcome, status_code from webhook_attempts where delivery_id = ${row!.id}`;
+    expect(attempts).toEqual([{ outcome: 'success', status_code: 204 }]);
   });
 });
