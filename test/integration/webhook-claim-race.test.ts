@@ -122,6 +122,8 @@ describe('webhook chain claim race', () => {
         if (i > 200) throw new Error('the acknowledgement never waited on the row');
         await new Promise((r) => setTimeout(r, 10));
       }
+      // Well inside deadlock_timeout (1 s), and far enough apart that the acknowledgement's check comes first.
+      await new Promise((r) => setTimeout(r, 250));
       await other.unsafe('select pg_advisory_xact_lock(hashint8($1::bigint), hashint8($2::bigint))', [endpointId, order]);
     } finally {
       await other.unsafe('commit');
