@@ -1,5 +1,5 @@
 import type { Database } from '../db/client.ts';
-import { ACKNOWLEDGED, CHAIN_LOCKS, CLAIM_HEADS, NO_FLUSH_WAIT } from './chain-sql.ts';
+import { ACKNOWLEDGED, CHAIN_LOCKS, CLAIM_HEADS, unflushed, type Step } from './chain-sql.ts';
 import type { Claimed } from './deliver-chain.ts';
 
 interface Waiting {
@@ -70,14 +70,13 @@ export class Acknowledgements {
     ];
     const chains = batch.flatMap((w) => (w.head.orderId === null ? [] : [w.head.orderId]));
     const continuing = batch.filter((w) => w.claimNext && w.head.orderId !== null).map((w) => w.head.orderId);
-    return this.database.transaction(async (tx) => {
-      // Not awaited: sent with the last statement; a failure here fails that one, which is.
-      tx.rows(NO_FLUSH_WAIT, []).catch(() => {});
-      if (chains.length > 0) tx.rows(CHAIN_LOCKS, [this.endpointId, chains]).catch(() => {});
-      if (continuing.length === 0) return (await tx.finish(ACKNOWLEDGED, params), []);
-      tx.rows(ACKNOWLEDGED, params).catch(() => {});
-      return tx.finish<Claimed>(CLAIM_HEADS, [this.endpointId, continuing, this.leaseSeconds]);
-    });
+    const steps: Step[] = [
+      ...(chains.length > 0 ? [[CHAIN_LOCKS, [this.endpointId, chains]] as const] : []),
+      [ACKNOWLEDGED, params],
+      ...(continuing.length > 0 ? [[CLAIM_HEADS, [this.endpointId, continuing, this.leaseSeconds]] as const] : []),
+    ];
+    // Without a claim the last step is the acknowledgement, whose insert returns no rows.
+    return unflushed<Claimed>(this.database, steps);
   }
 }
 

@@ -1,17 +1,35 @@
+import type { Database } from '../db/client.ts';
 import { shipmentVersionJson } from '../db/sql/shipment-version.ts';
 
 // The statements of one webhook chain (deliver-chain.ts). A claim also reads the event's own
 // shipment_events row and the shipment version it left, so a delivery needs no separate read.
 
 /**
- * First in each claim's and acknowledgement's transaction: its commit does not wait for the WAL
- * flush. What a Postgres crash can then forget (the last moments of claims and acknowledgements,
+ * First in each claim's and acknowledgement's transaction (unflushed, below): its commit does not
+ * wait for the WAL flush. What a Postgres crash can then forget (the last moments of claims and acknowledgements,
  * a prefix of the commit order kept) only means those events are claimed and sent again, in order,
  * with the same event ids: at least once, as always. Commands, the outbox relay and the
  * delivery rows it writes keep waiting for the flush; two more flushes per delivery made every
  * command's commit wait behind them.
  */
-export const NO_FLUSH_WAIT = `select set_config('synchronous_commit', 'off', true)`;
+const NO_FLUSH_WAIT = `select set_config('synchronous_commit', 'off', true)`;
+
+/** A statement and its parameters. */
+export type Step = readonly [text: string, params: readonly unknown[]];
+
+/**
+ * Runs the steps as one transaction after NO_FLUSH_WAIT, in one round trip: every step is sent
+ * at once, the last with COMMIT, and the last one's rows are the result. The earlier steps are not
+ * awaited: a failure in one fails every statement behind it, the last included, which is.
+ */
+export function unflushed<T extends object>(database: Pick<Database, 'transaction'>, steps: readonly Step[]): Promise<T[]> {
+  return database.transaction((tx) => {
+    tx.rows(NO_FLUSH_WAIT, []).catch(() => {});
+    for (const [text, params] of steps.slice(0, -1)) tx.rows(text, params).catch(() => {});
+    const [text, params] = steps.at(-1)!;
+    return tx.finish<T>(text, params);
+  });
+}
 
 // The chain's head is claimed if it is due, its endpoint enabled, and no other worker holds it. The
 // lease outlives any call (the call's own deadline plus a margin); a worker killed mid-call leaves

@@ -6,7 +6,7 @@ import { countWebhookAttempt, observeWebhookLatency } from '../ops/webhook-metri
 import { retryDelayMs, type RetryPolicy } from './backoff.ts';
 import { Acknowledgements } from './acknowledgements.ts';
 import type { CallSlots } from './call-slots.ts';
-import { CHAIN_LOCKS, CLAIM_HEADS, CLAIM_ONE, FAILED, NO_FLUSH_WAIT } from './chain-sql.ts';
+import { CHAIN_LOCKS, CLAIM_HEADS, CLAIM_ONE, FAILED, unflushed } from './chain-sql.ts';
 import type { SealedSecrets, SigningSecrets } from './endpoint-secrets.ts';
 import { sendWebhook, type SendOptions, type SendResult } from './send.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from './signature.ts';
@@ -52,7 +52,7 @@ export interface DeliverDeps {
 }
 
 /** Events sent by one chain of a job before it hands the rest of the chain to a new job (fairness between chains). */
-const MAX_PER_JOB = 50;
+const MAX_PER_CHAIN = 50;
 
 /**
  * One webhook job: the chains of one endpoint it carries (one per order, or a ping), side by side.
@@ -76,7 +76,7 @@ async function deliverSideBySide(deps: DeliverDeps, job: WebhookJob, orders: (nu
   try {
     heads =
       job.orderId === null
-        ? await claimUnflushed(deps.database, CLAIM_ONE, [job.endpointId, job.deliveryId, leaseSeconds])
+        ? await unflushed<Claimed>(deps.database, [[CLAIM_ONE, [job.endpointId, job.deliveryId, leaseSeconds]]])
         : await claimHeads(deps.database, job.endpointId, orders as number[], leaseSeconds);
   } finally {
     deps.slots.release(orders.length - heads.length);
@@ -113,7 +113,7 @@ async function deliverChain(deps: DeliverDeps, endpointId: number, first: Claime
       await acks.acknowledge(head, answer, false);
       return delivered;
     }
-    if (delivered >= MAX_PER_JOB) {
+    if (delivered >= MAX_PER_CHAIN) {
       await acks.acknowledge(head, answer, false);
       // More may be owed: a fresh job, behind the chains already waiting.
       await deps.queue.kick([{ endpointId, orderId: head.orderId, deliveryId: head.id, attempts: -1 }]);
@@ -131,22 +131,10 @@ export function claimHeads(
   orderIds: readonly number[],
   leaseSeconds: number,
 ): Promise<Claimed[]> {
-  return claimUnflushed(database, CLAIM_HEADS, [endpointId, orderIds, leaseSeconds], [CHAIN_LOCKS, [endpointId, orderIds]]);
-}
-
-/** A claim in a transaction of its own that does not wait for the WAL flush (NO_FLUSH_WAIT); one round trip. */
-function claimUnflushed(
-  database: Pick<Database, 'transaction'>,
-  claim: string,
-  params: unknown[],
-  locks?: [string, unknown[]],
-): Promise<Claimed[]> {
-  return database.transaction((tx) => {
-    // Not awaited: sent with the claim; a failure here fails the claim behind it, which is.
-    tx.rows(NO_FLUSH_WAIT, []).catch(() => {});
-    if (locks) tx.rows(locks[0], locks[1]).catch(() => {});
-    return tx.finish<Claimed>(claim, params);
-  });
+  return unflushed<Claimed>(database, [
+    [CHAIN_LOCKS, [endpointId, orderIds]],
+    [CLAIM_HEADS, [endpointId, orderIds, leaseSeconds]],
+  ]);
 }
 
 async function sendOne(deps: DeliverDeps, endpointId: number, head: Claimed): Promise<SendResult> {

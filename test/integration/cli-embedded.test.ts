@@ -1,12 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBuiltService, stopBuiltService } from '../support/built-service.ts';
+import { startEmbeddedService } from '../support/built-service.ts';
 import { runBuiltCli } from '../support/cli.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
-import { dropPrefix, testPrefix } from '../support/redis.ts';
+import { testPrefix } from '../support/redis.ts';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../../fixtures/demo.json');
 
@@ -15,23 +12,16 @@ const FIXTURE = path.resolve(import.meta.dirname, '../../fixtures/demo.json');
  * DATABASE_URL), then CLI commands in another process while it runs.
  */
 describe('the CLI next to a running service on the embedded database', () => {
-  let service: ChildProcess;
-  let dataDir: string;
+  let service: Awaited<ReturnType<typeof startEmbeddedService>>;
   const prefix = testPrefix();
-  let env: NodeJS.ProcessEnv;
 
-  const cli = (...args: string[]) => runBuiltCli(env, args);
+  const cli = (...args: string[]) => runBuiltCli(service.env, args);
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-cli-'));
-    // What the CLI needs to find the service's database socket, Redis and queues.
-    env = { PATH: process.env.PATH, DATA_DIR: dataDir, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix };
-    service = (await startBuiltService(env, ['--seed', FIXTURE])).child;
+    service = await startEmbeddedService({ prefix, seed: FIXTURE });
   }, 60_000);
   afterAll(async () => {
-    if (service && service.exitCode === null) await stopBuiltService(service);
-    await dropPrefix(prefix);
-    rmSync(dataDir, { recursive: true, force: true });
+    await service?.stop();
   }, 60_000);
 
   it('lists, creates and revokes credentials through the service', async () => {
@@ -47,7 +37,7 @@ describe('the CLI next to a running service on the embedded database', () => {
   });
 
   it('exports, imports and prints shipment history while the service runs', async () => {
-    const file = path.join(dataDir, 'office-10.jsonl');
+    const file = path.join(service.dir, 'office-10.jsonl');
     const exported = await cli('inventory', 'export', '10', '--detailed', '--out', file);
     expect(exported.code).toBe(0);
     expect(exported.err).toMatch(/exported \d+ records of office 10/);

@@ -46,6 +46,17 @@ describe('webhook chain claim race', () => {
         values (${endpointId}, ${ORDER}, ${seq}, ${`e-${ORDER}-${seq}`}, 'updated', now()) returning id::int`
     )[0]!.id;
 
+  /** Until a session of the test's database waits on a lock; `never` is the failure after about 2 s. */
+  const someoneWaitsOnALock = async (never: string) => {
+    for (let i = 0; i <= 200; i++) {
+      const [w] = await admin`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`;
+      if (w!.n > 0) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(never);
+  };
+
   it('the waiting job claims the event committed after the other job looked', async () => {
     const first = await delivery(1);
     const [claimed] = await admin.unsafe(CLAIM_HEADS, [endpointId, [ORDER], LEASE]);
@@ -65,13 +76,7 @@ describe('webhook chain claim race', () => {
       second = await delivery(2);
       job2 = claimHeads(db.database, endpointId, [ORDER], LEASE);
       job2.catch(() => {});
-      for (let i = 0; ; i++) {
-        const [w] = await admin`select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock'`;
-        if (w!.n > 0) break;
-        if (i > 200) throw new Error('job 2 never waited on the lock: it gave up on the leased head');
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await someoneWaitsOnALock('job 2 never waited on the lock: it gave up on the leased head');
     } finally {
       await t1.unsafe('commit');
       t1.release();
@@ -115,13 +120,7 @@ describe('webhook chain claim race', () => {
         false,
       );
       acknowledged.catch(() => {});
-      for (let i = 0; ; i++) {
-        const [w] = await admin`select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock'`;
-        if (w!.n > 0) break;
-        if (i > 200) throw new Error('the acknowledgement never waited on the row');
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await someoneWaitsOnALock('the acknowledgement never waited on the row');
       // Well inside deadlock_timeout (1 s), and far enough apart that the acknowledgement's check comes first.
       await new Promise((r) => setTimeout(r, 250));
       await other.unsafe('select pg_advisory_xact_lock(hashint8($1::bigint), hashint8($2::bigint))', [endpointId, order]);

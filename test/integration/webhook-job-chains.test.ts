@@ -4,7 +4,7 @@ import { producerConnection, type RedisConnection } from '../../src/redis/connec
 import { deliverJob } from '../../src/webhooks/deliver-chain.ts';
 import { redeliver } from '../../src/webhooks/deliveries-log.ts';
 import { deliverDeps } from '../../src/webhooks/webhook-worker.ts';
-import { chainJobs, MAX_CHAINS_PER_JOB, WebhookQueue } from '../../src/webhooks/webhook-queue.ts';
+import { WebhookQueue } from '../../src/webhooks/webhook-queue.ts';
 import { apiClient, linkDeliveryFlow } from '../support/api.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, SELLER } from '../support/fixtures.ts';
@@ -55,22 +55,6 @@ describe('a webhook job carrying several orders', () => {
       { ...t.config, WEBHOOK_RESPONSE_TIMEOUT_MS: 5_000, WEBHOOK_CONCURRENCY: concurrency },
       { database: t.db.database, secretBox: t.service.secretBox, queue, log: pino({ level: 'silent' }) },
     );
-
-  it('groups fresh chains by endpoint, at most MAX_CHAINS_PER_JOB orders a job, a ping alone', () => {
-    const rows = [
-      ...Array.from({ length: MAX_CHAINS_PER_JOB + 2 }, (_, i) => ({ endpointId: 1, orderId: 100 + i, deliveryId: 10 + i, attempts: 0 })),
-      { endpointId: 1, orderId: 100, deliveryId: 99, attempts: 0 }, // seq 2 of order 100: the same chain
-      { endpointId: 2, orderId: 100, deliveryId: 50, attempts: 0 },
-      { endpointId: 2, orderId: null, deliveryId: 51, attempts: 0 },
-    ];
-    const jobs = chainJobs(rows);
-    expect(jobs.map((j) => [j.endpointId, j.orderId, j.deliveryId, j.more ?? []])).toEqual([
-      [1, 100, 10, Array.from({ length: MAX_CHAINS_PER_JOB - 1 }, (_, i) => 101 + i)],
-      [1, 100 + MAX_CHAINS_PER_JOB, 10 + MAX_CHAINS_PER_JOB, [101 + MAX_CHAINS_PER_JOB]],
-      [2, 100, 50, []],
-      [2, null, 51, []],
-    ]);
-  });
 
   it('an order whose receiver answers slowly holds back only its own events', async () => {
     const rx = await startReceiver((r) => (r.body.order_id === SLOW ? { status: 204, delayMs: 600 } : 204));
