@@ -86,6 +86,9 @@ async function runOnce<N extends JobName>(
       // Another command under a used id is a conflict, before and after the first one finished;
       // nothing is stored: the row belongs to the first command.
       if (claimed.kind === 'conflict') return conflict(raw.commandId);
+      // An upstream job may name a brokerage that does not exist: bad input, not a reason to
+      // retry. Not stored: the commands row would have no brokerage to belong to.
+      if (claimed.kind === 'unknown-brokerage') return unknownBrokerage(raw.actor.brokerageId);
       if (claimed.kind === 'finished') return { status: claimed.status, body: claimed.body };
       if (!command) throw new Rejected(parsed as AppError);
       let result: HandlerResult;
@@ -98,9 +101,6 @@ async function runOnce<N extends JobName>(
       return { status: result.status, body: result.body };
     });
   } catch (err) {
-    // An upstream job may name a brokerage that does not exist: bad input, not a reason to
-    // retry. Not stored: the commands row would have no brokerage to belong to.
-    if (isUnknownBrokerage(err)) return errorResult(new InvalidParams(`brokerageId: no brokerage ${raw.actor.brokerageId}`, 'brokerageId'));
     if (!(err instanceof Rejected)) throw err;
     const rejection = errorResult(err.error);
     const stored = await storeRejection(database, claim, rejection.status, rejection.body);
@@ -108,12 +108,7 @@ async function runOnce<N extends JobName>(
   }
 }
 
-function isUnknownBrokerage(err: unknown): boolean {
-  const e = err as { code?: unknown; constraint_name?: unknown; constraint?: unknown; message?: unknown };
-  if (e?.code !== '23503') return false;
-  const constraint = String(e.constraint_name ?? e.constraint ?? e.message ?? '');
-  return constraint.includes('commands_brokerage_id');
-}
+const unknownBrokerage = (brokerageId: number) => errorResult(new InvalidParams(`brokerageId: no brokerage ${brokerageId}`, 'brokerageId'));
 
 function safeParse<N extends JobName>(handler: Handler<N>, raw: Envelope<unknown>) {
   try {

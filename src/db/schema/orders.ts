@@ -60,9 +60,7 @@ export const shipments = pgTable(
   'shipments',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    orderId: ref('order_id')
-      .notNull()
-      .references(() => orders.id),
+    orderId: ref('order_id').notNull(),
     type: text('type', { enum: SHIPMENT_TYPES }).notNull(),
     state: text('state', { enum: SHIPMENT_STATES }).notNull(),
     /** Persisted snapshot of machines/shipment.ts. */

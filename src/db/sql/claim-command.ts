@@ -14,25 +14,37 @@ export type ClaimOutcome =
   | { kind: 'claimed' }
   | { kind: 'finished'; status: number; body: unknown }
   /** The id belongs to another command (another name, brokerage or request). */
-  | { kind: 'conflict' };
+  | { kind: 'conflict' }
+  /** No brokerage has the actor's id (an upstream job's bad input): nothing is stored. */
+  | { kind: 'unknown-brokerage' };
 
 /**
  * Takes a command inside the worker's transaction, in one statement: the row is inserted when no
  * producer wrote it (upstream jobs), and in every case locked, so a concurrent redelivery of the
  * same command waits here and then finds it finished. The identity check sits in the conflict
- * clause: a row of another command is neither updated nor returned. An unknown brokerage fails
- * the foreign key (23503), which the runner answers as bad input.
+ * clause: a row of another command is neither updated nor returned.
+ *
+ * The brokerage is looked up, not referenced by a foreign key: a key's check share-locks the
+ * brokerage's row, and every command of a brokerage locking the same row at once made Postgres
+ * write a new multixact per command (docs/DECISIONS.md). Brokerages are never deleted, so a
+ * plain read answers the same question.
  */
 const CLAIM = `
-insert into commands (id, name, brokerage_id, request_hash, payload, actor, attempts)
-values ($1, $2, $3::bigint, $4, $5::text::jsonb, $6::text::jsonb, 1)
-on conflict (id) do update set attempts = commands.attempts + (commands.result_status is null)::int
-  where commands.name = excluded.name and commands.brokerage_id = excluded.brokerage_id
-    and commands.request_hash = excluded.request_hash
-returning result_status as "status", result_body as "body"`;
+with known as (select exists (select 1 from brokerages where id = $3::bigint) as ok),
+claim as (
+  insert into commands (id, name, brokerage_id, request_hash, payload, actor, attempts)
+  select $1, $2, $3::bigint, $4, $5::text::jsonb, $6::text::jsonb, 1 from known where known.ok
+  on conflict (id) do update set attempts = commands.attempts + (commands.result_status is null)::int
+    where commands.name = excluded.name and commands.brokerage_id = excluded.brokerage_id
+      and commands.request_hash = excluded.request_hash
+  returning true as hit, result_status, result_body
+)
+select known.ok as "known", coalesce(claim.hit, false) as "claimed", claim.result_status as "status", claim.result_body as "body"
+from known left join claim on true`;
 
 export async function claimCommand(tx: SqlRunner, c: CommandClaim): Promise<ClaimOutcome> {
-  const [row] = await tx.rows<{ status: number | null; body: unknown }>(CLAIM, [
+  // The statement always answers one row: its `from known`.
+  const [row] = await tx.rows<{ known: boolean; claimed: boolean; status: number | null; body: unknown }>(CLAIM, [
     c.commandId,
     c.name,
     c.brokerageId,
@@ -40,6 +52,8 @@ export async function claimCommand(tx: SqlRunner, c: CommandClaim): Promise<Clai
     c.payload,
     c.actor,
   ]);
-  if (!row) return { kind: 'conflict' };
+  if (!row) throw new Error('claim: the statement answered no row');
+  if (!row.known) return { kind: 'unknown-brokerage' };
+  if (!row.claimed) return { kind: 'conflict' };
   return row.status === null ? { kind: 'claimed' } : { kind: 'finished', status: row.status, body: row.body };
 }
