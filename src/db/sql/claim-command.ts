@@ -30,21 +30,19 @@ export type ClaimOutcome =
  * plain read answers the same question.
  */
 const CLAIM = `
-with known as (select exists (select 1 from brokerages where id = $3::bigint) as ok),
-claim as (
-  insert into commands (id, name, brokerage_id, request_hash, payload, actor, attempts)
-  select $1, $2, $3::bigint, $4, $5::text::jsonb, $6::text::jsonb, 1 from known where known.ok
-  on conflict (id) do update set attempts = commands.attempts + (commands.result_status is null)::int
-    where commands.name = excluded.name and commands.brokerage_id = excluded.brokerage_id
-      and commands.request_hash = excluded.request_hash
-  returning true as hit, result_status, result_body
-)
-select known.ok as "known", coalesce(claim.hit, false) as "claimed", claim.result_status as "status", claim.result_body as "body"
-from known left join claim on true`;
+insert into commands (id, name, brokerage_id, request_hash, payload, actor, attempts)
+select $1, $2, $3::bigint, $4, $5::text::jsonb, $6::text::jsonb, 1
+where exists (select 1 from brokerages where id = $3::bigint)
+on conflict (id) do update set attempts = commands.attempts + (commands.result_status is null)::int
+  where commands.name = excluded.name and commands.brokerage_id = excluded.brokerage_id
+    and commands.request_hash = excluded.request_hash
+returning result_status as "status", result_body as "body"`;
+
+/** Only when the claim found nothing: another command's id, or no such brokerage. */
+const BROKERAGE_EXISTS = `select 1 as "one" from brokerages where id = $1::bigint`;
 
 export async function claimCommand(tx: SqlRunner, c: CommandClaim): Promise<ClaimOutcome> {
-  // The statement always answers one row: its `from known`.
-  const [row] = await tx.rows<{ known: boolean; claimed: boolean; status: number | null; body: unknown }>(CLAIM, [
+  const [row] = await tx.rows<{ status: number | null; body: unknown }>(CLAIM, [
     c.commandId,
     c.name,
     c.brokerageId,
@@ -52,8 +50,9 @@ export async function claimCommand(tx: SqlRunner, c: CommandClaim): Promise<Clai
     c.payload,
     c.actor,
   ]);
-  if (!row) throw new Error('claim: the statement answered no row');
-  if (!row.known) return { kind: 'unknown-brokerage' };
-  if (!row.claimed) return { kind: 'conflict' };
+  if (!row) {
+    const [brokerage] = await tx.rows<{ one: number }>(BROKERAGE_EXISTS, [c.brokerageId]);
+    return brokerage ? { kind: 'conflict' } : { kind: 'unknown-brokerage' };
+  }
   return row.status === null ? { kind: 'claimed' } : { kind: 'finished', status: row.status, body: row.body };
 }
