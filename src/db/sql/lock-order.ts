@@ -32,10 +32,13 @@ from orders o join offices f on f.id = o.seller_office_id
 where o.id = $1::bigint and ${role}
 for update of o`;
 
+// The order is named by its key (the shipment's order_id, as a scalar subquery), not joined from
+// the shipment: as a join, a plan built from fresh statistics could merge-join along the orders'
+// primary key from its start, thousands of rows a command (docs/BENCHMARKS.md).
 const lockByShipment = (role: string) => `
 select ${ORDER_COLUMNS}
-from shipments s join orders o on o.id = s.order_id join offices f on f.id = o.seller_office_id
-where s.id = $1::bigint and ${role}
+from orders o join offices f on f.id = o.seller_office_id
+where o.id = (select s.order_id from shipments s where s.id = $1::bigint) and ${role}
 for update of o`;
 
 const LOCK_FOR_ACCEPT = lockById(AS_SELLER);
