@@ -154,5 +154,7 @@ describe('command delivery', () => {
       body: { errors: [{ code: 'invalid_params', message: 'brokerageId: no brokerage 999999', field: 'brokerageId' }] },
     });
     expect(await shipmentsOf(728)).toHaveLength(0);
+    // No key refuses the row any more (the claim's own check does): nothing may be stored.
+    expect(await sql()`select id from commands where id = 'ghost-brokerage'`).toHaveLength(0);
   });
 });
