@@ -14,6 +14,7 @@ import { blockingConnection, type RedisConnection } from '../src/redis/connectio
 import { startService } from '../src/service.ts';
 import { dropPrefix } from '../test/support/redis.ts';
 import { recreateBenchDatabase } from './bench-database.ts';
+import { capCommandRows, PoolExhausted } from './commands/cap-command.ts';
 import { BUYER, clientFlow, httpCaller, httpFlow, SELLER } from './commands/flows.ts';
 import { startNoopQueue, transactionFlow } from './commands/limits.ts';
 import { closedLoop, Recorder, type Summary } from './commands/load.ts';
@@ -29,8 +30,9 @@ import { paced, tracingRounds, tracingSummary } from './commands/tracing.ts';
  * fixed time each: whole flows (link delivery, and the local-pickup join) as signed HTTP calls
  * through the real ingress, queue, workers and Postgres, with `fulfil start` in one process and
  * as `--role api` + `--role worker`; the same flows through FulfilmentClient awaiting each
- * result; and the two limits the service is built on — the workers' transaction alone, and a
- * BullMQ add + wait round trip with a no-op worker. Statements per command are counted on a
+ * result; the design cap's own command alone (bench/commands/cap-command.ts); and the two limits
+ * the service is built on — the workers' transaction alone, and a BullMQ add + wait round trip
+ * with a no-op worker. Statements per command are counted on a
  * separate in-process run with every statement the service sends (relay included). The design cap
  * (bench/commands/design-cap.ts) runs first, in the same run, and the service's rows print CPU
  * milliseconds per command for its Node processes, Postgres and Redis, measured as the cap does.
@@ -115,7 +117,11 @@ export async function run(argv: string[]): Promise<number> {
     const rssStart = watch.map((p) => rssOf(p.child.pid!));
     const cpuStart = await cpuNow(watch);
     const elapsed = await closedLoop(callers, seconds, async (_caller, until) => {
-      while (performance.now() < until) await flow(rec).catch((err) => rec.fail(err));
+      while (performance.now() < until)
+        await flow(rec).catch((err) => {
+          if (err instanceof PoolExhausted) throw err;
+          rec.fail(err);
+        });
     });
     const summary = rec.summary(elapsed, callers);
     const cpuEnd = await cpuNow(watch);
@@ -172,6 +178,7 @@ export async function run(argv: string[]): Promise<number> {
         await svc.stop();
       }
     }
+    if (want('same')) await capCommandRows({ env, levels, seconds, takeOrder, sql: database.sql!, phase });
     if (want('split')) {
       const port = await freePort();
       const worker = await startServiceProcess('worker', { ...env, PORT: '0' });

@@ -45,7 +45,7 @@ export const MISSING_CAP = [
   '  DESIGN_CAP_DIR=/path/to/design-cap npm run bench -- commands',
   '  npm run bench -- commands --design-cap /path/to/design-cap',
   '(the directory holds design-cap.mjs, cpu.mjs and schema.sql). Without the cap, run only',
-  'the service phases: npm run bench -- commands --only statements,one,split,transaction,bullmq',
+  'the service phases: npm run bench -- commands --only statements,one,same,split,transaction,bullmq',
 ].join('\n');
 
 /** Where the cap is, or undefined with the reason. */

@@ -1,3 +1,4 @@
+import { CAP_COMMAND } from './cap-command.ts';
 import type { CapRow, CpuPerCommand } from './design-cap.ts';
 import type { Summary } from './load.ts';
 
@@ -72,7 +73,7 @@ function capComparison(rows: Row[], capRows: CapRow[]): string[] {
   const out: string[] = [];
   const x = (a: number, b: number) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)} ×` : '–');
   for (const cap of capRows) {
-    for (const phase of [SERVICE, SPLIT]) {
+    for (const phase of [SERVICE, CAP_COMMAND, SPLIT]) {
       const svc = rows.find((r) => r.phase === phase && r.callers === cap.callers);
       if (!svc) continue;
       if (out.length === 0) {
