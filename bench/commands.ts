@@ -14,10 +14,10 @@ import { blockingConnection, type RedisConnection } from '../src/redis/connectio
 import { startService } from '../src/service.ts';
 import { dropPrefix } from '../test/support/redis.ts';
 import { recreateBenchDatabase } from './bench-database.ts';
-import { capCommandRows, PoolExhausted } from './commands/cap-command.ts';
+import { capCommandRows } from './commands/cap-command.ts';
 import { BUYER, clientFlow, httpCaller, httpFlow, SELLER } from './commands/flows.ts';
 import { startNoopQueue, transactionFlow } from './commands/limits.ts';
-import { closedLoop, Recorder, type Summary } from './commands/load.ts';
+import { closedLoop, LoadStop, Recorder, type Summary } from './commands/load.ts';
 import { benchServiceEnv, freePort, rssOf, startServiceProcess, type ServiceProcess } from './commands/processes.ts';
 import postgres from 'postgres';
 import { BackendCpu } from './commands/backend-cpu.ts';
@@ -119,7 +119,7 @@ export async function run(argv: string[]): Promise<number> {
     const elapsed = await closedLoop(callers, seconds, async (_caller, until) => {
       while (performance.now() < until)
         await flow(rec).catch((err) => {
-          if (err instanceof PoolExhausted) throw err;
+          if (err instanceof LoadStop) throw err;
           rec.fail(err);
         });
     });

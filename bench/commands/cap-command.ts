@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import { httpCaller, isPickupOrder, SELLER, type FlowAnswer } from './flows.ts';
-import { closedLoop, Recorder, type Summary } from './load.ts';
+import { closedLoop, LoadStop, Recorder, type Summary } from './load.ts';
 import { freePort, startServiceProcess, type ServiceProcess } from './processes.ts';
 
 type Call = ReturnType<typeof httpCaller>;
@@ -47,10 +47,12 @@ async function acceptOrders(call: Call, count: number, takeOrder: () => number):
     while (isPickupOrder(id)) id = takeOrder();
     return id;
   };
+  let refused: Error | undefined;
   await closedLoop(32, 3600, async () => {
-    while (shipments.length < count) {
+    // One refusal stops every caller, not only the one that met it.
+    while (shipments.length < count && !refused) {
       const res = await call(SELLER, 'POST', `/v9/orders/${nextTbdOrder()}/accept`, { reviewer_id: 100 });
-      if (res.status !== 200) throw new Error(`accept before the cap's command: ${res.status} ${res.text.slice(0, 200)}`);
+      if (res.status !== 200) throw (refused = new Error(`accept before the cap's command: ${res.status} ${res.text.slice(0, 200)}`));
       shipments.push((JSON.parse(res.text) as FlowAnswer).shipments[0]!.id);
     }
   });
@@ -69,7 +71,7 @@ function updateEach(call: Call, shipments: number[]) {
 }
 
 /** Ends the phase: a row that ran out of accepted orders would spin on errors until its time is up. */
-export class PoolExhausted extends Error {
+class PoolExhausted extends LoadStop {
   constructor() {
     super("out of accepted orders for the cap's command: raise the pool in bench/commands/cap-command.ts or lower --seconds");
   }

@@ -1,8 +1,11 @@
 /**
  * Closed-loop load: `callers` concurrent loops, each sending its next command as soon as the last
  * one answered, for a fixed time. Every command's latency is kept; a failed one counts as an error
- * and stops nothing.
+ * and stops nothing, unless the flow throws LoadStop.
  */
+
+/** Thrown by a flow that cannot go on at all (not a failed command): it ends the load. */
+export class LoadStop extends Error {}
 
 /** Latency recorder shared by the ops of one load: each command's call time goes in here. */
 export class Recorder {
