@@ -1,4 +1,4 @@
-import { startTracing, tracingActive, tracingWanted } from './ops/tracing.ts';
+import { startTracing, tracingActive, tracingWanted } from './telemetry/tracing.ts';
 import type { FastifyInstance } from 'fastify';
 import type { SecretBox } from './auth/secret-box.ts';
 import { ConfigError, type Config } from './config.ts';

@@ -6,7 +6,7 @@ import type { Database } from '../src/db/client.ts';
 import { markExhausted } from './mark-exhausted.ts';
 import { runCommand } from './runner.ts';
 import type { Registry } from './registry.ts';
-import { observeCommand } from '../src/ops/metrics.ts';
+import { observeCommand } from '../src/telemetry/metrics-registry.ts';
 import { retryDelay } from '../src/queues/retry-backoff.ts';
 import { closeWorker, countRunning, type WorkerClose } from '../src/queues/close-worker.ts';
 import { isJobName, type Envelope } from '../src/queues/job-map.ts';

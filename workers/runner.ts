@@ -1,5 +1,5 @@
 import { answerOutcome } from '../src/commands/command-outcome.ts';
-import { subjectOf, traced, tracedTransaction, type TraceSpan } from '../src/ops/tracing.ts';
+import { subjectOf, traced, tracedTransaction, type TraceSpan } from '../src/telemetry/tracing.ts';
 import type { Database } from '../src/db/client.ts';
 import { claimCommand, type CommandClaim } from '../src/db/sql/claim-command.ts';
 import { storeRejection, storeResult } from '../src/db/sql/store-result.ts';

@@ -3,7 +3,7 @@ import type { RedisConnection } from '../redis/connections.ts';
 import type { Logger } from 'pino';
 import type { Database, SqlRunner } from '../db/client.ts';
 import { eventsPlace } from '../queues/placement.ts';
-import { countTransitions } from '../ops/metrics.ts';
+import { countTransitions } from '../telemetry/metrics-registry.ts';
 import { appendToFeeds } from './feed-positions.ts';
 
 /** Any constant shared by every relay of a database: only one relays a batch at a time. */

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import postgres from 'postgres';
 import type { Logger } from 'pino';
-import { relayActiveGauge } from '../ops/metrics.ts';
+import { relayActiveGauge } from '../telemetry/metrics-registry.ts';
 import { OutboxRelay, type RelayOptions } from './outbox-relay.ts';
 
 /**

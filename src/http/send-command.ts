@@ -4,7 +4,7 @@ import { InvalidParams } from '../errors.ts';
 import type { JobMap, JobName } from '../queues/job-map.ts';
 import { requestFingerprint } from '../commands/fingerprint.ts';
 import type { Dispatch, DispatchOutcome } from '../queues/dispatcher.ts';
-import { endSpan, failSpan, requestAttributes, startSpan, traceMetadata } from '../ops/tracing.ts';
+import { endSpan, failSpan, requestAttributes, startSpan, traceMetadata } from '../telemetry/tracing.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 

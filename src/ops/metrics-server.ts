@@ -6,7 +6,7 @@ import type { Executor } from '../db/client.ts';
 import { AppError, NotFound, toErrorBody } from '../errors.ts';
 import { serviceQueuePlaces } from '../queues/placement.ts';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
-import { METRICS_CONTENT_TYPE, renderMetrics } from './scrape.ts';
+import { METRICS_CONTENT_TYPE, renderMetrics } from '../telemetry/metrics-scrape.ts';
 
 export interface MetricsServer {
   url: string;

@@ -20,7 +20,7 @@ export interface DispatchRequest<N extends JobName> {
   async?: boolean;
   signal?: AbortSignal;
   requestId?: string;
-  /** The request's trace context, for the job to carry (src/ops/tracing.ts). */
+  /** The request's trace context, for the job to carry (src/telemetry/tracing.ts). */
   traceMetadata?: string | undefined;
 }
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { CredentialCache } from '../auth/credential-cache.ts';
 import { RateLimiter } from '../auth/rate-limit.ts';
 import { buildApp } from '../http/app.ts';
-import { HttpMetrics } from '../ops/metrics.ts';
+import { HttpMetrics } from '../telemetry/metrics-registry.ts';
 import { CommandQueues } from '../queues/command-queues.ts';
 import { CommandDispatcher } from '../queues/dispatcher.ts';
 import { eventsPlace } from '../queues/placement.ts';

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
 import { publicEventOf, type ShipmentEventRow } from '../events/public-event.ts';
 import { toShipmentVersion } from '../db/sql/shipment-version.ts';
-import { countWebhookAttempt, observeWebhookLatency } from '../ops/webhook-metrics.ts';
+import { countWebhookAttempt, observeWebhookLatency } from '../telemetry/webhook-metrics.ts';
 import { retryDelayMs, type RetryPolicy } from './backoff.ts';
 import { Acknowledgements } from './acknowledgements.ts';
 import type { CallSlots } from './call-slots.ts';

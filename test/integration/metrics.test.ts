@@ -3,7 +3,7 @@ import path from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '../../src/db/schema.ts';
-import { outboxState } from '../../src/ops/scrape.ts';
+import { outboxState } from '../../src/telemetry/metrics-scrape.ts';
 import { apiClient } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';

@@ -1,7 +1,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTracing } from '../../src/ops/tracing.ts';
+import { startTracing } from '../../src/telemetry/tracing.ts';
 import { apiClient } from '../support/api.ts';
 import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';

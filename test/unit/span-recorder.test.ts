@@ -2,8 +2,8 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TraceIdRatioBasedSampler, Sa
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { describe, expect, it } from 'vitest';
-import { KIND, startRecordedSpan, type Recorder } from '../../src/ops/span-recorder.ts';
-import { samplerFromEnv } from '../../src/ops/trace-sampling.ts';
+import { KIND, startRecordedSpan, type Recorder } from '../../src/telemetry/span-recorder.ts';
+import { samplerFromEnv } from '../../src/telemetry/trace-sampler.ts';
 
 function recorderWith(env: NodeJS.ProcessEnv = {}) {
   const exporter = new InMemorySpanExporter();

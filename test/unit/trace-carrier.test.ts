@@ -1,7 +1,7 @@
 import { context, createTraceState, propagation, ROOT_CONTEXT, trace, TraceFlags, type SpanContext } from '@opentelemetry/api';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrierOf, spanContextOf } from '../../src/ops/trace-carrier.ts';
+import { carrierOf, spanContextOf } from '../../src/telemetry/trace-carrier.ts';
 
 /** The job's trace carrier says what the SDK's W3C propagator says, both ways. */
 describe('trace carrier', () => {

@@ -1,11 +1,11 @@
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { registerQueueBoard } from '../../ops/queue-board.ts';
-import type { HttpMetrics } from '../../ops/metrics.ts';
+import type { HttpMetrics } from '../../telemetry/metrics-registry.ts';
 import { denyFraming, requireOpsToken, type FailureLimiter } from '../../ops/ops-auth.ts';
 import { orderViewRoutes } from '../../ops/order-view-route.ts';
 import { jobOrderRoute } from '../../ops/job-order.ts';
-import { METRICS_CONTENT_TYPE, renderMetrics } from '../../ops/scrape.ts';
+import { METRICS_CONTENT_TYPE, renderMetrics } from '../../telemetry/metrics-scrape.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { sql } from 'drizzle-orm';
 import { query, type Executor } from '../db/client.ts';
-import { metricsRegistry } from './metrics.ts';
+import { metricsRegistry } from './metrics-registry.ts';
 
 /** Names the operators' alert rules match (docs/OPERATIONS.md): keep them as they are. */
 const deliveryLatency = new Histogram({

@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext, SpanStatus } from '@opentelemetry/api';
 import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import type { Resource } from '@opentelemetry/resources';
-import type { RootSampler } from './trace-sampling.ts';
+import type { RootSampler } from './trace-sampler.ts';
 
 /**
  * Spans recorded by hand, handed to the SDK's span processors and exporters only when they end.

@@ -10,7 +10,7 @@ import {
   outboxBacklogGauge,
   outboxLagGauge,
   queueWorkersGauge,
-} from './metrics.ts';
+} from './metrics-registry.ts';
 import { readWebhookGauges } from './webhook-metrics.ts';
 
 /** Prometheus text exposition format 0.0.4, as prom-client and Prometheus name it. */

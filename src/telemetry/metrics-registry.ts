@@ -5,7 +5,7 @@ import { answerOutcome } from '../commands/command-outcome.ts';
  * The process's Prometheus metrics. One registry per process: the HTTP hook, the workers and the
  * outbox relay record into it wherever they run, and /metrics (API port, or METRICS_PORT on a
  * worker) renders it. Families that describe the whole fleet (queue counts, outbox) are read
- * at scrape time instead (scrape.ts).
+ * at scrape time instead (metrics-scrape.ts).
  */
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry });

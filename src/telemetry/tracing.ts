@@ -3,7 +3,7 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Database, SqlTx } from '../db/client.ts';
 import { KIND, startRecordedSpan, type RecordedSpan, type Recorder } from './span-recorder.ts';
 import { carrierOf, spanContextOf } from './trace-carrier.ts';
-import { samplerFromEnv } from './trace-sampling.ts';
+import { samplerFromEnv } from './trace-sampler.ts';
 
 /**
  * OpenTelemetry traces, off unless the standard variables ask for them
