@@ -28,12 +28,13 @@ COPY packages/client/package.json packages/client/
 # PGlite only serves a single-process start without DATABASE_URL, which this image never does
 # (the service says to set DATABASE_URL if it is missing). The workspace link would dangle: the
 # service's own build already contains the producer package's code.
-# The Postgres driver is repaired after install (docs/RELIABILITY.md, "Postgres restarts"); the
-# other install scripts are not needed at run time.
-COPY scripts/patch-postgres.mjs scripts/
+# The Postgres driver gets its patch (patches/, docs/RELIABILITY.md "Postgres restarts") from
+# package.json's postinstall, run on its own: the service refuses to start without it, and the
+# other install scripts (`prepare` builds, which needs the dev dependencies) are not wanted here.
+COPY patches patches/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
-  && node scripts/patch-postgres.mjs \
-  && rm -rf node_modules/@electric-sql node_modules/@fulfil scripts \
+  && npm run postinstall \
+  && rm -rf node_modules/@electric-sql node_modules/@fulfil patches \
   && npm cache clean --force
 
 # --- runtime -------------------------------------------------------------------------------------

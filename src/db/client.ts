@@ -138,8 +138,8 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       },
       // A Postgres restart closes every connection: postgres.js opens new ones on the next query,
       // waiting `backoff` seconds after each failed attempt; queries in flight fail with a
-      // connection error that callers turn into 503 (HTTP) or a retry (workers); see
-      // scripts/patch-postgres.mjs for why that is safe. The driver's default backoff grows as
+      // connection error that callers turn into 503 (HTTP) or a retry (workers); the driver's
+      // patch (patches/, docs/RELIABILITY.md) makes that safe. The driver's default backoff grows as
       // 3^n/100 s up to 20 s, so a restart of a few seconds left the service waiting far longer
       // than Postgres was away; retrying a refused connect is cheap, so it is capped at 1 s.
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),

@@ -12,7 +12,7 @@ export class DatabaseDeadline extends Error {
   }
 }
 
-/** A postgres.js query as the driver builds it; `abandon` is added by scripts/patch-postgres.mjs. */
+/** A postgres.js query as the driver builds it; `abandon` is added by patches/postgres+3.4.9.patch. */
 type Pending = postgres.PendingQuery<postgres.Row[]> & { abandon?: () => void; cancel(): unknown };
 
 /** The driver's codes for a connection that is gone: nothing more may be sent on it. */
@@ -80,7 +80,7 @@ export interface PipelinedTx {
  * The helper knows when its connection died (a closed-connection error, or its own deadline):
  * it then sends nothing more on it and does not hand it back (the driver's close path already
  * did, patched so that a later release or query on the reservation cannot park it as busy:
- * scripts/patch-postgres.mjs). Every statement, BEGIN/COMMIT/ROLLBACK included, has the deadline.
+ * patches/postgres+3.4.9.patch). Every statement, BEGIN/COMMIT/ROLLBACK included, has the deadline.
  */
 export async function pipelinedTransaction<T>(
   sql: postgres.Sql,

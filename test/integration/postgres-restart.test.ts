@@ -4,8 +4,8 @@ import { chaosFixture, checkOutcome, FIRST_ORDER, newTally, runFlows } from '../
 import { isProcessAlive } from '../../src/process-alive.ts';
 
 // An API and two worker processes (`fulfil start --role …`) on a private Postgres that is
-// stopped and started under load. Before the driver repair (scripts/patch-postgres.mjs) a worker
-// died here on "Cannot read properties of null (reading 'write')" at the first or second restart.
+// stopped and started under load. Without the driver's patch (patches/postgres+3.4.9.patch) a
+// worker died here on "Cannot read properties of null (reading 'write')" at the first or second restart.
 
 const FLOWS = 150;
 
