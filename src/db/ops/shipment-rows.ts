@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, getTableColumns } from 'drizzle-orm';
 import type { Executor } from '../client.ts';
 import { shipments } from '../schema.ts';
 
@@ -10,33 +10,25 @@ export async function findShipment(ex: Executor, id: number): Promise<ShipmentRo
   return row;
 }
 
+// Every column null: the base a new row is built on, so a column added to the table is in it too.
+const NULLS = Object.fromEntries(Object.keys(getTableColumns(shipments)).map((key) => [key, null]));
+
 /**
  * The row a write is about to store, known before the statement runs (its id drawn earlier from
- * the sequence), so a command's answer can be built and stored by that same statement.
+ * the sequence), so a command's answer can be built and stored by that same statement. What `v`
+ * leaves out is null; it is a new version, so live, and written now.
  */
-export function shipmentRowOf(id: number, v: NewShipment & { delivered?: boolean }): ShipmentRow {
+export function shipmentRowOf(id: number, { delivered, ...v }: NewShipment & { delivered?: boolean }): ShipmentRow {
   const now = new Date();
+  const given = Object.fromEntries(Object.entries(v).filter(([, value]) => value !== undefined));
   return {
+    ...(NULLS as Record<keyof ShipmentRow, null>),
+    ...(given as NewShipment),
     id,
-    orderId: v.orderId,
-    type: v.type,
-    state: v.state,
-    snapshot: v.snapshot,
     replacedBy: null,
     replacedAt: null,
-    shipToName: v.shipToName ?? null,
-    emailAddressId: v.emailAddressId ?? null,
-    xMobileLink: v.xMobileLink ?? null,
-    transferSource: v.transferSource ?? null,
-    shipFromName: v.shipFromName ?? null,
-    shipFromAddressId: v.shipFromAddressId ?? null,
-    shipFromPhoneNumberId: v.shipFromPhoneNumberId ?? null,
-    phoneNumberId: v.phoneNumberId ?? null,
-    pickupTimeRange: v.pickupTimeRange ?? null,
-    pickupInstructions: v.pickupInstructions ?? null,
-    notes: v.notes ?? null,
     createdAt: now,
-    deliveredAt: v.delivered ? now : (v.deliveredAt ?? null),
+    deliveredAt: delivered ? now : (v.deliveredAt ?? null),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { SqlRunner } from '../client.ts';
+import { named } from './named-params.ts';
 
 export interface CommandClaim {
   commandId: string;
@@ -29,27 +30,22 @@ export type ClaimOutcome =
  * write a new multixact per command (docs/DECISIONS.md). Brokerages are never deleted, so a
  * plain read answers the same question.
  */
-const CLAIM = `
+const CLAIM = named<CommandClaim>(
+  (p) => `
 insert into commands (id, name, brokerage_id, request_hash, payload, actor, attempts)
-select $1, $2, $3::bigint, $4, $5::text::jsonb, $6::text::jsonb, 1
-where exists (select 1 from brokerages where id = $3::bigint)
+select ${p.commandId}, ${p.name}, ${p.brokerageId}::bigint, ${p.requestHash}, ${p.payload}::text::jsonb, ${p.actor}::text::jsonb, 1
+where exists (select 1 from brokerages where id = ${p.brokerageId}::bigint)
 on conflict (id) do update set attempts = commands.attempts + (commands.result_status is null)::int
   where commands.name = excluded.name and commands.brokerage_id = excluded.brokerage_id
     and commands.request_hash = excluded.request_hash
-returning result_status as "status", result_body as "body"`;
+returning result_status as "status", result_body as "body"`,
+);
 
 /** Only when the claim found nothing: another command's id, or no such brokerage. */
 const BROKERAGE_EXISTS = `select 1 as "one" from brokerages where id = $1::bigint`;
 
 export async function claimCommand(tx: SqlRunner, c: CommandClaim): Promise<ClaimOutcome> {
-  const [row] = await tx.rows<{ status: number | null; body: unknown }>(CLAIM, [
-    c.commandId,
-    c.name,
-    c.brokerageId,
-    c.requestHash,
-    c.payload,
-    c.actor,
-  ]);
+  const [row] = await tx.rows<{ status: number | null; body: unknown }>(CLAIM.text, CLAIM.params(c));
   if (!row) {
     const [brokerage] = await tx.rows<{ one: number }>(BROKERAGE_EXISTS, [c.brokerageId]);
     return brokerage ? { kind: 'conflict' } : { kind: 'unknown-brokerage' };

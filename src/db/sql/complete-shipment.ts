@@ -1,23 +1,40 @@
 import type { SqlTx } from '../client.ts';
 import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import { appendEventCtes, eventMessage, type EventFacts } from './append-event.ts';
-import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
+import { named } from './named-params.ts';
+import { answerValues, storeAnswerCte, type Answer, type AnswerValues } from './store-result.ts';
 
 // Complete keeps the shipment's id (it is not an update): the row changes in place, the order
 // completes, the event is appended and the answer stored, in one statement. The order id in the
 // shipment's WHERE makes it one probe whichever index the planner takes (replace-shipment.ts).
-const COMPLETE = `
+const COMPLETE = named<CompleteValues>(
+  (p) => `
 with n as (
-  update shipments set state = $2, snapshot = $3::text::jsonb, x_mobile_link = $4, transfer_source = $5, delivered_at = now()
-  where id = $1::bigint and order_id = $6::bigint and replaced_by is null returning id
+  update shipments set state = ${p.state}, snapshot = ${p.snapshot}::text::jsonb, x_mobile_link = ${p.xMobileLink},
+    transfer_source = ${p.transferSource}, delivered_at = now()
+  where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint and replaced_by is null returning id
 ),
 o as (
-  update orders set state = $7, snapshot = $8::text::jsonb, completed_at = now(), event_seq = orders.event_seq + 1
-  from n where orders.id = $6::bigint returning orders.id, orders.event_seq
+  update orders set state = ${p.orderState}, snapshot = ${p.orderSnapshot}::text::jsonb, completed_at = now(),
+    event_seq = orders.event_seq + 1
+  from n where orders.id = ${p.orderId}::bigint returning orders.id, orders.event_seq
 ),
-${appendEventCtes('$9')},
-${storeAnswerCte('$10', '$11', '$12')}
-select n.id from n`;
+${appendEventCtes(p.message)},
+${storeAnswerCte(p)}
+select n.id from n`,
+);
+
+interface CompleteValues extends AnswerValues {
+  shipmentId: number;
+  state: string;
+  snapshot: string;
+  xMobileLink: string | null;
+  transferSource: string | null;
+  orderId: number;
+  orderState: string;
+  orderSnapshot: string;
+  message: string;
+}
 
 export interface CompleteWrite {
   old: ShipmentRow;
@@ -29,24 +46,27 @@ export interface CompleteWrite {
 
 export async function completeShipment(tx: SqlTx, w: CompleteWrite): Promise<void> {
   const c = w.completed;
-  const rows = await tx.finish(COMPLETE, [
-    c.id,
-    c.state,
-    JSON.stringify(c.snapshot),
-    c.xMobileLink,
-    c.transferSource,
-    w.order.id,
-    w.order.state,
-    JSON.stringify(w.order.snapshot),
-    eventMessage({
-      ...w.event,
-      kind: 'completed',
+  const rows = await tx.finish(
+    COMPLETE.text,
+    COMPLETE.params({
+      shipmentId: c.id,
+      state: c.state,
+      snapshot: JSON.stringify(c.snapshot),
+      xMobileLink: c.xMobileLink,
+      transferSource: c.transferSource,
       orderId: w.order.id,
-      shipmentId: w.old.id,
-      from: { type: w.old.type, state: w.old.state },
-      to: { type: c.type, state: c.state },
+      orderState: w.order.state,
+      orderSnapshot: JSON.stringify(w.order.snapshot),
+      message: eventMessage({
+        ...w.event,
+        kind: 'completed',
+        orderId: w.order.id,
+        shipmentId: w.old.id,
+        from: { type: w.old.type, state: w.old.state },
+        to: { type: c.type, state: c.state },
+      }),
+      ...answerValues(w.answer),
     }),
-    ...answerParams(w.answer),
-  ]);
+  );
   if (rows.length !== 1) throw new Error(`shipment ${c.id} was not live under its order's lock`);
 }

@@ -1,4 +1,5 @@
 import type { SqlRunner } from '../client.ts';
+import { named } from './named-params.ts';
 
 export interface NewCommand {
   id: string;
@@ -12,15 +13,17 @@ export interface NewCommand {
 }
 
 // The producer's one statement per command: a replay under a used id inserts nothing.
-const INSERT = `
+const INSERT = named<NewCommand>(
+  (p) => `
 insert into commands (id, name, brokerage_id, idempotency_key, request_hash, payload, actor)
-values ($1, $2, $3::bigint, $4, $5, $6::text::jsonb, $7::text::jsonb)
+values (${p.id}, ${p.name}, ${p.brokerageId}::bigint, ${p.idempotencyKey}, ${p.requestHash}, ${p.payload}::text::jsonb, ${p.actor}::text::jsonb)
 on conflict do nothing
-returning id`;
+returning id`,
+);
 
 /** Records a command before its job is queued; false when its id (or key) is taken already. */
 export async function insertCommand(ex: SqlRunner, c: NewCommand): Promise<boolean> {
-  const rows = await ex.rows(INSERT, [c.id, c.name, c.brokerageId, c.idempotencyKey, c.requestHash, c.payload, c.actor]);
+  const rows = await ex.rows(INSERT.text, INSERT.params(c));
   return rows.length > 0;
 }
 

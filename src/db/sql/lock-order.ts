@@ -1,4 +1,5 @@
 import type { SqlRunner } from '../client.ts';
+import { named, type Placeholders } from './named-params.ts';
 import { nextShipmentIdSql } from './shipment-id.ts';
 
 /** The order as a command needs it, read under its row lock. */
@@ -22,24 +23,31 @@ const ORDER_COLUMNS = `o.id, o.oid, o.delivery, o.quantity, o.recipient_name as 
 // The caller's role sits in the WHERE clause: rows that fail it are never locked, so another
 // brokerage (or the wrong party) can neither take nor wait on an order's lock. Should one
 // brokerage be both parties it acts as the seller (auth/roles.ts), hence the buyer's `<>`.
-const AS_SELLER = 'f.brokerage_id = $2::bigint';
-const AS_BUYER = 'o.buyer_brokerage_id = $2::bigint and f.brokerage_id <> $2::bigint';
+type Role = (p: Placeholders<{ brokerageId: number }>) => string;
+const AS_SELLER: Role = (p) => `f.brokerage_id = ${p.brokerageId}::bigint`;
+const AS_BUYER: Role = (p) => `o.buyer_brokerage_id = ${p.brokerageId}::bigint and f.brokerage_id <> ${p.brokerageId}::bigint`;
 
-const lockById = (role: string) => `
-select ${ORDER_COLUMNS}, exists (select 1 from users u where u.id = $3::bigint and u.brokerage_id = $2::bigint) as "reviewerOk",
+const lockById = (role: Role) =>
+  named<{ orderId: number; brokerageId: number; reviewerId: number }>(
+    (p) => `
+select ${ORDER_COLUMNS}, exists (select 1 from users u where u.id = ${p.reviewerId}::bigint and u.brokerage_id = ${p.brokerageId}::bigint) as "reviewerOk",
   ${nextShipmentIdSql('o.id')} as "nextShipmentId"
 from orders o join offices f on f.id = o.seller_office_id
-where o.id = $1::bigint and ${role}
-for update of o`;
+where o.id = ${p.orderId}::bigint and ${role(p)}
+for update of o`,
+  );
 
 // The order is named by its key (the shipment's order_id, as a scalar subquery), not joined from
 // the shipment: as a join, a plan built from fresh statistics could merge-join along the orders'
 // primary key from its start, thousands of rows a command (docs/BENCHMARKS.md).
-const lockByShipment = (role: string) => `
+const lockByShipment = (role: Role) =>
+  named<{ shipmentId: number; brokerageId: number }>(
+    (p) => `
 select ${ORDER_COLUMNS}
 from orders o join offices f on f.id = o.seller_office_id
-where o.id = (select s.order_id from shipments s where s.id = $1::bigint) and ${role}
-for update of o`;
+where o.id = (select s.order_id from shipments s where s.id = ${p.shipmentId}::bigint) and ${role(p)}
+for update of o`,
+  );
 
 const LOCK_FOR_ACCEPT = lockById(AS_SELLER);
 const LOCK_BY_SHIPMENT = { seller: lockByShipment(AS_SELLER), buyer: lockByShipment(AS_BUYER) } as const;
@@ -56,11 +64,10 @@ export async function lockOrderForAccept(
   brokerageId: number,
   reviewerId: number,
 ): Promise<(LockedOrder & { reviewerOk: boolean; nextShipmentId: number }) | undefined> {
-  const [row] = await tx.rows<LockedOrder & { reviewerOk: boolean; nextShipmentId: number }>(LOCK_FOR_ACCEPT, [
-    orderId,
-    brokerageId,
-    reviewerId,
-  ]);
+  const [row] = await tx.rows<LockedOrder & { reviewerOk: boolean; nextShipmentId: number }>(
+    LOCK_FOR_ACCEPT.text,
+    LOCK_FOR_ACCEPT.params({ orderId, brokerageId, reviewerId }),
+  );
   return row;
 }
 
@@ -71,6 +78,7 @@ export async function lockOrderOfShipment(
   brokerageId: number,
   role: 'seller' | 'buyer',
 ): Promise<LockedOrder | undefined> {
-  const [row] = await tx.rows<LockedOrder>(LOCK_BY_SHIPMENT[role], [shipmentId, brokerageId]);
+  const lock = LOCK_BY_SHIPMENT[role];
+  const [row] = await tx.rows<LockedOrder>(lock.text, lock.params({ shipmentId, brokerageId }));
   return row;
 }

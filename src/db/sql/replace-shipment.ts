@@ -1,7 +1,39 @@
 import type { SqlTx } from '../client.ts';
 import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import { appendEventCtes, eventMessage, type EventFacts } from './append-event.ts';
-import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
+import { named } from './named-params.ts';
+import {
+  insertColumnList,
+  insertedColumns,
+  insertValueList,
+  NEW_VERSION_SETS,
+  shipmentValues,
+  type KeysOf,
+  type ShipmentParams,
+} from './shipment-columns.ts';
+import { answerValues, storeAnswerCte, type Answer, type AnswerValues } from './store-result.ts';
+
+/**
+ * The replacement's columns that the statement sets itself; every other column is carried into
+ * the insert from the row it is given (the worker builds that row from the old one, overlaid).
+ */
+export const REPLACE_SETS = {
+  ...NEW_VERSION_SETS,
+  id: "the tombstone's RETURNING (the id drawn for the replacement): no tombstone, no insert",
+  deliveredAt: "now() when the replacement is delivered: the transaction's clock, as the order's completed_at",
+} as const;
+const CARRIED = insertedColumns(REPLACE_SETS);
+type Carried = KeysOf<typeof CARRIED>;
+
+interface ReplaceValues extends ShipmentParams<Carried>, AnswerValues {
+  oldId: number;
+  nextId: number;
+  delivered: boolean;
+  /** The order's new state and snapshot when the replacement completes it; null otherwise. */
+  orderState: string | null;
+  orderSnapshot: string | null;
+  message: string;
+}
 
 /**
  * Rule U1 in one statement: the old row becomes a tombstone naming its replacement, the
@@ -15,29 +47,28 @@ import { answerParams, storeAnswerCte, type Answer } from './store-result.ts';
 // The tombstone names the order too: the one-live-shipment index (order_id, where replaced_by is
 // null) then finds the row in one probe. Without it, a planner whose statistics still saw the
 // table small scanned that whole index for the id (about 1,000 pages a command in the bench).
-const REPLACE = `
+export const REPLACE = named<ReplaceValues>(
+  (p) => `
 with t as (
-  update shipments set replaced_by = $2::bigint, replaced_at = now()
-  where id = $1::bigint and order_id = $3::bigint and replaced_by is null returning replaced_by as id
+  update shipments set replaced_by = ${p.nextId}::bigint, replaced_at = now()
+  where id = ${p.oldId}::bigint and order_id = ${p['shipment.orderId']}::bigint and replaced_by is null returning replaced_by as id
 ),
 n as (
-  insert into shipments (id, order_id, type, state, snapshot, ship_to_name, email_address_id, x_mobile_link, transfer_source,
-    ship_from_name, ship_from_address_id, ship_from_phone_number_id, phone_number_id, pickup_time_range, pickup_instructions,
-    notes, delivered_at)
-  select t.id, $3::bigint, $4, $5, $6::text::jsonb, $7, $8::bigint, $9, $10, $11, $12::bigint, $13::bigint, $14::bigint, $15, $16,
-    $17, case when $18::boolean then now() end
+  insert into shipments (id, ${insertColumnList(CARRIED)}, delivered_at)
+  select t.id, ${insertValueList(CARRIED, p)}, case when ${p.delivered}::boolean then now() end
   from t
   returning id
 ),
 o as (
-  update orders set event_seq = orders.event_seq + 1, state = coalesce($19::text, orders.state),
-    snapshot = coalesce($20::text::jsonb, orders.snapshot),
-    completed_at = case when $19::text is null then orders.completed_at else now() end
-  from n where orders.id = $3::bigint returning orders.id, orders.event_seq
+  update orders set event_seq = orders.event_seq + 1, state = coalesce(${p.orderState}::text, orders.state),
+    snapshot = coalesce(${p.orderSnapshot}::text::jsonb, orders.snapshot),
+    completed_at = case when ${p.orderState}::text is null then orders.completed_at else now() end
+  from n where orders.id = ${p['shipment.orderId']}::bigint returning orders.id, orders.event_seq
 ),
-${appendEventCtes('$21')},
-${storeAnswerCte('$22', '$23', '$24')}
-select n.id from n`;
+${appendEventCtes(p.message)},
+${storeAnswerCte(p)}
+select n.id from n`,
+);
 
 export interface ReplaceWrite {
   old: ShipmentRow;
@@ -50,36 +81,25 @@ export interface ReplaceWrite {
 
 export async function replaceShipment(tx: SqlTx, w: ReplaceWrite): Promise<void> {
   const n = w.next;
-  const rows = await tx.finish(REPLACE, [
-    w.old.id,
-    n.id,
-    n.orderId,
-    n.type,
-    n.state,
-    JSON.stringify(n.snapshot),
-    n.shipToName,
-    n.emailAddressId,
-    n.xMobileLink,
-    n.transferSource,
-    n.shipFromName,
-    n.shipFromAddressId,
-    n.shipFromPhoneNumberId,
-    n.phoneNumberId,
-    n.pickupTimeRange,
-    n.pickupInstructions,
-    n.notes,
-    n.deliveredAt !== null,
-    w.orderCompletion?.state ?? null,
-    w.orderCompletion ? JSON.stringify(w.orderCompletion.snapshot) : null,
-    eventMessage({
-      ...w.event,
-      orderId: n.orderId,
-      shipmentId: w.old.id,
-      from: { type: w.old.type, state: w.old.state },
-      to: { type: n.type, state: n.state },
+  const rows = await tx.finish(
+    REPLACE.text,
+    REPLACE.params({
+      ...shipmentValues(n, CARRIED),
+      oldId: w.old.id,
+      nextId: n.id,
+      delivered: n.deliveredAt !== null,
+      orderState: w.orderCompletion?.state ?? null,
+      orderSnapshot: w.orderCompletion ? JSON.stringify(w.orderCompletion.snapshot) : null,
+      message: eventMessage({
+        ...w.event,
+        orderId: n.orderId,
+        shipmentId: w.old.id,
+        from: { type: w.old.type, state: w.old.state },
+        to: { type: n.type, state: n.state },
+      }),
+      ...answerValues(w.answer),
     }),
-    ...answerParams(w.answer),
-  ]);
+  );
   // No row: the old one was no longer live, which the order lock rules out. The statement then
   // wrote nothing and stored no answer; throwing makes the job try again from the start.
   if (rows.length !== 1) throw new Error(`shipment ${w.old.id} was not live under its order's lock`);
