@@ -4,6 +4,7 @@ import type { SecretBox } from './auth/secret-box.ts';
 import { ConfigError, type Config } from './config.ts';
 import { withDeadline } from './deadline.ts';
 import { openDatabase, type Database } from './db/client.ts';
+import { assertDriverPatched } from './db/driver-patch.ts';
 import { serveEmbeddedDatabase } from './db/pglite-socket.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { isLoopbackHost } from './ops/ops-auth.ts';
@@ -59,6 +60,8 @@ export async function startService(
     webhookResolve?: Resolve;
   } = {},
 ): Promise<Service> {
+  // Before anything starts: without the driver's patch a Postgres restart could crash this process.
+  assertDriverPatched();
   const ops = opts.ops ?? loadOpsConfig();
   // What the service writes under DATA_DIR (and a private redis-server's AOF) is this user's only.
   restrictUmask();

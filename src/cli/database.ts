@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
+import { assertDriverPatched } from '../db/driver-patch.ts';
 import { openEmbeddedGuest } from '../db/pglite-socket.ts';
 import { openMigratedDatabase, pgliteDir } from '../service/database.ts';
 import { CliFailure } from './command.ts';
@@ -13,8 +14,10 @@ export interface CliDatabase {
 /**
  * The database a CLI command works on: DATABASE_URL's; else, while the service runs on the
  * embedded database, that database through the service's socket; else the embedded database itself.
+ * Every one of them goes through postgres.js but the last, so the driver's patch is checked first.
  */
 export async function openCliDatabase(config: Config): Promise<CliDatabase> {
+  assertDriverPatched();
   if (!config.DATABASE_URL) {
     const guest = await openEmbeddedGuest(pgliteDir(config));
     if (guest) return { database: guest, borrowed: true };

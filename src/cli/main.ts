@@ -19,6 +19,7 @@ const TOLD_PLAINLY = new Set([
   'CliFailure',
   'PrivateDirError',
   'DependencyUnreachable',
+  'DriverUnpatched',
 ]);
 
 export function version(): string {

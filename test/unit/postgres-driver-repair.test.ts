@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   assertDriverPatched,
@@ -78,5 +79,56 @@ describe('the postgres.js patch', () => {
     const manifest = path.join(other, 'package.json');
     writeFileSync(manifest, readFileSync(manifest, 'utf8').replace(`"version": "${PATCHED_VERSION}"`, '"version": "3.4.10"'));
     expect(driverPatchProblems(other)).toEqual([`postgres 3.4.10 is installed, the patch is for ${PATCHED_VERSION}`]);
+  });
+});
+
+/**
+ * The built service as an install without the patch would hold it: bin/, dist/, drizzle/ and
+ * package.json copied (a symlink would make Node resolve the driver from this checkout again),
+ * every package linked from this checkout's node_modules except postgres, which is unpatched.
+ */
+function unpatchedInstall(): string {
+  const dir = path.join(scratch, 'install');
+  for (const part of ['bin', 'dist', 'drizzle', 'package.json']) cpSync(path.join(ROOT, part), path.join(dir, part), { recursive: true });
+  mkdirSync(path.join(dir, 'node_modules'));
+  for (const name of readdirSync(path.join(ROOT, 'node_modules'))) {
+    if (name !== 'postgres' && !name.startsWith('.'))
+      symlinkSync(path.join(ROOT, 'node_modules', name), path.join(dir, 'node_modules', name));
+  }
+  cpSync(unpatchedCopy('for-install'), path.join(dir, 'node_modules', 'postgres'), { recursive: true });
+  return dir;
+}
+
+async function fulfil(install: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const base = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: path.join(scratch, 'data') };
+  try {
+    const { stderr } = await promisify(execFile)(process.execPath, [path.join(install, 'bin/fulfil.mjs'), ...args], {
+      env: { ...base, ...env },
+      timeout: 60_000,
+    });
+    return { code: 0, err: stderr };
+  } catch (e) {
+    const { code, stderr } = e as { code: number; stderr: string };
+    return { code, err: stderr };
+  }
+}
+
+describe('an install whose driver lacks the patch (the built CLI)', () => {
+  it('refuses `fulfil start` and `fulfil migrate` before touching anything, and serves again once patched', async () => {
+    const install = unpatchedInstall();
+    const refusal = new RegExp(
+      `the Postgres driver in ${path.join(install, 'node_modules', 'postgres')} lacks this service's patch patches/postgres\\+3\\.4\\.9\\.patch .*\\(not --ignore-scripts\\)`,
+    );
+    const start = await fulfil(install, ['start']);
+    expect(start).toEqual({ code: 1, err: expect.stringMatching(new RegExp(`^fulfil start: ${refusal.source}`)) });
+    expect(existsSync(path.join(scratch, 'data'))).toBe(false);
+    const migrate = await fulfil(install, ['migrate'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+    expect(migrate).toEqual({ code: 1, err: expect.stringMatching(new RegExp(`^fulfil migrate: ${refusal.source}`)) });
+
+    // Patched the way the refusal says (`npx patch-package` applies the same file), the same
+    // install gets past the check: migrate now fails only on the unreachable server.
+    execFileSync('git', ['apply', '-p3', PATCH_FILE], { cwd: path.join(install, 'node_modules', 'postgres') });
+    const patched = await fulfil(install, ['migrate'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+    expect(patched).toEqual({ code: 1, err: expect.stringMatching(/^fulfil migrate: Postgres at 127\.0\.0\.1:1 could not be reached/) });
   });
 });
