@@ -5,7 +5,7 @@ import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'packages/client/dist/', 'coverage/', '.data/', 'test/generated/'] },
+  { ignores: ['dist/', 'packages/*/dist/', 'coverage/', '.data/', 'test/generated/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

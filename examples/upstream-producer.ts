@@ -3,13 +3,13 @@
  *
  *   npm start                              # the service (workers included)
  *   npx fulfil seed fixtures/demo.json     # brokerage 1 sells order 701 (TBD delivery)
- *   node --import tsx examples/upstream-producer.ts
+ *   node --conditions=fulfil-source --import tsx examples/upstream-producer.ts
  *
  * Env: REDIS_URL (default redis://127.0.0.1:6379) and QUEUE_PREFIX (default fulfil), the same
  * values the service runs with. The command ids are fixed, so running this again changes nothing
  * and prints the same results: the service answers a known command id with its first result.
  */
-import { CommandTimeout, FulfilmentClient, InvalidParams, Unavailable, type CommandOutcome } from '../packages/client/src/index.ts'; // '@fulfil/client' once installed
+import { CommandTimeout, FulfilmentClient, InvalidParams, Unavailable, type CommandOutcome } from '@fulfil/client'; // '@fulfil/client' once installed
 
 const SELLER_BROKERAGE = 1;
 const REVIEWER = 100;

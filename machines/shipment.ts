@@ -4,7 +4,7 @@
 import { assign, getInitialSnapshot, setup, transition, type StateValue } from 'xstate';
 import { memoized } from './memo.ts';
 
-import { SHIPMENT_TYPES, type ShipmentType } from '../packages/client/src/domain/shipment-types.ts';
+import { SHIPMENT_TYPES, type ShipmentType } from '@fulfil/contract';
 
 export { SHIPMENT_TYPES, type ShipmentType };
 export const MOBILE_TRANSFER_TYPES = ['XMobile', 'XMobileLink', 'XSeats', 'Eticket'] as const;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { resolveFileVariables } from './config-files.ts';
-import { clusterSafePrefix, isClusterUrl, parseRedisUrl } from './redis/redis-url.ts';
-import { defaultCommandShards, MAX_COMMAND_SHARDS } from './queues/shard-of.ts';
+import { clusterSafePrefix, isClusterUrl, parseRedisUrl } from '@fulfil/client/transport';
+import { defaultCommandShards, MAX_COMMAND_SHARDS } from '@fulfil/contract';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

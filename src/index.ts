@@ -3,5 +3,5 @@
  * exports, plus the message the service publishes on its events queue. The service itself
  * starts from bin/fulfil.mjs; nothing here opens Postgres.
  */
-export * from '../packages/client/src/index.ts';
+export * from '@fulfil/client';
 export type { ShipmentEventMessage } from './events/shipment-event.ts';

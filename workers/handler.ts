@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { SqlTx } from '../src/db/client.ts';
-import type { CommandResult, Envelope, JobMap, JobName } from '../src/queues/job-map.ts';
+import type { CommandResult, Envelope, JobMap, JobName } from '@fulfil/contract';
 
 export interface HandlerContext {
   log: Logger;

@@ -2,13 +2,12 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { closeWorker, countRunning } from '../src/queues/close-worker.ts';
 import type { Logger } from 'pino';
 import type { Database } from '../src/db/client.ts';
-import type { CommandQueues } from '../src/queues/command-queues.ts';
-import type { RedisConnection } from '../src/redis/connections.ts';
-import { housekeepingPlace } from '../src/queues/placement.ts';
+import type { CommandQueues, RedisConnection } from '@fulfil/client/transport';
+import { housekeepingPlace } from '@fulfil/contract';
 import { pruneCommands } from './command-retention.ts';
 import { logRecovery, recoverLostCommands } from './recover-lost.ts';
 
-export { HOUSEKEEPING_QUEUE } from '../src/queues/placement.ts';
+export { HOUSEKEEPING_QUEUE } from '@fulfil/contract';
 /** Scheduler ids double as job names; every process upserts the same ones. */
 export const RECOVER_LOST = 'recover-lost-commands';
 export const PRUNE_COMMANDS = 'prune-commands';

@@ -1,9 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { assertOfficeAccess } from '../src/auth/roles.ts';
 import { query } from '../src/db/client.ts';
-import { inventoryMapCommand } from '../src/domain/inventory-commands.ts';
-import { parseOrThrow } from '../src/domain/validation.ts';
-import { InvalidParams } from '../src/errors.ts';
+import { inventoryMapCommand, parseOrThrow, InvalidParams } from '@fulfil/contract';
 import { refuseServiceIdConflicts } from '../src/inventory/service-id-conflicts.ts';
 import { defineHandler } from './handler.ts';
 

@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { assertOfficeAccess } from '../src/auth/roles.ts';
 import { query } from '../src/db/client.ts';
-import { inventoryRemoveCommand } from '../src/domain/inventory-commands.ts';
-import { parseOrThrow } from '../src/domain/validation.ts';
+import { inventoryRemoveCommand, parseOrThrow } from '@fulfil/contract';
 import { defineHandler } from './handler.ts';
 
 /**

@@ -1,6 +1,5 @@
 import { assertOfficeAccess } from '../src/auth/roles.ts';
-import { inventoryUpsertCommand } from '../src/domain/inventory-commands.ts';
-import { parseOrThrow } from '../src/domain/validation.ts';
+import { inventoryUpsertCommand, parseOrThrow } from '@fulfil/contract';
 import { refuseServiceIdConflicts } from '../src/inventory/service-id-conflicts.ts';
 import { upsertTicketGroups } from '../src/inventory/upsert-ticket-groups.ts';
 import { defineHandler } from './handler.ts';

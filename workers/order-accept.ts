@@ -6,11 +6,9 @@ import { acceptOrder } from '../src/db/sql/accept-order.ts';
 import { insertEmailAddress } from '../src/db/sql/insert-contacts.ts';
 import { lockOrderForAccept } from '../src/db/sql/lock-order.ts';
 import { sentAhead } from '../src/db/sent-ahead.ts';
-import { acceptCommand } from '../src/domain/order-accept-input.ts';
+import { acceptCommand, parseOrThrow, Forbidden, InvalidParams, NotFound } from '@fulfil/contract';
 import { nextOrderState } from '../src/domain/order-transition.ts';
 import { acceptedShipmentJson } from '../src/domain/shipment-response.ts';
-import { parseOrThrow } from '../src/domain/validation.ts';
-import { Forbidden, InvalidParams, NotFound } from '../src/errors.ts';
 import { defineHandler } from './handler.ts';
 
 /** The shipment an accepted order starts with, by its delivery method (docs/API.md §Orders). */

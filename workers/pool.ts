@@ -1,16 +1,15 @@
 import { hostname } from 'node:os';
 import { MetricsTime, Worker, type Job, type MinimalJob } from 'bullmq';
 import type { Logger } from 'pino';
-import type { RedisConnection } from '../src/redis/connections.ts';
+import type { RedisConnection } from '@fulfil/client/transport';
 import type { Database } from '../src/db/client.ts';
 import { markExhausted } from './mark-exhausted.ts';
 import { runCommand } from './runner.ts';
 import type { Registry } from './registry.ts';
 import { observeCommand } from '../src/telemetry/metrics-registry.ts';
-import { retryDelay } from '../src/queues/retry-backoff.ts';
+import { retryDelay, isJobName } from '@fulfil/contract';
 import { closeWorker, countRunning, type WorkerClose } from '../src/queues/close-worker.ts';
-import { isJobName, type Envelope } from '../src/queues/job-map.ts';
-import type { QueuePlace } from '../src/queues/placement.ts';
+import type { QueuePlace, Envelope } from '@fulfil/contract';
 import { LocalInboxes, ReplySender } from '../src/queues/reply-channel.ts';
 
 export interface WorkerPool {

@@ -2,8 +2,8 @@ import { and, asc, inArray, isNull, lt } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database } from '../src/db/client.ts';
 import { commands } from '../src/db/schema.ts';
-import type { CommandQueues } from '../src/queues/command-queues.ts';
-import { isJobName, type Actor, type JobMap, type JobName } from '../src/queues/job-map.ts';
+import type { CommandQueues } from '@fulfil/client/transport';
+import { isJobName, type Actor, type JobMap, type JobName } from '@fulfil/contract';
 import { markExhausted } from './mark-exhausted.ts';
 
 /**

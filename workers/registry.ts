@@ -1,4 +1,4 @@
-import { JOB_NAMES, type JobName } from '../src/queues/job-map.ts';
+import { JOB_NAMES, type JobName } from '@fulfil/contract';
 import type { Handler } from './handler.ts';
 
 export type Registry = ReadonlyMap<JobName, Handler>;

@@ -4,8 +4,8 @@ import type { Database } from '../src/db/client.ts';
 import { claimCommand, type CommandClaim } from '../src/db/sql/claim-command.ts';
 import { storeRejection, storeResult } from '../src/db/sql/store-result.ts';
 import { storedPayload } from '../src/commands/stored-payload.ts';
-import { AppError, IdempotencyConflict, InvalidParams, toErrorBody } from '../src/errors.ts';
-import type { CommandResult, Envelope, JobName } from '../src/queues/job-map.ts';
+import { AppError, IdempotencyConflict, InvalidParams, toErrorBody } from '@fulfil/contract';
+import type { CommandResult, Envelope, JobName } from '@fulfil/contract';
 import type { Handler, HandlerContext, HandlerResult } from './handler.ts';
 
 function errorResult(err: AppError): CommandResult {

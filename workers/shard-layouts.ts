@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import type { CommandQueues } from '../src/queues/command-queues.ts';
-import { commandShardPlace, commandShardPlaces, shardCountsKey, type QueuePlace } from '../src/queues/placement.ts';
-import type { RedisConnection } from '../src/redis/connections.ts';
+import type { CommandQueues, RedisConnection } from '@fulfil/client/transport';
+import { commandShardPlace, commandShardPlaces, shardCountsKey, type QueuePlace } from '@fulfil/contract';
 import type { WorkerPool } from './pool.ts';
 
 /** Job states that mean a queue still holds work. */

@@ -1,11 +1,9 @@
 import { applyShipmentEvent, shipmentView, type PersistedShipment } from '../machines/index.ts';
 import { completeShipment } from '../src/db/sql/complete-shipment.ts';
-import { completeCommand } from '../src/domain/shipment-complete-input.ts';
+import { completeCommand, parseOrThrow, InvalidParams, InvalidTransition } from '@fulfil/contract';
 import { nextOrderState } from '../src/domain/order-transition.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { completedShipmentJson } from '../src/domain/shipment-response.ts';
-import { parseOrThrow } from '../src/domain/validation.ts';
-import { InvalidParams, InvalidTransition } from '../src/errors.ts';
 import { defineHandler } from './handler.ts';
 
 const OPENING = { role: 'seller', operation: 'complete a shipment', followOtherPartysPickup: false, replaces: false } as const;

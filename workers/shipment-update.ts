@@ -8,9 +8,8 @@ import { replaceShipment } from '../src/db/sql/replace-shipment.ts';
 import { nextOrderState } from '../src/domain/order-transition.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { buyerPickupJson, mobileTransferJson, sellerPickupJson } from '../src/domain/shipment-response.ts';
-import { updateCommand, type UpdateCommand } from '../src/domain/shipment-update-input.ts';
-import { parseOrThrow } from '../src/domain/validation.ts';
-import { InvalidTransition } from '../src/errors.ts';
+import { updateCommand, type UpdateCommand } from '@fulfil/contract';
+import { parseOrThrow, InvalidTransition } from '@fulfil/contract';
 import { defineHandler } from './handler.ts';
 
 const OPERATION = {

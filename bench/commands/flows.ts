@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { signRequest } from '../../src/auth/signer.ts';
-import type { FulfilmentClient } from '../../src/client/fulfilment-client.ts';
+import type { FulfilmentClient } from '@fulfil/client';
 import type { Recorder } from './load.ts';
 
 export const SELLER = { token: 'BenchSellerToken0000000000000001', secret: 'bench-seller-secret-00000000000000000001' };

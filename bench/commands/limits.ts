@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
-import type { RedisConnection } from '../../src/redis/connections.ts';
+import type { RedisConnection } from '@fulfil/client/transport';
 import pino from 'pino';
 import type { Database } from '../../src/db/client.ts';
-import type { JobName } from '../../src/queues/job-map.ts';
-import { CommandWaiters } from '../../src/queues/waiters.ts';
+import type { JobName } from '@fulfil/contract';
+import { CommandWaiters } from '@fulfil/client/transport';
 import { registry } from '../../workers/index.ts';
 import { runCommand } from '../../workers/runner.ts';
 import { isPickupOrder, PICKUP_BUYER, PICKUP_SELLER, SELLER_BROKERAGE, type FlowAnswer } from './flows.ts';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { Unauthorized } from '../errors.ts';
-import type { Actor } from '../queues/job-map.ts';
+import { Unauthorized } from '@fulfil/contract';
+import type { Actor } from '@fulfil/contract';
 
 /** Who made an authenticated /v9 request. Both kinds act for their brokerage (docs/API.md §Roles and tenancy). */
 export interface Caller {

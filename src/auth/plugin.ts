@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { SqlRunner } from '../db/client.ts';
 import { findCredential } from '../db/sql/find-credential.ts';
 import type { CachedCredential, CredentialCache } from './credential-cache.ts';
-import { Unauthorized } from '../errors.ts';
+import { Unauthorized } from '@fulfil/contract';
 import type { RateLimiter } from './rate-limit.ts';
 import type { SecretBox } from './secret-box.ts';
 import type { Caller } from './caller.ts';

@@ -1,7 +1,7 @@
 import { Cluster } from 'ioredis';
-import type { RedisConnection } from '../redis/connections.ts';
-import { RateLimited } from '../errors.ts';
-import { counterKey } from '../queues/placement.ts';
+import type { RedisConnection } from '@fulfil/client/transport';
+import { RateLimited } from '../http/errors.ts';
+import { counterKey } from '@fulfil/contract';
 
 /** How often a process sends its counts and reads the blocked addresses while it serves requests. */
 export const LIMIT_SYNC_MS = 200;

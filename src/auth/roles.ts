@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { offices } from '../db/schema.ts';
-import { Unauthorized } from '../errors.ts';
+import { Unauthorized } from '@fulfil/contract';
 import type { Caller } from './caller.ts';
 
 /** The one place that answers tenancy questions (docs/API.md §Roles and tenancy). */

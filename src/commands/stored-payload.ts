@@ -1,4 +1,4 @@
-import type { JobName } from '../queues/job-map.ts';
+import type { JobName } from '@fulfil/contract';
 
 /**
  * What `commands.payload` keeps of a command, for operators reading it later. Idempotency does

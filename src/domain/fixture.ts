@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ticketGroupInput } from '../inventory/ticket-group-input.ts';
+import { ticketGroupInput } from '@fulfil/contract';
 
 const id = z.number().int().positive();
 const token = z.string().regex(/^[A-Za-z0-9]{32}$/, 'must be 32 ASCII letters or digits');

@@ -1,5 +1,5 @@
 import { applyOrderEvent, initialOrderSnapshot, type OrderEvent, type OrderState, type PersistedOrder } from '../../machines/index.ts';
-import { InvalidTransition } from '../errors.ts';
+import { InvalidTransition } from '@fulfil/contract';
 
 /** The order's state and snapshot after one event of its machine; a refused event is a 422. */
 export function nextOrderState(order: { snapshot: unknown }, event: OrderEvent): { state: OrderState; snapshot: PersistedOrder } {

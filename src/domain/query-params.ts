@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvalidParams } from '../errors.ts';
+import { InvalidParams } from '@fulfil/contract';
 
 /**
  * An integer query parameter: it arrives as text, and only plain digits become a number ("+5",

@@ -8,8 +8,8 @@ import { shipmentEvents } from '../db/schema.ts';
 import { liveShipment } from '../db/sql/live-shipment.ts';
 import { sentAhead } from '../db/sent-ahead.ts';
 import { lockOrderOfShipment, type LockedOrder } from '../db/sql/lock-order.ts';
-import { Forbidden, NotFound, ShipmentReplaced } from '../errors.ts';
-import type { Actor } from '../queues/job-map.ts';
+import { Forbidden, NotFound, ShipmentReplaced } from '@fulfil/contract';
+import type { Actor } from '@fulfil/contract';
 
 export interface OpenedShipment {
   order: LockedOrder;

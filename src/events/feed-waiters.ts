@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
-import { Unavailable } from '../errors.ts';
+import { Unavailable } from '@fulfil/contract';
 import { feedLongPollsGauge } from '../telemetry/metrics-registry.ts';
 import { FEED_CHANNEL } from './feed-positions.ts';
 

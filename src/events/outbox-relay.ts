@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
-import type { RedisConnection } from '../redis/connections.ts';
+import type { RedisConnection } from '@fulfil/client/transport';
 import type { Logger } from 'pino';
 import type { Database, SqlRunner } from '../db/client.ts';
-import { eventsPlace } from '../queues/placement.ts';
+import { eventsPlace } from '@fulfil/contract';
 import { countTransitions } from '../telemetry/metrics-registry.ts';
 import { appendToFeeds } from './feed-positions.ts';
 

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { assertStorableJson } from '../domain/validation.ts';
-import { InvalidParams } from '../errors.ts';
+import { assertStorableJson, InvalidParams } from '@fulfil/contract';
 
 /** The largest body a v9 request may carry (413 beyond). */
 export const BODY_LIMIT = 64 * 1024;

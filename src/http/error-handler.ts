@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, InvalidParams, NotFound, PayloadTooLarge, Unavailable, errorBody, toErrorBody, type ErrorBody } from '../errors.ts';
+import { AppError, InvalidParams, NotFound, Unavailable, errorBody, toErrorBody, type ErrorBody } from '@fulfil/contract';
+import { PayloadTooLarge } from './errors.ts';
 import { isInfrastructureError } from '../infrastructure-errors.ts';
 
 /** The one place where any error becomes the contract's `{"errors":[{code,message}]}` body. */

@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actorOf, callerOf } from '../auth/caller.ts';
-import { InvalidParams } from '../errors.ts';
-import type { JobMap, JobName } from '../queues/job-map.ts';
-import { requestFingerprint } from '../commands/fingerprint.ts';
+import { InvalidParams, requestFingerprint } from '@fulfil/contract';
+import type { JobMap, JobName } from '@fulfil/contract';
 import type { Dispatch, DispatchOutcome } from '../queues/dispatcher.ts';
 import { endSpan, failSpan, requestAttributes, startSpan, traceMetadata } from '../telemetry/tracing.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseQuery, queryInteger } from '../domain/query-params.ts';
-import { InvalidParams } from '../errors.ts';
+import { InvalidParams } from '@fulfil/contract';
 
 export type InventoryState = 'ALL' | 'MAPPED' | 'UNMAPPED';
 

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { assertStorableJson } from '../domain/validation.ts';
-import { ticketGroupInput, type TicketGroupInput } from './ticket-group-input.ts';
+import { assertStorableJson } from '@fulfil/contract';
+import { ticketGroupInput, type TicketGroupInput } from '@fulfil/contract';
 
 export type JsonlItem = { line: number; record: TicketGroupInput } | { line: number; problem: string };
 

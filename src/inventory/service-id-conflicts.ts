@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { query, type Executor } from '../db/client.ts';
-import { InvalidParams } from '../errors.ts';
+import { InvalidParams } from '@fulfil/contract';
 
 export interface ServiceIdClaim {
   remote_id: number;

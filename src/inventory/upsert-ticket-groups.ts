@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { query, type Executor } from '../db/client.ts';
-import type { TicketGroupInput } from './ticket-group-input.ts';
+import type { TicketGroupInput } from '@fulfil/contract';
 
 /** Records per statement: keeps one JSON parameter to a few megabytes. */
 const CHUNK = 10_000;

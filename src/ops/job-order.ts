@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from '../db/client.ts';
 import { commands, shipments } from '../db/schema.ts';
-import { NotFound } from '../errors.ts';
+import { NotFound } from '@fulfil/contract';
 import { findJob } from './failed-jobs.ts';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 

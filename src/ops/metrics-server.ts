@@ -1,10 +1,9 @@
 import { Queue } from 'bullmq';
 import Fastify from 'fastify';
-import type { RedisConnection } from '../redis/connections.ts';
+import type { RedisConnection } from '@fulfil/client/transport';
 import type { Logger } from 'pino';
 import type { Executor } from '../db/client.ts';
-import { AppError, NotFound, toErrorBody } from '../errors.ts';
-import { serviceQueuePlaces } from '../queues/placement.ts';
+import { AppError, NotFound, toErrorBody, serviceQueuePlaces } from '@fulfil/contract';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics } from '../telemetry/metrics-scrape.ts';
 

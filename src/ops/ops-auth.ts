@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { Unauthorized } from '../errors.ts';
+import { Unauthorized } from '@fulfil/contract';
 
 /** The realm a browser shows when it asks for the ops token (HTTP Basic, any user name). */
 export const OPS_REALM = 'fulfil ops';

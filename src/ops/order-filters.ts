@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { ORDER_STATES, SHIPMENT_TYPES } from '../db/schema.ts';
-import { InvalidParams } from '../errors.ts';
+import { InvalidParams } from '@fulfil/contract';
 
 /**
  * One filter of the operators' order search, as `/ops/orders?<name>=` and `fulfil orders list

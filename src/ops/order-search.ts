@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { query, type Executor } from '../db/client.ts';
-import { InvalidParams } from '../errors.ts';
+import { InvalidParams } from '@fulfil/contract';
 import { filterConditions } from './order-filters.ts';
 
 export interface OrderSearchRow {

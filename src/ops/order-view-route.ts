@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from '../db/client.ts';
-import { InvalidParams, NotFound } from '../errors.ts';
+import { InvalidParams, NotFound } from '@fulfil/contract';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 import { loadOrderView } from './order-view-data.ts';
 import { renderOrderView } from './order-view-page.ts';

@@ -3,7 +3,8 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
-import { AppError, MethodNotAllowed, toErrorBody } from '../errors.ts';
+import { AppError, toErrorBody } from '@fulfil/contract';
+import { MethodNotAllowed } from '../http/errors.ts';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 
 export const QUEUE_BOARD_PATH = '/ops/queues';

@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import type { RedisConnection } from '../redis/connections.ts';
+import type { RedisConnection } from '@fulfil/client/transport';
 
 /** Wraps a BullMQ processor to count the jobs it is running, which a worker's close needs to know. */
 export function countRunning<A extends unknown[], R>(processor: (...args: A) => Promise<R>) {

@@ -1,11 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SqlRunner } from '../db/client.ts';
 import { findCommand, forgetCommand, insertCommand, requeueCommand } from '../db/sql/insert-command.ts';
-import { isSameCommand } from '../commands/fingerprint.ts';
+import { isSameCommand, IdempotencyConflict, Unavailable } from '@fulfil/contract';
 import { storedPayload } from '../commands/stored-payload.ts';
-import { IdempotencyConflict, Unavailable } from '../errors.ts';
-import type { CommandQueues } from './command-queues.ts';
-import type { Actor, CommandResult, JobMap, JobName } from './job-map.ts';
+import type { CommandQueues } from '@fulfil/client/transport';
+import type { Actor, CommandResult, JobMap, JobName } from '@fulfil/contract';
 import type { AnswerWaiters } from './reply-waiters.ts';
 import { jobNeverSent } from './enqueue-failure.ts';
 

@@ -1,4 +1,4 @@
-import { ShardCountMismatch } from '../../packages/client/src/queues/shard-guard.ts';
+import { ShardCountMismatch } from '@fulfil/client/transport';
 
 /**
  * Whether an enqueue failed before Redis could have received the job: ioredis refuses to send

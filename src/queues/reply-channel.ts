@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { RedisConnection } from '../redis/connections.ts';
-import type { CommandResult } from './job-map.ts';
-import { replyChannel } from './placement.ts';
+import type { RedisConnection } from '@fulfil/client/transport';
+import type { CommandResult } from '@fulfil/contract';
+import { replyChannel } from '@fulfil/contract';
 
 /**
  * Where a command's answer goes: the job names the reply channel of the API process that waits

@@ -1,6 +1,6 @@
-import type { RedisConnection } from '../redis/connections.ts';
-import type { CommandResult } from './job-map.ts';
-import { WaitingRoom } from '../../packages/client/src/queues/waiting-room.ts';
+import type { RedisConnection } from '@fulfil/client/transport';
+import type { CommandResult } from '@fulfil/contract';
+import { WaitingRoom } from '@fulfil/client/transport';
 import { decodeReply, newReplyChannel, type LocalInboxes } from './reply-channel.ts';
 
 /**

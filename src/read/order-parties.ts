@@ -3,7 +3,7 @@ import { orderRole, type OrderRole } from '../auth/roles.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { Executor } from '../db/client.ts';
 import { offices, orders } from '../db/schema.ts';
-import { NotFound } from '../errors.ts';
+import { NotFound } from '@fulfil/contract';
 
 export interface OrderHead {
   id: number;

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Caller } from '../auth/caller.ts';
 import type { Executor } from '../db/client.ts';
 import { shipments } from '../db/schema.ts';
-import { NotFound, ShipmentReplaced } from '../errors.ts';
+import { NotFound, ShipmentReplaced } from '@fulfil/contract';
 import { liveShipmentOf } from './live-shipment.ts';
 import { readableOrder } from './order-parties.ts';
 import { shipmentReadJson } from './shipment-json.ts';

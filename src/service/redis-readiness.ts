@@ -1,7 +1,7 @@
 import { DependencyUnreachable } from '../infrastructure-errors.ts';
 import type { Logger } from '../logger.ts';
-import type { RedisConnection } from '../redis/connections.ts';
-import { redisUrlForLog } from '../redis/redis-url.ts';
+import type { RedisConnection } from '@fulfil/client/transport';
+import { redisUrlForLog } from '@fulfil/client/transport';
 
 /** Logs a Redis connection's trouble once per outage instead of once per reconnect attempt. */
 export function watchConnection(conn: RedisConnection, log: Logger): void {

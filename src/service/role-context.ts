@@ -3,7 +3,7 @@ import type { Database } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
 import type { OpsConfig } from '../ops/ops-config.ts';
 import type { LocalInboxes } from '../queues/reply-channel.ts';
-import type { RedisConnection } from '../redis/connections.ts';
+import type { RedisConnection } from '@fulfil/client/transport';
 import type { ResolvedRedis } from '../redis/resolve.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Resolve } from '../webhooks/send.ts';

@@ -9,7 +9,7 @@ import type { CallSlots } from './call-slots.ts';
 import { CHAIN_LOCKS, CLAIM_HEADS, CLAIM_ONE, FAILED, unflushed } from './chain-sql.ts';
 import type { SealedSecrets, SigningSecrets } from './endpoint-secrets.ts';
 import { sendWebhook, type SendOptions, type SendResult } from './send.ts';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from './signature.ts';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from '@fulfil/contract';
 import type { WebhookJob, WebhookQueue } from './webhook-queue.ts';
 
 export interface Claimed extends SealedSecrets {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client.ts';
 import { webhookAttempts } from '../db/schema.ts';
-import { NotFound } from '../errors.ts';
+import { NotFound } from '@fulfil/contract';
 import { sweepWebhooks } from './sweep.ts';
 import type { WebhookQueue } from './webhook-queue.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { queryInteger } from '../domain/query-params.ts';
-import { uniqueArray } from '../domain/validation.ts';
+import { uniqueArray } from '@fulfil/contract';
 import type { ShipmentEventKind } from '../events/shipment-event.ts';
 
 /** Every ShipmentEventKind; an endpoint subscribes to some or (by default) all of them. */

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Executor } from '../db/client.ts';
 import { webhookEndpoints } from '../db/schema.ts';
-import { InvalidParams, NotFound } from '../errors.ts';
+import { InvalidParams, NotFound } from '@fulfil/contract';
 import { urlProblem, type AddressPolicy } from './address-policy.ts';
 import { secretAad } from './endpoint-secrets.ts';
 import { WEBHOOK_EVENT_KINDS, type createEndpointBody, type updateEndpointBody } from './endpoint-input.ts';

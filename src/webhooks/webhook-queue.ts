@@ -1,7 +1,6 @@
 import { Queue } from 'bullmq';
-import { WEBHOOKS_QUEUE } from '../queues/job-map.ts';
-import { webhooksPlace } from '../queues/placement.ts';
-import type { RedisConnection } from '../redis/connections.ts';
+import { WEBHOOKS_QUEUE, webhooksPlace } from '@fulfil/contract';
+import type { RedisConnection } from '@fulfil/client/transport';
 
 export { WEBHOOKS_QUEUE };
 

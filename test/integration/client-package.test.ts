@@ -7,14 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseFixture } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
-// The producer package as an upstream system gets it: `npm pack` of packages/client, installed
-// from the tarball into a scratch project of its own (bullmq, ioredis and zod come from the
-// registry, or npm's cache), then used from plain ESM, plain CommonJS and TypeScript (ESM and
-// CommonJS, type-checked with a standard tsconfig and run) against the real service.
+// The producer package as an upstream system gets it: `npm pack` of packages/client and of the
+// packages/contract it depends on, installed from the tarballs into a scratch project of its own
+// (bullmq, ioredis and zod come from the registry, or npm's cache), then used from plain ESM,
+// plain CommonJS and TypeScript (ESM and CommonJS, type-checked with a standard tsconfig and run)
+// against the real service. Packed as `npm test` built them (--ignore-scripts): a prepack rebuild
+// would empty the dist/ that another test file's built service is importing at that moment.
 
 const run = promisify(execFile);
 const REPO = path.resolve(import.meta.dirname, '../..');
 const PACKAGE_DIR = path.join(REPO, 'packages/client');
+const CONTRACT_DIR = path.join(REPO, 'packages/contract');
 const TSC = path.join(REPO, 'node_modules/typescript/bin/tsc');
 const NPM_QUIET = ['--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
 const ORDER = { mjs: 760, cjs: 761, ts: 762, cts: 763 } as const;
@@ -49,6 +52,7 @@ describe('@fulfil/client, packed and installed', () => {
   let t: TestService;
   let scratch: string;
   let tarball: string;
+  let contractTarball: string;
 
   beforeAll(async () => {
     t = await startTestService();
@@ -56,10 +60,12 @@ describe('@fulfil/client, packed and installed', () => {
     await t.seed(fixture);
 
     scratch = mkdtempSync(path.join(tmpdir(), 'fulfil-client-consumer-'));
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', scratch, '--loglevel=error'], { cwd: PACKAGE_DIR });
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch, '--loglevel=error'], { cwd: PACKAGE_DIR });
     tarball = path.join(scratch, (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]!.filename);
+    const contract = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch, '--loglevel=error'], { cwd: CONTRACT_DIR });
+    contractTarball = path.join(scratch, (JSON.parse(contract.stdout) as Array<{ filename: string }>)[0]!.filename);
     writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'upstream', private: true, type: 'module' }));
-    await run('npm', ['install', ...NPM_QUIET, tarball, '@types/node@^20.19.0'], { cwd: scratch });
+    await run('npm', ['install', ...NPM_QUIET, contractTarball, tarball, '@types/node@^20.19.0'], { cwd: scratch });
   }, 300_000);
 
   afterAll(async () => {
@@ -91,20 +97,24 @@ describe('@fulfil/client, packed and installed', () => {
     expect(order!.state).toBe('accepted');
   }
 
-  it('ships only the built package: no tests, no service code, no .ts sources outside src/', async () => {
-    const { stdout } = await run('tar', ['-tzf', tarball]);
-    const files = stdout
-      .trim()
-      .split('\n')
-      .map((f) => f.replace(/^package\//, ''));
-    expect(files).toContain('dist/esm/index.js');
-    expect(files).toContain('dist/esm/index.d.ts');
-    expect(files).toContain('dist/cjs/index.js');
-    expect(files).toContain('dist/cjs/index.d.ts');
-    expect(files).toContain('dist/cjs/package.json');
-    expect(files.filter((f) => !/^(dist|src)\/|^package\.json$|^README\.md$/.test(f))).toEqual([]);
+  it('ships only the built packages: no tests, no service code, no .ts sources outside src/', async () => {
+    for (const file of [tarball, contractTarball]) {
+      const { stdout } = await run('tar', ['-tzf', file]);
+      const files = stdout
+        .trim()
+        .split('\n')
+        .map((f) => f.replace(/^package\//, ''));
+      expect(files).toContain('dist/esm/index.js');
+      expect(files).toContain('dist/esm/index.d.ts');
+      expect(files).toContain('dist/cjs/index.js');
+      expect(files).toContain('dist/cjs/index.d.ts');
+      expect(files).toContain('dist/cjs/package.json');
+      expect(files.filter((f) => !/^(dist|src)\/|^package\.json$|^README\.md$/.test(f))).toEqual([]);
+    }
     const installed = JSON.parse(readFileSync(path.join(scratch, 'node_modules/@fulfil/client/package.json'), 'utf8'));
-    expect(Object.keys(installed.dependencies).sort()).toEqual(['bullmq', 'ioredis', 'zod']);
+    expect(Object.keys(installed.dependencies).sort()).toEqual(['@fulfil/contract', 'bullmq', 'ioredis', 'zod']);
+    const contract = JSON.parse(readFileSync(path.join(scratch, 'node_modules/@fulfil/contract/package.json'), 'utf8'));
+    expect(Object.keys(contract.dependencies)).toEqual(['zod']);
   });
 
   it('works from a plain ES module (import)', async () => {

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { FulfilmentClient, type AnswerBodies, type CommandOutcome } from '../../src/index.ts';
-import { acceptedOrder, completedShipment, updatedShipment } from '../../packages/client/src/domain/shipment-answers.ts';
+import { shipmentAnswers } from '@fulfil/contract';
 import { ISO } from '../support/api.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, ORDERS } from '../support/fixtures.ts';
@@ -62,7 +62,7 @@ describe('FulfilmentClient', () => {
     // also exactly what its schema describes.
     if (accepted.status !== 200) throw new Error(`accept refused: ${JSON.stringify(accepted.body)}`);
     expectTypeOf(accepted.body).toEqualTypeOf<AnswerBodies['order.accept']>();
-    acceptedOrder.parse(accepted.body);
+    shipmentAnswers.acceptedOrder.parse(accepted.body);
     const tbd = accepted.body.shipments[0]!;
 
     const updated = await client.updateShipment(
@@ -72,7 +72,7 @@ describe('FulfilmentClient', () => {
     if (updated.status !== 200) throw new Error(`update refused: ${JSON.stringify(updated.body)}`);
     expect(updated.commandId).toMatch(/^u-[0-9a-f-]{36}$/);
     expectTypeOf(updated.body).toEqualTypeOf<AnswerBodies['shipment.update']>();
-    const link = updatedShipment.parse(updated.body);
+    const link = shipmentAnswers.updatedShipment.parse(updated.body);
     expect(link).toEqual({ id: expect.any(Number), url: `/shipments/${link.id}`, type: 'XMobileLink', state: 'pending' });
     expect(link.id).not.toBe(tbd.id);
 
@@ -82,7 +82,7 @@ describe('FulfilmentClient', () => {
     );
     if (completed.status !== 200) throw new Error(`complete refused: ${JSON.stringify(completed.body)}`);
     expectTypeOf(completed.body).toEqualTypeOf<AnswerBodies['shipment.complete']>();
-    completedShipment.parse(completed.body);
+    shipmentAnswers.completedShipment.parse(completed.body);
     expect(completed.body).toEqual({
       id: link.id,
       url: `/shipments/${link.id}`,

@@ -7,7 +7,7 @@ import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, SELLER } from '../support/fixtures.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { requestFingerprint } from '../../src/commands/fingerprint.ts';
+import { requestFingerprint } from '@fulfil/contract';
 
 // At-least-once delivery meets exactly-once effect: redeliveries and racing workers on one
 // order never duplicate a shipment nor lose an update. One API process, two worker processes.

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRestartableRedis, type RestartableRedis } from '../../chaos/restartable-redis.ts';
-import { blockingConnection } from '../../src/redis/connections.ts';
+import { blockingConnection } from '@fulfil/client/transport';
 
 /**
  * A connection told to disconnect while it waits to reconnect to a Redis that went away ends:

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENTS_QUEUE } from '../../src/queues/job-map.ts';
+import { EVENTS_QUEUE } from '@fulfil/contract';
 import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recoverLostCommands } from '../../workers/recover-lost.ts';
-import { CommandQueues } from '../../src/queues/command-queues.ts';
+import { CommandQueues } from '@fulfil/client/transport';
 import { apiClient } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';

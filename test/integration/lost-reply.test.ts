@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandIdFor } from '../../src/queues/dispatcher.ts';
-import { QUEUE_OF } from '../../src/queues/job-map.ts';
+import { QUEUE_OF } from '@fulfil/contract';
 import { apiClient } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FulfilmentClient } from '../../src/client/fulfilment-client.ts';
+import { FulfilmentClient } from '@fulfil/client';
 import { openDatabase } from '../../src/db/client.ts';
 import { apiClient } from '../support/api.ts';
 import type { TestDatabase } from '../support/database.ts';

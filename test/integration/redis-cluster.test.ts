@@ -1,11 +1,10 @@
 import { Queue } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FulfilmentClient } from '../../src/client/fulfilment-client.ts';
-import { ShardCountMismatch } from '../../packages/client/src/queues/shard-guard.ts';
-import { commandShardPlace, eventsPlace, keySlot, shardCountsKey, webhooksPlace, type QueuePlace } from '../../src/queues/placement.ts';
-import { shardOfId } from '../../src/queues/shard-of.ts';
-import { blockingConnection } from '../../src/redis/connections.ts';
+import { FulfilmentClient } from '@fulfil/client';
+import { ShardCountMismatch, blockingConnection } from '@fulfil/client/transport';
+import { commandShardPlace, eventsPlace, keySlot, shardCountsKey, webhooksPlace, type QueuePlace } from '@fulfil/contract';
+import { shardOfId } from '@fulfil/contract';
 import { WEBHOOKS_QUEUE } from '../../src/webhooks/webhook-queue.ts';
 import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api.ts';
 import { baseFixture, BUYER, ORDERS, SELLER } from '../support/fixtures.ts';

@@ -5,7 +5,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAY_LEADER_KEY } from '../../src/events/relay-leadership.ts';
-import { EVENTS_QUEUE } from '../../src/queues/job-map.ts';
+import { EVENTS_QUEUE } from '@fulfil/contract';
 import { HOUSEKEEPING_QUEUE, RECOVER_LOST } from '../../workers/housekeeping.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';

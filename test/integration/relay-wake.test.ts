@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { OUTBOX_CHANNEL, OutboxRelay } from '../../src/events/outbox-relay.ts';
 import { RelayWake } from '../../src/events/relay-wake.ts';
-import { producerConnection, type RedisConnection } from '../../src/redis/connections.ts';
+import { producerConnection, type RedisConnection } from '@fulfil/client/transport';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';

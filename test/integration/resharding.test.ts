@@ -1,9 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FulfilmentClient } from '../../src/client/fulfilment-client.ts';
-import { ShardCountMismatch } from '../../packages/client/src/queues/shard-guard.ts';
-import { commandShardPlaces, shardCountsKey } from '../../src/queues/placement.ts';
-import { blockingConnection } from '../../src/redis/connections.ts';
+import { FulfilmentClient } from '@fulfil/client';
+import { ShardCountMismatch, blockingConnection } from '@fulfil/client/transport';
+import { commandShardPlaces, shardCountsKey } from '@fulfil/contract';
 import { apiClient } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { baseFixture, SELLER } from '../support/fixtures.ts';

@@ -4,7 +4,7 @@ import { OFFICE_ACCESS_DENIED, assertOfficeAccess, officeBelongsTo } from '../..
 import { SecretBox } from '../../src/auth/secret-box.ts';
 import { seedDatabase } from '../../src/db/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
-import { Unauthorized } from '../../src/errors.ts';
+import { Unauthorized } from '@fulfil/contract';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { baseFixture } from '../support/fixtures.ts';
 

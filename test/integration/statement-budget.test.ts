@@ -1,15 +1,15 @@
-import type { RedisConnection } from '../../src/redis/connections.ts';
+import type { RedisConnection } from '@fulfil/client/transport';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
-import { blockingConnection } from '../../src/redis/connections.ts';
+import { blockingConnection } from '@fulfil/client/transport';
 import { startWorkers, type WorkerPool } from '../../workers/pool.ts';
 import { registry } from '../../workers/index.ts';
 import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api.ts';
 import { baseFixture, BUYER, ORDERS, SELLER } from '../support/fixtures.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { commandShardPlace, inventoryPlace } from '../../src/queues/placement.ts';
+import { commandShardPlace, inventoryPlace } from '@fulfil/contract';
 
 /**
  * The command path stays short: every statement each command sends to Postgres is counted, on

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { producerConnection, type RedisConnection } from '../../src/redis/connections.ts';
+import { producerConnection, type RedisConnection } from '@fulfil/client/transport';
 import { deliverJob } from '../../src/webhooks/deliver-chain.ts';
 import { redeliver } from '../../src/webhooks/deliveries-log.ts';
 import { deliverDeps } from '../../src/webhooks/webhook-worker.ts';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from '../../src/webhooks/signature.ts';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from '@fulfil/contract';
 
 // examples/webhook-receiver.mjs as a user runs it: its own process on a free port, sent real
 // HTTP requests signed as the service signs them.
@@ -18,7 +18,7 @@ describe('examples/webhook-receiver.mjs', () => {
   beforeAll(async () => {
     child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--import', './test/support/client-from-source.mjs', 'examples/webhook-receiver.mjs'],
+      ['--conditions=fulfil-source', '--import', 'tsx', 'examples/webhook-receiver.mjs'],
       {
         cwd: REPO,
         env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WEBHOOK_SECRETS: SECRETS.join(',') },

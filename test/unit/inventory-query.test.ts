@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidParams } from '../../src/errors.ts';
+import { InvalidParams } from '@fulfil/contract';
 import { parseIndexQuery, type RawQuery } from '../../src/inventory/index-query.ts';
 
 function refusal(raw: RawQuery): { message: string; field: string | undefined } {

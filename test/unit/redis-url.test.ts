@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { clusterSafePrefix, parseRedisUrl, redisUrlForLog } from '../../src/redis/redis-url.ts';
+import { clusterSafePrefix, parseRedisUrl, redisUrlForLog } from '@fulfil/client/transport';
 
 describe('REDIS_URL', () => {
   it('names one Redis by redis:// or rediss://, unchanged', () => {

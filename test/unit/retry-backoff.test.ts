@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RETRY_DELAY_CAP_MS, retryDelay } from '../../src/queues/retry-backoff.ts';
-import { DEFAULT_JOB_OPTIONS } from '../../src/queues/job-map.ts';
+import { RETRY_DELAY_CAP_MS, retryDelay, DEFAULT_JOB_OPTIONS } from '@fulfil/contract';
 
 describe('retry backoff', () => {
   it('doubles from the base, jittered within the upper half, and never passes the cap', () => {

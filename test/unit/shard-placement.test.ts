@@ -8,9 +8,8 @@ import {
   inventoryPlace,
   keySlot,
   shardCountsKey,
-  webhooksPlace,
-} from '../../src/queues/placement.ts';
-import { ROUTING_RESIDUES, shardOfCommand, shardOfId } from '../../src/queues/shard-of.ts';
+  webhooksPlace, ROUTING_RESIDUES, shardOfCommand, shardOfId
+} from '@fulfil/contract';
 
 describe('shard of an order', () => {
   it('spreads consecutive order ids evenly, and a shipment id follows its order', () => {

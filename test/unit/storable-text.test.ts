@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isStorableText, STORABLE_TEXT_PATTERN } from '../../src/domain/validation.ts';
+import { isStorableText, STORABLE_TEXT_PATTERN } from '@fulfil/contract';
 
 // The body check (isStorableText) and the pattern the document gives every request string must
 // agree, read as JSON Schema reads a pattern (Unicode semantics).

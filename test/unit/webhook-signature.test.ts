@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SIGNATURE_HEADER, WebhookVerificationError, signPayload, verifyWebhook } from '../../src/webhooks/signature.ts';
+import { SIGNATURE_HEADER, WebhookVerificationError, signPayload, verifyWebhook } from '@fulfil/contract';
 
 const NOW = 1_800_000_000;
 const BODY = JSON.stringify({ id: 'evt-1', type: 'shipment.created', order_id: 7, seq: 1 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JOB_NAMES } from '../../src/queues/job-map.ts';
+import { JOB_NAMES } from '@fulfil/contract';
 import type { Handler } from '../../workers/handler.ts';
 import { HANDLERS, registry } from '../../workers/index.ts';
 import { buildRegistry } from '../../workers/registry.ts';

@@ -1,7 +1,7 @@
 /**
- * @fulfil/client: the typed producer of the fulfil service's commands for upstream systems, the
- * command job map, the payload schemas and types, and the errors a call can throw or a result can
- * carry. Needs only Redis (bullmq, ioredis) and zod; the service uses these same modules.
+ * @fulfil/client: the typed producer of the fulfil service's commands for upstream systems. Needs
+ * only Redis (bullmq, ioredis); the command job map, payload schemas, answers and errors it
+ * re-exports are defined once in @fulfil/contract, which the service uses too.
  */
 export {
   FulfilmentClient,
@@ -11,8 +11,7 @@ export {
   type SendOptions,
   type SendResult,
 } from './client/fulfilment-client.ts';
-export type { AnswerBodies, RefusalStatus } from './client/answers.ts';
-export { SHIPMENT_TYPES, type ShipmentType } from './domain/shipment-types.ts';
+export { SHIPMENT_TYPES, type AnswerBodies, type RefusalStatus, type ShipmentType } from '@fulfil/contract';
 export { CommandFailed, CommandTimeout, NoWorkers } from './client/errors.ts';
 export {
   PAYLOAD_SCHEMAS,
@@ -23,7 +22,7 @@ export {
   type InventoryUpsertInput,
   type JobInput,
   type UpdateShipmentBody,
-} from './client/payloads.ts';
+} from '@fulfil/contract';
 export {
   COMMAND_QUEUE,
   COMMAND_QUEUES,
@@ -38,7 +37,7 @@ export {
   type Envelope,
   type JobMap,
   type JobName,
-} from './queues/job-map.ts';
+} from '@fulfil/contract';
 export {
   commandShardPlace,
   commandShardPlaces,
@@ -49,13 +48,18 @@ export {
   shardCountsKey,
   webhooksPlace,
   type QueuePlace,
-} from './queues/placement.ts';
+} from '@fulfil/contract';
 export { ShardCountMismatch } from './queues/shard-guard.ts';
-export { ROUTING_RESIDUES, defaultCommandShards, shardOfCommand, shardOfId } from './queues/shard-of.ts';
-export type { AcceptCommand } from './domain/order-accept-input.ts';
-export type { UpdateCommand, UpdateOperation } from './domain/shipment-update-input.ts';
-export type { CompleteCommand } from './domain/shipment-complete-input.ts';
-export type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from './domain/inventory-commands.ts';
+export { ROUTING_RESIDUES, defaultCommandShards, shardOfCommand, shardOfId } from '@fulfil/contract';
+export type {
+  AcceptCommand,
+  CompleteCommand,
+  InventoryMapCommand,
+  InventoryRemoveCommand,
+  InventoryUpsertCommand,
+  UpdateCommand,
+  UpdateOperation,
+} from '@fulfil/contract';
 export {
   AppError,
   Forbidden,
@@ -63,13 +67,10 @@ export {
   InvalidParams,
   InvalidTransition,
   NotFound,
-  PayloadTooLarge,
-  RateLimited,
   ShipmentReplaced,
-  Unauthorized,
   Unavailable,
   type ErrorBody,
-} from './errors.ts';
+} from '@fulfil/contract';
 export {
   DEFAULT_TOLERANCE_SECONDS,
   EVENT_ID_HEADER,
@@ -80,4 +81,4 @@ export {
   type VerifyOptions,
   type WebhookHeaders,
   type WebhookVerificationCode,
-} from './webhook-signature.ts';
+} from '@fulfil/contract';

@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../../config.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '@fulfil/contract';
 import { ORDER_FILTERS } from '../../ops/order-filters.ts';
 import { searchOrders } from '../../ops/order-search.ts';
 import { loadOrderView } from '../../ops/order-view-data.ts';

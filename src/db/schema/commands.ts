@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, index, integer, json, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { Actor } from '../../queues/job-map.ts';
+import type { Actor } from '@fulfil/contract';
 
 export const COMMAND_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STORABLE_TEXT_PATTERN } from '../../domain/validation.ts';
+import { STORABLE_TEXT_PATTERN } from '@fulfil/contract';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -1,23 +1,13 @@
 import { z } from 'zod';
 import { COMMAND_OUTCOMES } from '../../commands/command-outcome.ts';
-import {
-  buyerPickupShipment,
-  id,
-  instant,
-  recipient,
-  sellerPickupShipment,
-  shipmentState,
-  shipmentType,
-  url,
-  acceptedOrder,
-} from '../../../packages/client/src/domain/shipment-answers.ts';
+import { shipmentAnswers } from '@fulfil/contract';
 
 // What each route answers, as documentation: the renderers in src/domain/shipment-response.ts
 // and src/read/ build these bodies, and the contract test checks real answers against them.
 // Objects are strict, so a key added to a renderer but not here fails that test. The commands'
-// answers are defined in the producer package, whose awaited calls are typed by them.
+// answers are defined in @fulfil/contract, which also types the producer's awaited calls.
 
-export {
+export const {
   acceptedOrder,
   acceptedShipment,
   address,
@@ -29,7 +19,8 @@ export {
   phoneNumber,
   sellerPickupShipment,
   updatedShipment,
-} from '../../../packages/client/src/domain/shipment-answers.ts';
+} = shipmentAnswers;
+const { id, instant, recipient, shipmentState, shipmentType, url } = shipmentAnswers;
 
 export const readShipment = z.union([
   z

@@ -1,7 +1,5 @@
 import type { z } from 'zod';
-import { acceptBody } from '../../domain/order-accept-input.ts';
-import { completeBody } from '../../domain/shipment-complete-input.ts';
-import { buyerPickupBody, mobileTransferBody, sellerPickupBody } from '../../domain/shipment-update-input.ts';
+import { acceptBody, completeBody, buyerPickupBody, mobileTransferBody, sellerPickupBody } from '@fulfil/contract';
 import { inventoryQuery } from '../../inventory/index-query.ts';
 import { eventsQuery } from '../../read/events-query.ts';
 import { feedQuery } from '../../read/feed-query.ts';

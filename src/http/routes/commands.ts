@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../../auth/caller.ts';
 import { commandStatus } from '../../commands/command-status.ts';
-import { NotFound } from '../../errors.ts';
+import { NotFound } from '@fulfil/contract';
 import type { Database } from '../../db/client.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../../auth/caller.ts';
 import { parseQuery } from '../../domain/query-params.ts';
-import { parseId } from '../../domain/validation.ts';
+import { parseId } from '@fulfil/contract';
 import { EVENTS_DEFAULT_LIMIT, eventsQuery } from '../../read/events-query.ts';
 import { readOrderEvents } from '../../read/read-order-events.ts';
 import type { ReadDeps } from './order-read.ts';

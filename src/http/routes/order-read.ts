@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../../auth/caller.ts';
 import type { Database } from '../../db/client.ts';
-import { parseId } from '../../domain/validation.ts';
+import { parseId } from '@fulfil/contract';
 import { readOrder } from '../../read/read-order.ts';
 
 export interface ReadDeps {

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { acceptBody } from '../../domain/order-accept-input.ts';
-import { parseId, parseOrThrow } from '../../domain/validation.ts';
+import { acceptBody, parseId, parseOrThrow } from '@fulfil/contract';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { sendCommand } from '../send-command.ts';
 

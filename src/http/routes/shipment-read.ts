@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../../auth/caller.ts';
-import { parseId } from '../../domain/validation.ts';
+import { parseId } from '@fulfil/contract';
 import { readShipment } from '../../read/read-shipment.ts';
 import type { ReadDeps } from './order-read.ts';
 

@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { completeBody } from '../../domain/shipment-complete-input.ts';
-import { updateCommandFromBody } from '../../domain/shipment-update-input.ts';
-import { parseId, parseOrThrow } from '../../domain/validation.ts';
+import { completeBody, updateCommandFromBody, parseId, parseOrThrow } from '@fulfil/contract';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { sendCommand } from '../send-command.ts';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../../auth/caller.ts';
 import type { SecretBox } from '../../auth/secret-box.ts';
 import type { Database } from '../../db/client.ts';
-import { parseId, parseOrThrow } from '../../domain/validation.ts';
+import { parseId, parseOrThrow } from '@fulfil/contract';
 import { listAttempts, ping, redeliver } from '../../webhooks/deliveries-log.ts';
 import { createEndpointBody, deliveriesQuery, redeliverBody, rotateSecretBody, updateEndpointBody } from '../../webhooks/endpoint-input.ts';
 import {

@@ -1,30 +1,22 @@
 import type { Job, Queue } from 'bullmq';
 import { Cluster } from 'ioredis';
-import { isSameCommand, requestFingerprint } from '../commands/fingerprint.ts';
-import { completeBody } from '../domain/shipment-complete-input.ts';
-import { updateCommandFromBody } from '../domain/shipment-update-input.ts';
-import { assertStorableJson, parseOrThrow } from '../domain/validation.ts';
-import { IdempotencyConflict, InvalidParams, toErrorBody, Unavailable } from '../errors.ts';
+import { isSameCommand, requestFingerprint, completeBody, updateCommandFromBody, assertStorableJson, parseOrThrow, IdempotencyConflict, InvalidParams, toErrorBody, Unavailable, defaultCommandShards, MAX_COMMAND_SHARDS, isJobName,
+  PAYLOAD_SCHEMAS } from '@fulfil/contract';
 import { CommandQueues } from '../queues/command-queues.ts';
-import { isJobName, type CommandResult, type Envelope, type JobMap, type JobName } from '../queues/job-map.ts';
-import { defaultCommandShards, MAX_COMMAND_SHARDS } from '../queues/shard-of.ts';
 import { CommandWaiters, resultIn } from '../queues/waiters.ts';
 import { blockingDuplicate, producerConnection, type RedisConnection } from '../redis/connections.ts';
 import { clusterSafePrefix, isClusterUrl } from '../redis/redis-url.ts';
 import { CommandFailed, CommandTimeout, NoWorkers } from './errors.ts';
-import type { CommandOutcome } from './answers.ts';
+import type { CommandOutcome, CommandResult, Envelope, JobMap, JobName,
+  AcceptOrderInput,
+  CompleteShipmentBody,
+  InventoryMapInput,
+  InventoryRemoveInput,
+  InventoryUpsertInput,
+  JobInput,
+  UpdateShipmentBody } from '@fulfil/contract';
 import { checkId, parseSendOptions, type SendOptions } from './options.ts';
 import { outcomeWithin, whenConnected } from './redis-ready.ts';
-import {
-  PAYLOAD_SCHEMAS,
-  type AcceptOrderInput,
-  type CompleteShipmentBody,
-  type InventoryMapInput,
-  type InventoryRemoveInput,
-  type InventoryUpsertInput,
-  type JobInput,
-  type UpdateShipmentBody,
-} from './payloads.ts';
 
 export type { SendOptions };
 

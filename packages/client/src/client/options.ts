@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidParams } from '../errors.ts';
-import { isValidCommandId, type Actor } from '../queues/job-map.ts';
+import { InvalidParams } from '@fulfil/contract';
+import { isValidCommandId, type Actor } from '@fulfil/contract';
 
 export interface SendOptions {
   /** The acting brokerage: the seller accepting or completing, the office owner for inventory. */

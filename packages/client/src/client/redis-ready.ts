@@ -1,5 +1,5 @@
 import type { RedisConnection } from '../redis/connections.ts';
-import { Unavailable } from '../errors.ts';
+import { Unavailable } from '@fulfil/contract';
 
 export function unavailable(detail: string): Unavailable {
   return new Unavailable(`Redis unavailable (${detail}); the command was not sent, nothing changed`);

@@ -1,10 +1,8 @@
 import { Queue, type Telemetry } from 'bullmq';
 import type { RedisConnection } from '../redis/connections.ts';
-import { Unavailable } from '../errors.ts';
-import { DEFAULT_JOB_OPTIONS, INVENTORY_QUEUE, QUEUE_OF, isValidCommandId, type Envelope, type JobMap, type JobName } from './job-map.ts';
-import { commandShardPlace, commandShardPlaces, inventoryPlace, type QueuePlace } from './placement.ts';
+import { Unavailable, shardOfCommand } from '@fulfil/contract';
+import { DEFAULT_JOB_OPTIONS, INVENTORY_QUEUE, QUEUE_OF, isValidCommandId, type Envelope, type JobMap, type JobName, commandShardPlace, commandShardPlaces, inventoryPlace, type QueuePlace } from '@fulfil/contract';
 import { ShardCountGuard, ShardCountMismatch } from './shard-guard.ts';
-import { shardOfCommand } from './shard-of.ts';
 
 /**
  * The producer side of the command queues: `shards` order-command queues (routed by order,

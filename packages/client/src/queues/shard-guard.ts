@@ -1,6 +1,5 @@
 import type { RedisConnection } from '../redis/connections.ts';
-import { Unavailable } from '../errors.ts';
-import { shardCountsKey } from './placement.ts';
+import { Unavailable, shardCountsKey } from '@fulfil/contract';
 
 /** A producer whose shard count the deployment's workers do not consume: its jobs would wait forever. */
 export class ShardCountMismatch extends Unavailable {

@@ -1,7 +1,6 @@
 import { QueueEvents } from 'bullmq';
 import type { RedisConnection } from '../redis/connections.ts';
-import type { CommandResult } from './job-map.ts';
-import type { QueuePlace } from './placement.ts';
+import type { CommandResult, QueuePlace } from '@fulfil/contract';
 import { WaitingRoom } from './waiting-room.ts';
 
 /** What woke a waiter: the job completed (with the result it returned) or an attempt failed. */

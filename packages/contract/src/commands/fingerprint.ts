@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JobName } from '../queues/job-map.ts';
+import type { JobName } from '../jobs/job-map.ts';
 
 /**
  * What makes two requests "the same command" for idempotency: its name and its validated

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { positiveId } from './validation.ts';
-import { ticketGroupInput } from '../inventory/ticket-group-input.ts';
+import { ticketGroupInput } from './ticket-group-input.ts';
 
 /** Most records one inventory command may carry: one Redis job, one transaction. */
 export const MAX_INVENTORY_BATCH = 10_000;

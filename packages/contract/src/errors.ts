@@ -1,5 +1,6 @@
 /**
- * Every error the service answers with. Each class carries its code and HTTP status; the body
+ * The errors a command or a request can end in, shared by the service and its producers (the
+ * HTTP ingress adds its own few in src/http/errors.ts). Each class carries its code and HTTP status; the body
  * `{"errors":[{"code","message",...extra}]}` is built in one place (toErrorBody), for HTTP
  * answers and for command results stored in Postgres alike.
  */
@@ -47,16 +48,6 @@ export class NotFound extends AppError {
   }
 }
 
-/** A method the path does not serve; `Allow` lists the ones it does (RFC 9110 §15.5.6). */
-export class MethodNotAllowed extends AppError {
-  readonly code = 'method_not_allowed';
-  readonly status = 405 as const;
-  constructor(message: string, allow: readonly string[]) {
-    super(message);
-    this.headers.allow = allow.join(', ');
-  }
-}
-
 export class IdempotencyConflict extends AppError {
   readonly code = 'idempotency_conflict';
   readonly status = 409 as const;
@@ -74,23 +65,9 @@ export class ShipmentReplaced extends AppError {
   }
 }
 
-export class PayloadTooLarge extends AppError {
-  readonly code = 'payload_too_large';
-  readonly status = 413 as const;
-}
-
 export class InvalidTransition extends AppError {
   readonly code = 'invalid_transition';
   readonly status = 422 as const;
-}
-
-export class RateLimited extends AppError {
-  readonly code = 'rate_limited';
-  readonly status = 429 as const;
-  constructor(retryAfterSeconds: number) {
-    super(`rate limit exceeded; retry after ${retryAfterSeconds} s`);
-    this.headers['retry-after'] = String(retryAfterSeconds);
-  }
 }
 
 export class Unavailable extends AppError {

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { inventoryMapCommand, inventoryRemoveCommand, inventoryUpsertCommand } from '../domain/inventory-commands.ts';
-import { acceptCommand } from '../domain/order-accept-input.ts';
-import { completeBody, completeCommand } from '../domain/shipment-complete-input.ts';
-import { buyerPickupBody, mobileTransferBody, sellerPickupBody, updateCommand } from '../domain/shipment-update-input.ts';
-import type { JobMap, JobName } from '../queues/job-map.ts';
+import { inventoryMapCommand, inventoryRemoveCommand, inventoryUpsertCommand } from './inventory-commands.ts';
+import { acceptCommand } from './order-accept-input.ts';
+import { completeBody, completeCommand } from './shipment-complete-input.ts';
+import { buyerPickupBody, mobileTransferBody, sellerPickupBody, updateCommand } from './shipment-update-input.ts';
+import type { JobMap, JobName } from '../jobs/job-map.ts';
 
 /** The schema of each job's payload: the ones the workers parse with (workers/*.ts). */
 export const PAYLOAD_SCHEMAS = {

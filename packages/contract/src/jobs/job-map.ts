@@ -1,8 +1,8 @@
 import { RETRY_BACKOFF_TYPE } from './retry-backoff.ts';
-import type { AcceptCommand } from '../domain/order-accept-input.ts';
-import type { CompleteCommand } from '../domain/shipment-complete-input.ts';
-import type { UpdateCommand } from '../domain/shipment-update-input.ts';
-import type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from '../domain/inventory-commands.ts';
+import type { AcceptCommand } from '../payloads/order-accept-input.ts';
+import type { CompleteCommand } from '../payloads/shipment-complete-input.ts';
+import type { UpdateCommand } from '../payloads/shipment-update-input.ts';
+import type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from '../payloads/inventory-commands.ts';
 
 /** Who a command acts for. HTTP calls carry the credential's; upstream jobs name a brokerage. */
 export interface Actor {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { acceptedOrder, completedShipment, updatedShipment } from '../domain/shipment-answers.ts';
+import type { acceptedOrder, completedShipment, updatedShipment } from './shipment-answers.ts';
 import type {
   ErrorBody,
   Forbidden,
@@ -10,7 +10,7 @@ import type {
   ShipmentReplaced,
   Unauthorized,
 } from '../errors.ts';
-import type { JobName } from '../queues/job-map.ts';
+import type { JobName } from '../jobs/job-map.ts';
 
 /** What each command answers when it succeeds (200): the body the synchronous HTTP call gives. */
 export interface AnswerBodies {

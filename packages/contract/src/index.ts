@@ -1,0 +1,26 @@
+/**
+ * @fulfil/contract: what the fulfil service and its producers agree on, defined once. The command
+ * job map and queue routing, the payload schemas and their types, the shipment types and answer
+ * bodies, the error classes and the error body, the request fingerprint and the webhook
+ * signature. Pure definitions (zod and node:crypto only): the service, the machines and the
+ * producer package (@fulfil/client) depend on it by name.
+ */
+export * from './errors.ts';
+export * from './jobs/job-map.ts';
+export * from './jobs/placement.ts';
+export * from './jobs/retry-backoff.ts';
+export * from './jobs/shard-of.ts';
+export * from './payloads/validation.ts';
+export * from './payloads/country-codes.ts';
+export * from './payloads/contact-input.ts';
+export * from './payloads/ticket-group-input.ts';
+export * from './payloads/order-accept-input.ts';
+export * from './payloads/shipment-update-input.ts';
+export * from './payloads/shipment-complete-input.ts';
+export * from './payloads/inventory-commands.ts';
+export * from './payloads/payload-schemas.ts';
+export * from './shipments/shipment-types.ts';
+export * as shipmentAnswers from './shipments/shipment-answers.ts';
+export * from './shipments/answer-bodies.ts';
+export * from './commands/fingerprint.ts';
+export * from './webhooks/signature.ts';

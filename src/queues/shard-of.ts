@@ -1,2 +1,0 @@
-// Lives in the producer package (packages/client), which routes the same way; this path is the service's.
-export * from '../../packages/client/src/queues/shard-of.ts';
