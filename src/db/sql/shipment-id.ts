@@ -1,4 +1,4 @@
-import { ROUTING_RESIDUES } from '../../queues/shard-of.ts';
+import { ROUTING_RESIDUES } from '@fulfil/contract';
 
 /**
  * The id a new shipment of order `orderId` (an SQL expression) gets: the sequence's next value
