@@ -1,0 +1,555 @@
+CREATE FUNCTION public.fulfil_credential_notify() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    PERFORM pg_notify('fulfil_credentials', '');
+  ELSE
+    PERFORM pg_notify('fulfil_credentials', OLD.token);
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE FUNCTION public.fulfil_orders_touch() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  -- a statement that sets updated_at itself (a backfill, an import) keeps its value
+  IF NEW.updated_at IS NOT DISTINCT FROM OLD.updated_at THEN
+    NEW.updated_at := now();
+  END IF;
+  RETURN NEW;
+END $$;
+
+CREATE TABLE public.addresses (
+    id bigint NOT NULL,
+    label text,
+    name text NOT NULL,
+    street_address text NOT NULL,
+    extended_address text,
+    locality text NOT NULL,
+    region text NOT NULL,
+    postal_code text NOT NULL,
+    country_code text NOT NULL
+);
+
+CREATE SEQUENCE public.addresses_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.addresses_id_seq OWNED BY public.addresses.id;
+
+CREATE TABLE public.brokerages (
+    id bigint NOT NULL,
+    name text NOT NULL
+);
+
+CREATE TABLE public.commands (
+    id text NOT NULL,
+    name text NOT NULL,
+    brokerage_id bigint NOT NULL,
+    idempotency_key text,
+    request_hash text NOT NULL,
+    payload jsonb NOT NULL,
+    status text DEFAULT 'queued'::text NOT NULL,
+    result_status integer,
+    result_body json,
+    attempts integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    actor jsonb
+);
+
+CREATE TABLE public.credentials (
+    token text NOT NULL,
+    kind text NOT NULL,
+    brokerage_id bigint NOT NULL,
+    user_id bigint,
+    secret_ciphertext text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    revoked_at timestamp with time zone,
+    CONSTRAINT credentials_kind_user CHECK (((kind = 'user'::text) = (user_id IS NOT NULL)))
+);
+
+CREATE TABLE public.email_addresses (
+    id bigint NOT NULL,
+    address text NOT NULL,
+    label text,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE SEQUENCE public.email_addresses_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.email_addresses_id_seq OWNED BY public.email_addresses.id;
+
+CREATE TABLE public.event_feed (
+    brokerage_id bigint NOT NULL,
+    "position" bigint NOT NULL,
+    event_row_id bigint NOT NULL
+);
+
+CREATE TABLE public.event_feed_head (
+    id integer DEFAULT 1 NOT NULL,
+    "position" bigint DEFAULT 0 NOT NULL
+);
+
+CREATE TABLE public.events (
+    id bigint NOT NULL,
+    name text NOT NULL,
+    occurs_at timestamp with time zone
+);
+
+CREATE TABLE public.offices (
+    id bigint NOT NULL,
+    brokerage_id bigint NOT NULL,
+    name text NOT NULL
+);
+
+CREATE TABLE public.orders (
+    id bigint NOT NULL,
+    oid text NOT NULL,
+    seller_office_id bigint NOT NULL,
+    buyer_brokerage_id bigint NOT NULL,
+    delivery text NOT NULL,
+    quantity integer NOT NULL,
+    recipient_name text NOT NULL,
+    recipient_email text NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    snapshot jsonb,
+    reviewer_id bigint,
+    seats jsonb,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    accepted_at timestamp with time zone,
+    completed_at timestamp with time zone,
+    event_seq integer DEFAULT 0 NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.outbox (
+    id bigint NOT NULL,
+    event_id text NOT NULL,
+    topic text NOT NULL,
+    order_id bigint,
+    payload jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    relayed_at timestamp with time zone
+);
+
+CREATE SEQUENCE public.outbox_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.outbox_id_seq OWNED BY public.outbox.id;
+
+CREATE TABLE public.phone_numbers (
+    id bigint NOT NULL,
+    label text,
+    country_code text NOT NULL,
+    number text NOT NULL,
+    extension text,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE SEQUENCE public.phone_numbers_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.phone_numbers_id_seq OWNED BY public.phone_numbers.id;
+
+CREATE TABLE public.seats (
+    ticket_group_pk bigint NOT NULL,
+    "position" integer NOT NULL,
+    barcode text,
+    primary_ticket_id bigint,
+    seat text NOT NULL,
+    verification_id text
+);
+
+CREATE TABLE public.shipment_events (
+    id bigint NOT NULL,
+    event_id text NOT NULL,
+    order_id bigint NOT NULL,
+    seq integer NOT NULL,
+    kind text NOT NULL,
+    shipment_id bigint,
+    new_shipment_id bigint,
+    from_type text,
+    to_type text,
+    from_state text,
+    to_state text NOT NULL,
+    actor_brokerage_id bigint,
+    actor_user_id bigint,
+    actor_role text,
+    command_id text,
+    at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE SEQUENCE public.shipment_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.shipment_events_id_seq OWNED BY public.shipment_events.id;
+
+CREATE TABLE public.shipments (
+    id bigint NOT NULL,
+    order_id bigint NOT NULL,
+    type text NOT NULL,
+    state text NOT NULL,
+    snapshot jsonb NOT NULL,
+    replaced_by bigint,
+    replaced_at timestamp with time zone,
+    ship_to_name text,
+    email_address_id bigint,
+    x_mobile_link text,
+    transfer_source text,
+    ship_from_name text,
+    ship_from_address_id bigint,
+    ship_from_phone_number_id bigint,
+    phone_number_id bigint,
+    pickup_time_range text,
+    pickup_instructions text,
+    notes text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    delivered_at timestamp with time zone
+);
+
+CREATE SEQUENCE public.shipments_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.shipments_id_seq OWNED BY public.shipments.id;
+
+CREATE TABLE public.ticket_groups (
+    pk bigint NOT NULL,
+    office_id bigint NOT NULL,
+    remote_id bigint NOT NULL,
+    id bigint,
+    event_id bigint,
+    account_email text,
+    cost numeric(14,2),
+    taxed_cost numeric(14,2),
+    price numeric(14,2),
+    face_value numeric(14,2),
+    discount numeric(14,2),
+    quantity integer DEFAULT 0 NOT NULL,
+    format text,
+    type text,
+    view_type text,
+    section text,
+    "row" text,
+    split_type text,
+    split_override integer[],
+    wheelchair_accessible boolean DEFAULT false NOT NULL,
+    eticket boolean DEFAULT false NOT NULL,
+    instant_delivery boolean DEFAULT false NOT NULL,
+    in_hand boolean DEFAULT false NOT NULL,
+    in_hand_on date,
+    external_notes text,
+    speculative boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE SEQUENCE public.ticket_groups_pk_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.ticket_groups_pk_seq OWNED BY public.ticket_groups.pk;
+
+CREATE TABLE public.users (
+    id bigint NOT NULL,
+    brokerage_id bigint NOT NULL,
+    name text NOT NULL,
+    email text NOT NULL
+);
+
+CREATE TABLE public.webhook_attempts (
+    id bigint NOT NULL,
+    endpoint_id bigint NOT NULL,
+    delivery_id bigint,
+    event_id text,
+    order_id bigint,
+    attempt integer NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    outcome text NOT NULL,
+    status_code integer,
+    error text,
+    latency_ms integer
+);
+
+CREATE SEQUENCE public.webhook_attempts_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.webhook_attempts_id_seq OWNED BY public.webhook_attempts.id;
+
+CREATE TABLE public.webhook_deliveries (
+    id bigint NOT NULL,
+    endpoint_id bigint NOT NULL,
+    order_id bigint,
+    seq integer NOT NULL,
+    event_id text NOT NULL,
+    kind text NOT NULL,
+    event_at timestamp with time zone NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    delivered_at timestamp with time zone,
+    attempts integer DEFAULT 0 NOT NULL,
+    redelivery boolean DEFAULT false NOT NULL,
+    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+    leased_until timestamp with time zone
+);
+
+CREATE SEQUENCE public.webhook_deliveries_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.webhook_deliveries_id_seq OWNED BY public.webhook_deliveries.id;
+
+CREATE TABLE public.webhook_endpoints (
+    id bigint NOT NULL,
+    brokerage_id bigint NOT NULL,
+    url text NOT NULL,
+    event_kinds text[] NOT NULL,
+    enabled boolean DEFAULT true NOT NULL,
+    disabled_reason text,
+    disabled_at timestamp with time zone,
+    secret_ciphertext text NOT NULL,
+    previous_secret_ciphertext text,
+    previous_secret_expires_at timestamp with time zone,
+    failing_since timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE SEQUENCE public.webhook_endpoints_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.webhook_endpoints_id_seq OWNED BY public.webhook_endpoints.id;
+
+ALTER TABLE ONLY public.addresses ALTER COLUMN id SET DEFAULT nextval('public.addresses_id_seq'::regclass);
+
+ALTER TABLE ONLY public.email_addresses ALTER COLUMN id SET DEFAULT nextval('public.email_addresses_id_seq'::regclass);
+
+ALTER TABLE ONLY public.outbox ALTER COLUMN id SET DEFAULT nextval('public.outbox_id_seq'::regclass);
+
+ALTER TABLE ONLY public.phone_numbers ALTER COLUMN id SET DEFAULT nextval('public.phone_numbers_id_seq'::regclass);
+
+ALTER TABLE ONLY public.shipment_events ALTER COLUMN id SET DEFAULT nextval('public.shipment_events_id_seq'::regclass);
+
+ALTER TABLE ONLY public.shipments ALTER COLUMN id SET DEFAULT nextval('public.shipments_id_seq'::regclass);
+
+ALTER TABLE ONLY public.ticket_groups ALTER COLUMN pk SET DEFAULT nextval('public.ticket_groups_pk_seq'::regclass);
+
+ALTER TABLE ONLY public.webhook_attempts ALTER COLUMN id SET DEFAULT nextval('public.webhook_attempts_id_seq'::regclass);
+
+ALTER TABLE ONLY public.webhook_deliveries ALTER COLUMN id SET DEFAULT nextval('public.webhook_deliveries_id_seq'::regclass);
+
+ALTER TABLE ONLY public.webhook_endpoints ALTER COLUMN id SET DEFAULT nextval('public.webhook_endpoints_id_seq'::regclass);
+
+ALTER TABLE ONLY public.addresses
+    ADD CONSTRAINT addresses_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.brokerages
+    ADD CONSTRAINT brokerages_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.commands
+    ADD CONSTRAINT commands_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.credentials
+    ADD CONSTRAINT credentials_pkey PRIMARY KEY (token);
+
+ALTER TABLE ONLY public.email_addresses
+    ADD CONSTRAINT email_addresses_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.event_feed
+    ADD CONSTRAINT event_feed_brokerage_id_position_pk PRIMARY KEY (brokerage_id, "position");
+
+ALTER TABLE ONLY public.event_feed_head
+    ADD CONSTRAINT event_feed_head_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.events
+    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.offices
+    ADD CONSTRAINT offices_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.orders
+    ADD CONSTRAINT orders_oid_unique UNIQUE (oid);
+
+ALTER TABLE ONLY public.orders
+    ADD CONSTRAINT orders_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.outbox
+    ADD CONSTRAINT outbox_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.phone_numbers
+    ADD CONSTRAINT phone_numbers_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.seats
+    ADD CONSTRAINT seats_ticket_group_pk_position_pk PRIMARY KEY (ticket_group_pk, "position");
+
+ALTER TABLE ONLY public.shipment_events
+    ADD CONSTRAINT shipment_events_event_id_unique UNIQUE (event_id);
+
+ALTER TABLE ONLY public.shipment_events
+    ADD CONSTRAINT shipment_events_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.shipments
+    ADD CONSTRAINT shipments_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.ticket_groups
+    ADD CONSTRAINT ticket_groups_pkey PRIMARY KEY (pk);
+
+ALTER TABLE ONLY public.users
+    ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.webhook_attempts
+    ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id);
+
+CREATE INDEX commands_created_idx ON public.commands USING btree (created_at);
+
+CREATE UNIQUE INDEX commands_idempotency_key ON public.commands USING btree (brokerage_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
+
+CREATE INDEX commands_open_idx ON public.commands USING btree (status) WHERE (status <> 'succeeded'::text);
+
+CREATE INDEX credentials_brokerage_idx ON public.credentials USING btree (brokerage_id);
+
+CREATE INDEX offices_brokerage_idx ON public.offices USING btree (brokerage_id);
+
+CREATE INDEX orders_buyer_brokerage_created_idx ON public.orders USING btree (buyer_brokerage_id, created_at, id);
+
+CREATE INDEX orders_created_idx ON public.orders USING btree (created_at, id);
+
+CREATE INDEX orders_seller_office_created_idx ON public.orders USING btree (seller_office_id, created_at, id);
+
+CREATE INDEX orders_state_created_idx ON public.orders USING btree (state, created_at, id);
+
+CREATE INDEX orders_updated_idx ON public.orders USING btree (updated_at);
+
+CREATE INDEX outbox_unrelayed_idx ON public.outbox USING btree (id) WHERE (relayed_at IS NULL);
+
+CREATE UNIQUE INDEX shipment_events_order_seq ON public.shipment_events USING btree (order_id, seq);
+
+CREATE UNIQUE INDEX shipments_one_live_per_order ON public.shipments USING btree (order_id) WHERE (replaced_by IS NULL);
+
+CREATE INDEX shipments_order_idx ON public.shipments USING btree (order_id);
+
+CREATE INDEX ticket_groups_mapped_by_id ON public.ticket_groups USING btree (office_id, id) WHERE ((id IS NOT NULL) AND (event_id IS NOT NULL));
+
+CREATE INDEX ticket_groups_mapped_by_remote ON public.ticket_groups USING btree (office_id, remote_id) WHERE ((id IS NOT NULL) AND (event_id IS NOT NULL));
+
+CREATE UNIQUE INDEX ticket_groups_office_remote ON public.ticket_groups USING btree (office_id, remote_id);
+
+CREATE UNIQUE INDEX ticket_groups_service_id ON public.ticket_groups USING btree (id);
+
+CREATE INDEX ticket_groups_unmapped_by_remote ON public.ticket_groups USING btree (office_id, remote_id) WHERE ((id IS NULL) AND (event_id IS NULL));
+
+CREATE INDEX users_brokerage_idx ON public.users USING btree (brokerage_id);
+
+CREATE INDEX webhook_attempts_delivery_idx ON public.webhook_attempts USING btree (delivery_id);
+
+CREATE INDEX webhook_attempts_endpoint_idx ON public.webhook_attempts USING btree (endpoint_id, id);
+
+CREATE UNIQUE INDEX webhook_deliveries_endpoint_event ON public.webhook_deliveries USING btree (endpoint_id, event_id);
+
+CREATE INDEX webhook_deliveries_order_idx ON public.webhook_deliveries USING btree (order_id);
+
+CREATE INDEX webhook_deliveries_pending_idx ON public.webhook_deliveries USING btree (endpoint_id, order_id, seq) WHERE (delivered_at IS NULL);
+
+CREATE INDEX webhook_endpoints_brokerage_idx ON public.webhook_endpoints USING btree (brokerage_id);
+
+CREATE TRIGGER credentials_notify AFTER DELETE OR UPDATE ON public.credentials FOR EACH ROW EXECUTE FUNCTION public.fulfil_credential_notify();
+
+CREATE TRIGGER credentials_notify_truncate AFTER TRUNCATE ON public.credentials FOR EACH STATEMENT EXECUTE FUNCTION public.fulfil_credential_notify();
+
+CREATE TRIGGER orders_touch BEFORE UPDATE ON public.orders FOR EACH ROW EXECUTE FUNCTION public.fulfil_orders_touch();
+
+ALTER TABLE ONLY public.credentials
+    ADD CONSTRAINT credentials_brokerage_id_brokerages_id_fk FOREIGN KEY (brokerage_id) REFERENCES public.brokerages(id);
+
+ALTER TABLE ONLY public.credentials
+    ADD CONSTRAINT credentials_user_id_users_id_fk FOREIGN KEY (user_id) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.offices
+    ADD CONSTRAINT offices_brokerage_id_brokerages_id_fk FOREIGN KEY (brokerage_id) REFERENCES public.brokerages(id);
+
+ALTER TABLE ONLY public.orders
+    ADD CONSTRAINT orders_buyer_brokerage_id_brokerages_id_fk FOREIGN KEY (buyer_brokerage_id) REFERENCES public.brokerages(id);
+
+ALTER TABLE ONLY public.orders
+    ADD CONSTRAINT orders_reviewer_id_users_id_fk FOREIGN KEY (reviewer_id) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.orders
+    ADD CONSTRAINT orders_seller_office_id_offices_id_fk FOREIGN KEY (seller_office_id) REFERENCES public.offices(id);
+
+ALTER TABLE ONLY public.seats
+    ADD CONSTRAINT seats_ticket_group_pk_ticket_groups_pk_fk FOREIGN KEY (ticket_group_pk) REFERENCES public.ticket_groups(pk) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.shipments
+    ADD CONSTRAINT shipments_email_address_id_email_addresses_id_fk FOREIGN KEY (email_address_id) REFERENCES public.email_addresses(id);
+
+ALTER TABLE ONLY public.shipments
+    ADD CONSTRAINT shipments_phone_number_id_phone_numbers_id_fk FOREIGN KEY (phone_number_id) REFERENCES public.phone_numbers(id);
+
+ALTER TABLE ONLY public.shipments
+    ADD CONSTRAINT shipments_ship_from_address_id_addresses_id_fk FOREIGN KEY (ship_from_address_id) REFERENCES public.addresses(id);
+
+ALTER TABLE ONLY public.shipments
+    ADD CONSTRAINT shipments_ship_from_phone_number_id_phone_numbers_id_fk FOREIGN KEY (ship_from_phone_number_id) REFERENCES public.phone_numbers(id);
+
+ALTER TABLE ONLY public.ticket_groups
+    ADD CONSTRAINT ticket_groups_office_id_offices_id_fk FOREIGN KEY (office_id) REFERENCES public.offices(id);
+
+ALTER TABLE ONLY public.users
+    ADD CONSTRAINT users_brokerage_id_brokerages_id_fk FOREIGN KEY (brokerage_id) REFERENCES public.brokerages(id);
+
+ALTER TABLE ONLY public.webhook_attempts
+    ADD CONSTRAINT webhook_attempts_delivery_id_webhook_deliveries_id_fk FOREIGN KEY (delivery_id) REFERENCES public.webhook_deliveries(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.webhook_attempts
+    ADD CONSTRAINT webhook_attempts_endpoint_id_webhook_endpoints_id_fk FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_endpoint_id_webhook_endpoints_id_fk FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_brokerage_id_brokerages_id_fk FOREIGN KEY (brokerage_id) REFERENCES public.brokerages(id);
