@@ -1,11 +1,12 @@
 import { BlockList, isIP } from 'node:net';
+import { inPrefix, ipv4Of, ipv6Words } from './ipv6-words.ts';
 
 /**
- * Where a webhook may not go (docs/WEBHOOKS.md §SSRF): loopback, private, shared, link-local (which
- * holds the cloud metadata address 169.254.169.254), unspecified, multicast and reserved ranges, in
- * IPv4 and IPv6. An IPv4-mapped or NAT64 IPv6 address is judged by the IPv4 address inside it.
+ * IPv4 ranges a webhook may not reach (docs/WEBHOOKS.md §SSRF): loopback, private, shared,
+ * link-local (which holds the cloud metadata address 169.254.169.254), unspecified, multicast,
+ * documentation, benchmarking, the 6to4 relay anycast and reserved ranges.
  */
-const BLOCKED = new BlockList();
+const BLOCKED_V4 = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -23,41 +24,44 @@ for (const [net, bits] of [
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const) {
-  BLOCKED.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-] as const) {
-  BLOCKED.addSubnet(net, bits, 'ipv6');
+  BLOCKED_V4.addSubnet(net, bits, 'ipv4');
 }
 
-/** The IPv4 address an IPv6 address carries (::ffff:a.b.c.d, ::a.b.c.d, 64:ff9b::/96), if any. */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return undefined;
-  const hi = parseInt(hex[1]!, 16);
-  const lo = parseInt(hex[2]!, 16);
-  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
-}
+const prefix = (address: string, bits: number) => ({ words: ipv6Words(address)!, bits });
 
-/** Whether a webhook may connect to this IP address (production rules). */
+/**
+ * IPv6 addresses that carry an IPv4 address a packet ends up at, judged by that IPv4 address:
+ * IPv4-mapped (how a dual-stack socket names an IPv4 peer), the NAT64 well-known prefix (a
+ * translator forwards to whatever it embeds) and 6to4 (a relay forwards to the IPv4 in bits 16–47).
+ */
+const CARRIERS = [
+  { ...prefix('::ffff:0:0', 96), v4: (w: number[]) => ipv4Of(w[6]!, w[7]!) },
+  { ...prefix('64:ff9b::', 96), v4: (w: number[]) => ipv4Of(w[6]!, w[7]!) },
+  { ...prefix('2002::', 16), v4: (w: number[]) => ipv4Of(w[1]!, w[2]!) },
+];
+
+/** Global unicast, 2000::/3: everything else (loopback, unspecified, IPv4-compatible and
+ * -translated forms, local-use NAT64, ULA, link- and site-local, multicast, reserved) is refused. */
+const GLOBAL_UNICAST = prefix('2000::', 3);
+
+/**
+ * Special-purpose blocks inside 2000::/3 that are not a receiver's address: the IETF protocol
+ * assignments (Teredo 2001::/32, which embeds another host's IPv4, benchmarking, ORCHID and the
+ * like; RIR allocations start at 2001:200::), documentation (2001:db8::/32, 3fff::/20) and SRv6
+ * segment identifiers (5f00::/16).
+ */
+const BLOCKED_V6 = [prefix('2001::', 23), prefix('2001:db8::', 32), prefix('3fff::', 20), prefix('5f00::', 16)];
+
+/** Whether a webhook may connect to this IP address (production rules): global unicast only. */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return !BLOCKED.check(address, 'ipv4');
-  if (family !== 6) return false;
-  const v4 = embeddedIpv4(address);
-  if (v4 !== undefined) return isPublicAddress(v4);
-  return !BLOCKED.check(address, 'ipv6');
+  if (family === 4) return !BLOCKED_V4.check(address, 'ipv4');
+  const words = family === 6 ? ipv6Words(address) : undefined;
+  if (!words) return false;
+  const carrier = CARRIERS.find((c) => inPrefix(words, c.words, c.bits));
+  if (carrier) return isPublicAddress(carrier.v4(words));
+  if (!inPrefix(words, GLOBAL_UNICAST.words, GLOBAL_UNICAST.bits)) return false;
+  return !BLOCKED_V6.some((b) => inPrefix(words, b.words, b.bits));
 }
 
 export interface AddressPolicy {

@@ -11,6 +11,21 @@ import { startReceiver, until } from '../support/webhook-receiver.ts';
 // at delivery time.
 const dns = new Map<string, ResolvedAddress[]>();
 const v4 = (address: string) => ({ address, family: 4 });
+const v6 = (address: string) => ({ address, family: 6 });
+
+// IPv6 spellings of loopback, private and metadata addresses, and ranges that are not global unicast.
+const IPV6_NOT_GLOBAL = [
+  '::127.0.0.1',
+  '::10.0.0.1',
+  '::ffff:0:127.0.0.1',
+  '64:ff9b::a9fe:a9fe',
+  '64:ff9b:1::7f00:1',
+  '2002:7f00:1::1',
+  '2001::1',
+  '2001:db8::1',
+  'fec0::1',
+  'ff02::1',
+];
 
 describe('webhook SSRF rules and the retry window', () => {
   let t: TestService;
@@ -41,6 +56,7 @@ describe('webhook SSRF rules and the retry window', () => {
   it('refuses non-https, private, loopback, link-local, metadata, unspecified and mapped addresses; nothing stored', async () => {
     dns.set('inside.example', [v4('10.1.2.3')]);
     dns.set('mixed.example', [v4('93.184.216.34'), v4('127.0.0.1')]);
+    dns.set('inside6.example', [v6('2606:4700:4700::1111'), v6('::ffff:0:7f00:1')]);
     const refused = [
       'http://93.184.216.34/hook',
       'https://127.0.0.1/hook',
@@ -57,7 +73,9 @@ describe('webhook SSRF rules and the retry window', () => {
       'https://100.100.100.200/',
       'https://[fe80::1]/',
       'https://[64:ff9b::7f00:1]/',
+      ...IPV6_NOT_GLOBAL.map((a) => `https://[${a}]/`),
       'https://inside.example/hook',
+      'https://inside6.example/hook',
       'https://mixed.example/hook',
       'https://nowhere.example/hook',
       'https://user:pw@93.184.216.34/hook',
@@ -105,6 +123,35 @@ describe('webhook SSRF rules and the retry window', () => {
       expect(Number(refusedCount!.value)).toBeGreaterThan(1);
       expect(family('fulfil_webhook_delivery_latency_seconds')).toBeDefined();
       expect((await fetch(`${t.url}/ops/queues/api/queues`)).status).toBeLessThan(500);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('a name that resolves to an IPv6 form of a private address at delivery time is refused there', async () => {
+    const rx = await startReceiver(); // must never hear a thing
+    try {
+      const ids = new Map<string, number>();
+      for (const [i, address] of IPV6_NOT_GLOBAL.entries()) {
+        const host = `rebind6-${i}.example`;
+        dns.set(host, [v6('2606:4700:4700::1111')]);
+        const created = await call(SELLER, 'POST', '/v9/webhook_endpoints', { url: `https://${host}:${rx.port}/hook` });
+        expect(created.status, address).toBe(201);
+        ids.set(address, created.body.id as number);
+        dns.set(host, [v6(address)]);
+        expect((await call(SELLER, 'POST', `/v9/webhook_endpoints/${created.body.id}/ping`, {})).status).toBe(202);
+      }
+      for (const [address, id] of ids) {
+        type Attempt = { outcome: string; error: string };
+        let first: Attempt | undefined;
+        await until(`an attempt to ${address}`, async () => {
+          const log = (await call(SELLER, 'GET', `/v9/webhook_endpoints/${id}/deliveries?limit=500`)).body.attempts as Attempt[];
+          first = log.at(-1);
+          return first !== undefined;
+        });
+        expect(first, address).toMatchObject({ outcome: 'refused_address', error: expect.stringContaining(address) });
+      }
+      expect(rx.all).toHaveLength(0);
     } finally {
       await rx.close();
     }
