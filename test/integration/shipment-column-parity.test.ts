@@ -161,8 +161,12 @@ describe.each(['postgres', 'pglite'] as const)('a shipment written and replaced 
   async function readEveryWay(id: number): Promise<ShipmentRow> {
     const raw = (await liveShipment(database, id, { drawNextId: false }))!.shipment;
     const [json] = await database.rows<{ v: unknown }>(`select ${shipmentVersionJson('$1::bigint')} as "v"`, [id]);
-    expect(toShipmentVersion(json!.v)!.shipment, 'read through to_jsonb (webhook claims)').toEqual(raw);
-    expect((await liveShipmentOf(database.db, ORDER))!.shipment, 'read by the query builder').toEqual(raw);
+    const version = toShipmentVersion(json!.v)!;
+    const built = (await liveShipmentOf(database.db, ORDER))!;
+    expect(version.shipment, 'read through to_jsonb (webhook claims)').toEqual(raw);
+    expect(built.shipment, 'read by the query builder').toEqual(raw);
+    expect(version.contacts, 'contact rows through to_jsonb').toEqual(built.contacts);
+    expect(Object.values(built.contacts).every(Boolean), 'a contact row for every contact column').toBe(true);
     return raw;
   }
 

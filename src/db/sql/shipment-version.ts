@@ -1,6 +1,7 @@
-import type { AddressRow, EmailAddressRow, PhoneNumberRow } from '../ops/contacts.ts';
+import { getTableColumns, type Table } from 'drizzle-orm';
 import type { LiveShipment } from '../../read/live-shipment.ts';
-import { shipmentColumns, toDate, toShipmentRow } from './shipment-columns.ts';
+import { addresses, emailAddresses, phoneNumbers } from '../schema/contact.ts';
+import { shipmentColumns, toDateOrNull, toShipmentRow } from './shipment-columns.ts';
 
 /**
  * A shipment version with the contact rows it shows, as one JSON column of another statement (a
@@ -19,7 +20,22 @@ export function shipmentVersionJson(idSql: string): string {
 }
 
 type Json = Record<string, unknown>;
-const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+
+/**
+ * A contact row from its to_jsonb, by the table's own columns (the JSON keys are the column
+ * names): a column added to a contact table is read too. Timestamps become Dates.
+ */
+function rowReader<T extends Table>(table: T): (j: Json) => T['$inferSelect'] {
+  const columns = Object.entries(getTableColumns(table)).map(([key, c]) => ({ key, name: c.name, date: c.dataType === 'date' }));
+  return (j) => {
+    const row: Json = {};
+    for (const c of columns) row[c.key] = c.date ? toDateOrNull(j[c.name]) : (j[c.name] ?? null);
+    return row as T['$inferSelect'];
+  };
+}
+const emailRow = rowReader(emailAddresses);
+const addressRow = rowReader(addresses);
+const phoneRow = rowReader(phoneNumbers);
 
 /** What shipmentVersionJson read, as the read endpoints' rows; undefined for a null column. */
 export function toShipmentVersion(json: unknown): LiveShipment | undefined {
@@ -39,34 +55,5 @@ export function toShipmentVersion(json: unknown): LiveShipment | undefined {
       shipFromPhone: v.shipFromPhone ? phoneRow(v.shipFromPhone) : undefined,
       phone: v.phone ? phoneRow(v.phone) : undefined,
     },
-  };
-}
-
-function emailRow(j: Json): EmailAddressRow {
-  return { id: Number(j.id), address: String(j.address), label: text(j.label), updatedAt: toDate(j.updated_at) };
-}
-
-function phoneRow(j: Json): PhoneNumberRow {
-  return {
-    id: Number(j.id),
-    label: text(j.label),
-    countryCode: String(j.country_code),
-    number: String(j.number),
-    extension: text(j.extension),
-    updatedAt: toDate(j.updated_at),
-  };
-}
-
-function addressRow(j: Json): AddressRow {
-  return {
-    id: Number(j.id),
-    label: text(j.label),
-    name: String(j.name),
-    streetAddress: String(j.street_address),
-    extendedAddress: text(j.extended_address),
-    locality: String(j.locality),
-    region: String(j.region),
-    postalCode: String(j.postal_code),
-    countryCode: String(j.country_code),
   };
 }
