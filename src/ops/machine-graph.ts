@@ -1,4 +1,5 @@
 import type { AnyStateMachine, StateValue } from 'xstate';
+import { comparisonPhrase, guardPhrase } from './guard-phrases.ts';
 
 /** A state of a machine, read from its definition; ids are dotted paths below the root ("localPickup.seller.awaiting"). */
 export interface MachineNode {
@@ -14,8 +15,13 @@ export interface MachineNode {
 export interface MachineEdge {
   from: string;
   to: string;
+  /** Event and guard as the code names them: "COMPLETE [linkFitsType]" (docs/MACHINES.md's table). */
   label: string;
   targetless: boolean;
+  /** The event ("done" for a parallel state's completion); none for an eventless (`always`) branch. */
+  event?: string;
+  /** The guard in words (guard-phrases.ts); a guard with no words keeps its code name here. */
+  guard?: { name: string; words: string | undefined };
 }
 
 export interface MachineGraph {
@@ -37,18 +43,20 @@ interface XStateNode {
 }
 
 /**
- * A guard's label: a named guard by its name; an inline one by the condition it compares
- * (the machines compare the shipment type: `context.type === 'TBD'`), else "guarded".
+ * A guard's name: a named guard by its name; an inline one by the condition it compares
+ * (the machines compare the shipment type: `context.type === 'TBD'` is "type TBD"), else
+ * "guarded". Its words come from guard-phrases.ts.
  */
-function guardLabel(guard: unknown): string | undefined {
+function guardOf(guard: unknown): MachineEdge['guard'] {
   if (guard === undefined) return undefined;
-  if (typeof guard === 'string') return guard;
-  if (typeof guard === 'object' && guard && 'type' in guard) return String((guard as { type: unknown }).type);
-  if (typeof guard === 'function') {
+  let name = 'guarded';
+  if (typeof guard === 'string') name = guard;
+  else if (typeof guard === 'object' && guard && 'type' in guard) name = String((guard as { type: unknown }).type);
+  else if (typeof guard === 'function') {
     const compared = /context\.(\w+)\s*===\s*["']([^"']+)["']/.exec(guard.toString());
-    return compared ? `${compared[1]} ${compared[2]}` : 'guarded';
+    if (compared) return { name: `${compared[1]} ${compared[2]}`, words: comparisonPhrase(compared[1]!, compared[2]!) };
   }
-  return 'guarded';
+  return { name, words: guardPhrase(name) };
 }
 
 function eventLabel(eventType: string): string {
@@ -65,18 +73,20 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
     const id = rel(n);
     for (const [eventType, list] of n.transitions) {
       for (const t of list) {
-        const guard = guardLabel(t.guard);
-        const label = `${eventLabel(eventType)}${guard ? ` [${guard}]` : ''}`;
-        if (!t.target?.length) edges.push({ from: id, to: id, label, targetless: true });
-        else for (const target of t.target) edges.push({ from: id, to: rel(target), label, targetless: false });
+        const guard = guardOf(t.guard);
+        const event = eventLabel(eventType);
+        const label = `${event}${guard ? ` [${guard.name}]` : ''}`;
+        const about = { label, event, ...(guard ? { guard } : {}) };
+        if (!t.target?.length) edges.push({ from: id, to: id, targetless: true, ...about });
+        else for (const target of t.target) edges.push({ from: id, to: rel(target), targetless: false, ...about });
       }
     }
     const always = n.always ?? [];
     always.forEach((t, i) => {
       // An unguarded last branch is what the others leave over.
-      const guard = guardLabel(t.guard) ?? (i > 0 ? 'otherwise' : undefined);
-      for (const target of t.target ?? [])
-        edges.push({ from: id, to: rel(target), label: guard ? `[${guard}]` : 'always', targetless: false });
+      const guard = guardOf(t.guard) ?? (i > 0 ? { name: 'otherwise', words: guardPhrase('otherwise') } : undefined);
+      const label = guard ? `[${guard.name}]` : 'always';
+      for (const target of t.target ?? []) edges.push({ from: id, to: rel(target), label, targetless: false, ...(guard ? { guard } : {}) });
     });
     const children = Object.values(n.states).map(visit);
     const initial = n.initial?.target?.[0];
