@@ -1,7 +1,7 @@
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
 import { buildApp, type AppDeps } from '../app.ts';
-import { undocumentedRoutes } from './plugin.ts';
+import { routeCoverage, type RouteCoverage } from './plugin.ts';
 
 /**
  * The OpenAPI document exactly as a running service serves it, built without one: the document
@@ -12,8 +12,8 @@ export async function buildOpenApiDocument(): Promise<unknown> {
   return (await describeRoutes()).doc;
 }
 
-/** The document, and the routes it leaves out by mistake (registered without documentation). */
-export async function describeRoutes(): Promise<{ doc: unknown; undocumented: readonly string[] }> {
+/** The document, and the routes it covers and those it leaves out by mistake (registered without documentation). */
+export async function describeRoutes(): Promise<{ doc: unknown } & RouteCoverage> {
   const unused = new Proxy(
     {},
     {
@@ -35,9 +35,9 @@ export async function describeRoutes(): Promise<{ doc: unknown; undocumented: re
   const app = await buildApp(deps);
   await app.ready();
   const doc = app.swagger();
-  const undocumented = undocumentedRoutes(app);
+  const { documented, undocumented } = routeCoverage(app);
   await app.close();
-  return { doc, undocumented };
+  return { doc, documented: [...documented], undocumented: [...undocumented] };
 }
 
 /** The committed file's text: stable key order as built, two-space indent, final newline. */

@@ -3,6 +3,7 @@ import { callerOf } from '../../auth/caller.ts';
 import { commandStatus } from '../../commands/command-status.ts';
 import { NotFound } from '@fulfil/contract';
 import type { Database } from '../../db/client.ts';
+import { COMMAND_DOCS } from './commands.docs.ts';
 
 /**
  * Every command id the service hands out is letters, digits and hyphens (c-<uuid>, k-<hex>).
@@ -13,7 +14,7 @@ const COMMAND_ID = /^[A-Za-z0-9-]{1,100}$/;
 
 /** Where a 202's Location points: the command's status, and its response once finished. */
 export function commandRoutes(v9: FastifyInstance, deps: { database: Database }): void {
-  v9.get<{ Params: { id: string } }>('/commands/:id', async (request) => {
+  v9.get<{ Params: { id: string } }>('/commands/:id', { schema: COMMAND_DOCS.status }, async (request) => {
     const { id } = request.params;
     if (!COMMAND_ID.test(id)) throw new NotFound('command not found');
     const found = await commandStatus(deps.database.db, id, callerOf(request).brokerageId);

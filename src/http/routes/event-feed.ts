@@ -5,6 +5,7 @@ import { parseQuery } from '../../domain/query-params.ts';
 import type { FeedWaiters } from '../../events/feed-waiters.ts';
 import { FEED_DEFAULT_LIMIT, feedQuery } from '../../read/feed-query.ts';
 import { readFeed } from '../../read/read-feed.ts';
+import { EVENT_FEED_DOCS } from './event-feed.docs.ts';
 
 export interface FeedDeps {
   database: Pick<Database, 'db'>;
@@ -15,7 +16,7 @@ export interface FeedDeps {
 }
 
 export function eventFeedRoutes(v9: FastifyInstance, deps: FeedDeps): void {
-  v9.get('/events', async (request, reply) => {
+  v9.get('/events', { schema: EVENT_FEED_DOCS.list }, async (request, reply) => {
     const query = parseQuery(feedQuery, request.query);
     // A client that hangs up releases its waiter at once rather than at its timeout.
     const gone = new AbortController();

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SERVICE } from '../openapi/service-info.ts';
+import { SERVICE_DOCS } from './service.docs.ts';
 
 const FRONT_DOOR = {
   service: SERVICE.name,
@@ -10,6 +11,6 @@ const FRONT_DOOR = {
 
 /** What a newcomer's first request (`curl http://host/`, or /v9) finds: where to go next. No credential needed. */
 export function frontDoorRoutes(app: FastifyInstance): void {
-  app.get('/', async () => FRONT_DOOR);
+  app.get('/', { schema: SERVICE_DOCS.frontDoor }, async () => FRONT_DOOR);
   app.get('/v9', { schema: { hide: true } }, async () => FRONT_DOOR);
 }

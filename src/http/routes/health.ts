@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { withDeadline } from '../../deadline.ts';
+import { SERVICE_DOCS } from './service.docs.ts';
 
 export interface ReadinessCheck {
   name: string;
@@ -12,8 +13,8 @@ export interface ReadinessCheck {
  * messages) goes to the log instead.
  */
 export function healthRoutes(app: FastifyInstance, deps: { readiness: readonly ReadinessCheck[] }): void {
-  app.get('/livez', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (request, reply) => {
+  app.get('/livez', { schema: SERVICE_DOCS.live }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: SERVICE_DOCS.ready }, async (request, reply) => {
     const results = await Promise.all(
       deps.readiness.map(async (c) => {
         try {

@@ -8,13 +8,12 @@ import {
   updateEndpointBody,
   WEBHOOK_EVENT_KINDS,
 } from '../../webhooks/endpoint-input.ts';
-import { jsonSchemaOf } from './json-schema.ts';
-import { idParam, ok, V9_ERRORS, v9 } from './route-docs.ts';
+import { jsonSchemaOf } from '../openapi/json-schema.ts';
+import { idParam, ok, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
+import { instant } from '../openapi/webhook-payloads.ts';
 
-// The webhook endpoint routes (src/http/routes/webhook-endpoints.ts) and the payloads they
-// deliver (the OpenAPI 3.1 `webhooks` section); docs/WEBHOOKS.md says the rest.
+// docs/WEBHOOKS.md says the rest.
 
-const instant = z.string().describe('ISO 8601 UTC timestamp');
 const endpoint = z.strictObject({
   id: z.number().int().positive(),
   url: z.string(),
@@ -55,8 +54,9 @@ const own = [400, ...V9_ERRORS, 404] as const;
 const URL_REFUSALS =
   '`url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url)';
 
-export const WEBHOOK_ROUTE_DOCS: Record<string, object> = {
-  'POST /v9/webhook_endpoints': v9({
+/** The reference of webhook-endpoints.ts. */
+export const WEBHOOK_ENDPOINT_DOCS = {
+  create: v9({
     ...base,
     summary: 'Create a webhook endpoint; its secret is shown once',
     description:
@@ -66,14 +66,14 @@ export const WEBHOOK_ROUTE_DOCS: Record<string, object> = {
     response: { 201: { description: 'the endpoint and its secret', ...jsonSchemaOf(withSecret, 'output') } },
     errors: [400, ...V9_ERRORS, 413],
   }),
-  'GET /v9/webhook_endpoints': v9({
+  list: v9({
     ...base,
     summary: "The brokerage's webhook endpoints",
     description: 'Never their secrets.',
     response: ok(z.strictObject({ webhook_endpoints: z.array(endpoint) }), 'the endpoints'),
     errors: V9_ERRORS,
   }),
-  'GET /v9/webhook_endpoints/:id': v9({
+  read: v9({
     ...base,
     summary: 'Read a webhook endpoint',
     description: "Another brokerage's endpoint answers 404.",
@@ -81,7 +81,7 @@ export const WEBHOOK_ROUTE_DOCS: Record<string, object> = {
     response: ok(endpoint, 'the endpoint'),
     errors: [...own],
   }),
-  'PATCH /v9/webhook_endpoints/:id': v9({
+  update: v9({
     ...base,
     summary: 'Change url, event kinds or enabled (PUT is accepted too)',
     description: '`enabled: true` on a disabled endpoint resumes delivery from the first undelivered event of each order.',
@@ -91,7 +91,7 @@ export const WEBHOOK_ROUTE_DOCS: Record<string, object> = {
     response: ok(endpoint, 'the endpoint'),
     errors: [...own, 413],
   }),
-  'DELETE /v9/webhook_endpoints/:id': v9({
+  remove: v9({
     ...base,
     summary: 'Delete a webhook endpoint',
     description: 'What it was still owed and its deliveries log go with it.',
@@ -99,7 +99,7 @@ export const WEBHOOK_ROUTE_DOCS: Record<string, object> = {
     response: { 204: { description: 'deleted' } },
     errors: [...own],
   }),
-  'POST /v9/webhook_endpoints/:id/rotate_secret': v9({
+  rotateSecret: v9({
     ...base,
     summary: 'Rotate the signing secret',
     description: 'Returns the new secret once; the previous one keeps signing beside it (a second v1) for grace_seconds.',
@@ -109,7 +109,7 @@ export const WEBHOOK_ROUTE_DOCS: Record<string, object> = {
     response: ok(withSecret, 'the endpoint and its new secret'),
     errors: [...own, 413],
   }),
-  'GET /v9/webhook_endpoints/:id/deliveries': v9({
+  deliveries: v9({
     ...base,
     summary: 'The deliveries log: every attempt, newest first',
     description: 'Time, event, order, attempt number, outcome, status code or error, latency. Disablings appear as outcome `disabled`.',
@@ -118,7 +118,7 @@ export const WEBHOOK_ROUTE_DOCS: Record<string, object> = {
     response: ok(attempts, 'a page of attempts'),
     errors: [...own],
   }),
-  'POST /v9/webhook_endpoints/:id/redeliver': v9({
+  redeliver: v9({
     ...base,
     summary: 'Redeliver one event, replay an order, or everything since a time',
     description: 'The events become due now and go out with their original ids, in seq order per order.',
@@ -127,7 +127,7 @@ export const WEBHOOK_ROUTE_DOCS: Record<string, object> = {
     response: { 202: { description: 'queued', ...jsonSchemaOf(z.strictObject({ queued: z.number().int() }), 'output') } },
     errors: [...own, 413],
   }),
-  'POST /v9/webhook_endpoints/:id/ping': v9({
+  ping: v9({
     ...base,
     summary: 'Send a ping test event now',
     description: 'A signed `{"id","type":"ping","created_at","data":{"endpoint_id"}}`, logged like any delivery.',
@@ -137,63 +137,4 @@ export const WEBHOOK_ROUTE_DOCS: Record<string, object> = {
     response: { 202: { description: 'queued', ...jsonSchemaOf(z.strictObject({ event_id: z.string() }), 'output') } },
     errors: [...own],
   }),
-};
-
-const eventObject = (kind: string) =>
-  z.strictObject({
-    id: z.string().describe('the event id, also in the Fulfil-Event-Id header: de-duplicate by it'),
-    type: z.literal(`shipment.${kind}`),
-    created_at: instant,
-    order_id: z.number().int().positive(),
-    seq: z.number().int().positive().describe("position in the order's history: per order and endpoint, events arrive in seq order"),
-    data: z.strictObject({
-      event: z
-        .looseObject({ event_id: z.string(), seq: z.number().int(), kind: z.literal(kind) })
-        .describe('as GET /v9/orders/:id/events lists it'),
-      shipment: z
-        .looseObject({ id: z.number().int() })
-        .nullable()
-        .describe('the shipment version the event left, as GET /v9/shipments/:id shows it'),
-    }),
-  });
-const ping = z.strictObject({
-  id: z.string(),
-  type: z.literal('ping'),
-  created_at: instant,
-  data: z.strictObject({ endpoint_id: z.number().int().positive() }),
-});
-
-const signedHeaders = [
-  {
-    name: 'Fulfil-Signature',
-    in: 'header',
-    required: true,
-    schema: { type: 'string' },
-    description: 't=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…]',
-  },
-  { name: 'Fulfil-Event-Id', in: 'header', required: true, schema: { type: 'string' }, description: 'the event id' },
-];
-// security []: the receiver authenticates the sender by the Fulfil-Signature header it verifies
-// (verifyWebhook), not by a scheme of this document's.
-const delivery = (operationId: string, summary: string, schema: z.ZodType) => ({
-  post: {
-    operationId,
-    summary,
-    security: [],
-    description: 'POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).',
-    parameters: signedHeaders,
-    requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') } } },
-    responses: { '2XX': { description: 'acknowledged' } },
-  },
-});
-
-/** The OpenAPI 3.1 `webhooks` section: one entry per event kind, and the ping. */
-export const WEBHOOK_PAYLOADS: Record<string, object> = {
-  ...Object.fromEntries(
-    WEBHOOK_EVENT_KINDS.map((k) => [
-      `shipment.${k}`,
-      delivery(`receiveShipment${k.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase())}`, `shipment.${k}`, eventObject(k)),
-    ]),
-  ),
-  ping: delivery('receivePing', 'ping (on demand)', ping),
 };

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { WEBHOOK_EVENT_KINDS } from '../../webhooks/endpoint-input.ts';
+import { jsonSchemaOf } from './json-schema.ts';
+
+// What webhook endpoints are sent (the OpenAPI 3.1 `webhooks` section); the endpoint routes'
+// own reference is src/http/routes/webhook-endpoints.docs.ts, docs/WEBHOOKS.md says the rest.
+
+export const instant = z.string().describe('ISO 8601 UTC timestamp');
+
+const eventObject = (kind: string) =>
+  z.strictObject({
+    id: z.string().describe('the event id, also in the Fulfil-Event-Id header: de-duplicate by it'),
+    type: z.literal(`shipment.${kind}`),
+    created_at: instant,
+    order_id: z.number().int().positive(),
+    seq: z.number().int().positive().describe("position in the order's history: per order and endpoint, events arrive in seq order"),
+    data: z.strictObject({
+      event: z
+        .looseObject({ event_id: z.string(), seq: z.number().int(), kind: z.literal(kind) })
+        .describe('as GET /v9/orders/:id/events lists it'),
+      shipment: z
+        .looseObject({ id: z.number().int() })
+        .nullable()
+        .describe('the shipment version the event left, as GET /v9/shipments/:id shows it'),
+    }),
+  });
+const ping = z.strictObject({
+  id: z.string(),
+  type: z.literal('ping'),
+  created_at: instant,
+  data: z.strictObject({ endpoint_id: z.number().int().positive() }),
+});
+
+const signedHeaders = [
+  {
+    name: 'Fulfil-Signature',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description: 't=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…]',
+  },
+  { name: 'Fulfil-Event-Id', in: 'header', required: true, schema: { type: 'string' }, description: 'the event id' },
+];
+// security []: the receiver authenticates the sender by the Fulfil-Signature header it verifies
+// (verifyWebhook), not by a scheme of this document's.
+const delivery = (operationId: string, summary: string, schema: z.ZodType) => ({
+  post: {
+    operationId,
+    summary,
+    security: [],
+    description: 'POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).',
+    parameters: signedHeaders,
+    requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') } } },
+    responses: { '2XX': { description: 'acknowledged' } },
+  },
+});
+
+/** The OpenAPI 3.1 `webhooks` section: one entry per event kind, and the ping. */
+export const WEBHOOK_PAYLOADS: Record<string, object> = {
+  ...Object.fromEntries(
+    WEBHOOK_EVENT_KINDS.map((k) => [
+      `shipment.${k}`,
+      delivery(`receiveShipment${k.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase())}`, `shipment.${k}`, eventObject(k)),
+    ]),
+  ),
+  ping: delivery('receivePing', 'ping (on demand)', ping),
+};
