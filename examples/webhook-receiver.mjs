@@ -9,7 +9,7 @@
  * comma-separated); PORT (default 4000; 0 picks a free one), HOST (default 127.0.0.1).
  */
 import { createServer } from 'node:http';
-import { DEFAULT_TOLERANCE_SECONDS, EVENT_ID_HEADER, WebhookVerificationError, verifyWebhook } from '@fulfil/client';
+import { DEFAULT_TOLERANCE_SECONDS, WebhookVerificationError, verifyWebhook } from '@fulfil/client';
 
 const secrets = (process.env.WEBHOOK_SECRETS ?? '')
   .split(',')
@@ -22,7 +22,11 @@ if (secrets.length === 0) {
 /** Event objects are a few KB; anything far larger is not from fulfil. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Event ids already handled: a delivery whose acknowledgement was lost comes again with the same id. */
+/**
+ * Event ids already handled: a delivery whose acknowledgement was lost comes again with the same
+ * id. The id is read from the verified body, never from the Fulfil-Event-Id header: the header is
+ * not signed, so a captured delivery replayed with a new header value would pass as a new event.
+ */
 const seen = new Set();
 
 const server = createServer((req, res) => {
@@ -47,9 +51,8 @@ const server = createServer((req, res) => {
       console.error(`refused: ${err.code}: ${err.message}`);
       return answer(res, 400, { error: err.code });
     }
-    const id = req.headers[EVENT_ID_HEADER.toLowerCase()] ?? event.id;
-    if (!seen.has(id)) {
-      seen.add(id);
+    if (!seen.has(event.id)) {
+      seen.add(event.id);
       console.log(JSON.stringify(event));
     }
     // Any 2xx acknowledges; answer fast and do slow work afterwards.

@@ -45,8 +45,8 @@ function safeRequest(req: { method?: string; url?: string; hostname?: string; ip
 }
 
 /** JSON logs; secrets, signatures, tokens and query parameters never reach a log line. */
-export function createLogger(level: string, bindings: Record<string, unknown> = {}): Logger {
-  return pino({
+export function createLogger(level: string, bindings: Record<string, unknown> = {}, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: 'fulfil', pid: process.pid, ...bindings },
     redact: {
@@ -69,5 +69,7 @@ export function createLogger(level: string, bindings: Record<string, unknown> = 
       },
     },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  // Tests read what the service would print, through the same redaction.
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -8,6 +8,7 @@ import { Acknowledgements } from './acknowledgements.ts';
 import type { CallSlots } from './call-slots.ts';
 import { CHAIN_LOCKS, CLAIM_HEADS, CLAIM_ONE, FAILED, unflushed } from './chain-sql.ts';
 import type { SealedSecrets, SigningSecrets } from './endpoint-secrets.ts';
+import { redactedUrl } from '../ops/redact-url.ts';
 import { sendWebhook, type SendOptions, type SendResult } from './send.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from '@fulfil/contract';
 import type { WebhookJob, WebhookQueue } from './webhook-queue.ts';
@@ -220,7 +221,7 @@ async function recordFailure(deps: DeliverDeps, endpointId: number, head: Claime
   ]);
   if (row?.disabled) {
     const reason = row.reason === 'gone' ? 'gone' : 'failing';
-    deps.log.warn({ endpointId, reason, url: head.url }, `webhook endpoint ${messages[reason]}`);
+    deps.log.warn({ endpointId, reason, url: redactedUrl(head.url) }, `webhook endpoint ${messages[reason]}`);
     return;
   }
   // The chain alone: the job's other chains go on without it.

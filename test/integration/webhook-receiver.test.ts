@@ -16,15 +16,11 @@ describe('examples/webhook-receiver.mjs', () => {
   let stderr = '';
 
   beforeAll(async () => {
-    child = spawn(
-      process.execPath,
-      ['--conditions=fulfil-source', '--import', 'tsx', 'examples/webhook-receiver.mjs'],
-      {
-        cwd: REPO,
-        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WEBHOOK_SECRETS: SECRETS.join(',') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    child = spawn(process.execPath, ['--conditions=fulfil-source', '--import', 'tsx', 'examples/webhook-receiver.mjs'], {
+      cwd: REPO,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WEBHOOK_SECRETS: SECRETS.join(',') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     base = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`receiver did not start: ${stderr}`)), 20_000);
@@ -77,6 +73,21 @@ describe('examples/webhook-receiver.mjs', () => {
     expect((await send(old, { [SIGNATURE_HEADER]: signPayload([SECRETS[1]!], Math.floor(Date.now() / 1000), old) })).status).toBe(204);
     await expect.poll(() => printed().map((e) => e.id)).toEqual(['evt-signed', 'evt-old-secret']);
     expect(printed()[0]).toEqual(JSON.parse(body));
+  });
+
+  it('a captured delivery replayed with another Fulfil-Event-Id header is processed once: the id comes from the signed body', async () => {
+    const body = JSON.stringify(event('evt-captured'));
+    const signature = signPayload([SECRETS[0]!], Math.floor(Date.now() / 1000), body);
+    expect((await send(body, { [SIGNATURE_HEADER]: signature, [EVENT_ID_HEADER]: 'evt-captured' })).status).toBe(204);
+    // The header is not signed: an attacker replaying the capture within the tolerance may set it freely.
+    for (const forged of ['evt-captured-again', 'evt-other', ''])
+      expect((await send(body, { [SIGNATURE_HEADER]: signature, [EVENT_ID_HEADER]: forged })).status).toBe(204);
+    expect((await send(body, { [SIGNATURE_HEADER]: signature })).status).toBe(204);
+    // A later delivery acts as a barrier: once it is printed, every earlier request has been handled.
+    const next = JSON.stringify(event('evt-after-replay'));
+    await send(next, { [SIGNATURE_HEADER]: signPayload([SECRETS[0]!], Math.floor(Date.now() / 1000), next) });
+    await expect.poll(() => printed().map((e) => e.id)).toContain('evt-after-replay');
+    expect(printed().filter((e) => e.id === 'evt-captured')).toHaveLength(1);
   });
 
   it('refuses a tampered body, a stale timestamp, a foreign secret and no signature with 400, printing nothing', async () => {

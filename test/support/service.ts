@@ -7,6 +7,7 @@ import { loadOpsConfig } from '../../src/ops/ops-config.ts';
 import { seedDatabase } from '../../src/db/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { startService, type Roles, type Service } from '../../src/service.ts';
+import type { Logger } from '../../src/logger.ts';
 import type { Resolve } from '../../src/webhooks/send.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { TEST_REDIS_URL } from './env.ts';
@@ -35,6 +36,8 @@ export async function startTestService(
     db?: TestDatabase;
     prefix?: string;
     hooks?: { onStatement?: (text: string) => void; webhookResolve?: Resolve };
+    /** Where the service logs (default: nowhere, or stdout at TEST_LOG_LEVEL). */
+    log?: Logger;
   } = {},
 ): Promise<TestService> {
   const db = opts.db ?? (await createTestDatabase());
@@ -54,7 +57,7 @@ export async function startTestService(
   });
   // A worker-only service serves its metrics on a free port, so test files never collide on one.
   const ops = loadOpsConfig({ METRICS_PORT: '0', ...opts.env });
-  const service = await startService(config, opts.roles ?? { api: true, worker: true }, undefined, { ops, ...opts.hooks });
+  const service = await startService(config, opts.roles ?? { api: true, worker: true }, opts.log, { ops, ...opts.hooks });
   return {
     service,
     config,

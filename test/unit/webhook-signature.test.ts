@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SIGNATURE_HEADER, WebhookVerificationError, signPayload, verifyWebhook } from '@fulfil/contract';
 
@@ -82,5 +83,29 @@ describe('webhook signatures', () => {
   it('refuses a correctly signed body that is not JSON', () => {
     const header = signPayload(['whsec_a'], NOW, 'not json');
     expect(refusal(() => verifyWebhook({ [SIGNATURE_HEADER]: header }, 'not json', ['whsec_a'], { now: NOW })).code).toBe('malformed_body');
+  });
+
+  it('throws at call time for an empty secret or no secret at all: a body signed with the empty key never verifies', () => {
+    // What a forger holding no secret can make: the HMAC under the empty key.
+    const forged = `t=${NOW},v1=${createHmac('sha256', '').update(`${NOW}.${BODY}`).digest('hex')}`;
+    const headers = { [SIGNATURE_HEADER]: forged };
+    expect(() => verifyWebhook(headers, BODY, [''], { now: NOW })).toThrow(/secret.*empty/);
+    expect(() => verifyWebhook(headers, BODY, ['whsec_a', ''], { now: NOW })).toThrow(TypeError);
+    expect(() => verifyWebhook(headers, BODY, [], { now: NOW })).toThrow(/at least one secret/);
+    expect(() => signPayload([''], NOW, BODY)).toThrow(/secret.*empty/);
+    // A call-time mistake, not a refused request: never a WebhookVerificationError (a 400 would hide it).
+    expect(() => verifyWebhook(headers, BODY, [''], { now: NOW })).not.toThrow(WebhookVerificationError);
+  });
+
+  it('throws for a tolerance or clock that is not a finite, non-negative number of seconds', () => {
+    const stale = signPayload(['whsec_a'], NOW - 86_400, BODY);
+    const v = (options: { toleranceSeconds?: number; now?: number }) => () =>
+      verifyWebhook({ [SIGNATURE_HEADER]: stale }, BODY, ['whsec_a'], { now: NOW, ...options });
+    for (const toleranceSeconds of [NaN, Infinity, -Infinity, -1]) {
+      expect(v({ toleranceSeconds }), String(toleranceSeconds)).toThrow(/toleranceSeconds/);
+    }
+    expect(v({ now: NaN })).toThrow(/now/);
+    expect(refusal(v({ toleranceSeconds: 0 })).code).toBe('stale_timestamp');
+    expect(v({ toleranceSeconds: 86_400 })()).toEqual(JSON.parse(BODY));
   });
 });

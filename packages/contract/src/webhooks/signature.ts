@@ -14,8 +14,19 @@ export const SIGNATURE_HEADER = 'Fulfil-Signature';
 export const EVENT_ID_HEADER = 'Fulfil-Event-Id';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
+/**
+ * Secrets must be real keys: anyone can compute the HMAC under the empty key, so a receiver
+ * configured with an empty secret (an unset variable) would accept forged deliveries.
+ */
+function assertSecrets(secrets: readonly string[], fn: string): void {
+  if (!Array.isArray(secrets) || secrets.length === 0) throw new TypeError(`${fn} needs at least one secret`);
+  secrets.forEach((secret, i) => {
+    if (typeof secret !== 'string' || secret === '') throw new TypeError(`${fn}: secret ${i} is empty (or not a string)`);
+  });
+}
+
 export function signPayload(secrets: readonly string[], timestampSeconds: number, rawBody: string): string {
-  if (secrets.length === 0) throw new TypeError('signPayload needs at least one secret');
+  assertSecrets(secrets, 'signPayload');
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0)
     throw new TypeError('timestampSeconds must be a whole number of seconds');
   const signatures = secrets.map((secret) => `v1=${hmacHex(secret, timestampSeconds, rawBody)}`);
@@ -37,7 +48,7 @@ export class WebhookVerificationError extends Error {
 }
 
 export interface VerifyOptions {
-  /** How far the signed timestamp may be from now, either way (default DEFAULT_TOLERANCE_SECONDS). */
+  /** How far the signed timestamp may be from now, either way, in seconds: finite, 0 or more (default DEFAULT_TOLERANCE_SECONDS). */
   toleranceSeconds?: number;
   /** The current time in seconds since the epoch (for tests); default the clock. */
   now?: number;
@@ -50,7 +61,9 @@ export type WebhookHeaders = { get(name: string): string | null } | Record<strin
  * Checks a delivery and returns its parsed body (the event). Throws WebhookVerificationError when
  * the signature header is missing or malformed, the timestamp is outside the tolerance, or no v1
  * signature matches any of `secrets` (pass the old and the new one while rotating). Pass the body
- * exactly as received, before any JSON parsing: a re-serialised body does not verify.
+ * exactly as received, before any JSON parsing: a re-serialised body does not verify. Throws
+ * TypeError, whatever the request, when `secrets` is empty or holds an empty string, or when
+ * `toleranceSeconds` (or `now`) is not a finite number (negative tolerances too).
  */
 export function verifyWebhook<T = unknown>(
   headers: WebhookHeaders,
@@ -58,11 +71,18 @@ export function verifyWebhook<T = unknown>(
   secrets: readonly string[],
   options: VerifyOptions = {},
 ): T {
+  // The caller's mistakes throw TypeError, before the request is looked at: answering them as a
+  // refused request (400) would hide them, and NaN would turn the timestamp check off.
+  assertSecrets(secrets, 'verifyWebhook');
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0)
+    throw new TypeError(`verifyWebhook: toleranceSeconds must be a finite number of seconds, 0 or more (got ${String(tolerance)})`);
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  if (typeof now !== 'number' || !Number.isFinite(now))
+    throw new TypeError(`verifyWebhook: now must be a finite number of seconds since the epoch (got ${String(now)})`);
   const header = headerValue(headers, SIGNATURE_HEADER);
   if (header === undefined || header === '') throw new WebhookVerificationError('missing_signature', `no ${SIGNATURE_HEADER} header`);
   const { timestamp, signatures } = parseHeader(header);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  const now = options.now ?? Math.floor(Date.now() / 1000);
   if (timestamp < now - tolerance)
     throw new WebhookVerificationError('stale_timestamp', `signed ${now - timestamp} s ago, more than the ${tolerance} s tolerated`);
   if (timestamp > now + tolerance)
