@@ -195,7 +195,10 @@ CREATE TABLE public.shipment_events (
     actor_user_id bigint,
     actor_role text,
     command_id text,
-    at timestamp with time zone DEFAULT now() NOT NULL
+    at timestamp with time zone DEFAULT now() NOT NULL,
+    actor_type text DEFAULT 'party'::text NOT NULL,
+    actor_reason text,
+    CONSTRAINT shipment_events_actor CHECK ((((actor_type = 'party'::text) AND (actor_brokerage_id IS NOT NULL) AND (actor_role = ANY (ARRAY['seller'::text, 'buyer'::text])) AND (command_id IS NOT NULL) AND (actor_reason IS NULL)) OR ((actor_type = 'system'::text) AND (actor_brokerage_id IS NULL) AND (actor_user_id IS NULL) AND (actor_role IS NULL) AND (command_id IS NULL) AND (actor_reason IS NOT NULL))))
 );
 
 CREATE SEQUENCE public.shipment_events_id_seq
@@ -338,7 +341,7 @@ CREATE TABLE public.webhook_endpoints (
     id bigint NOT NULL,
     brokerage_id bigint NOT NULL,
     url text NOT NULL,
-    event_kinds text[] NOT NULL,
+    event_kinds text[],
     enabled boolean DEFAULT true NOT NULL,
     disabled_reason text,
     disabled_at timestamp with time zone,

@@ -4,4 +4,4 @@
  * starts from bin/fulfil.mjs; nothing here opens Postgres.
  */
 export * from '@fulfil/client';
-export type { ShipmentEventMessage } from './events/shipment-event.ts';
+export type { EventActor, ShipmentEventKind, ShipmentEventMessage } from '@fulfil/contract';

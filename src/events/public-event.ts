@@ -2,18 +2,19 @@ import type { Executor } from '../db/client.ts';
 import type { shipmentEvents } from '../db/schema.ts';
 import { shipmentVersions, type LiveShipment } from '../read/live-shipment.ts';
 import { shipmentReadJson } from '../read/shipment-json.ts';
-import type { ShipmentEventKind } from './shipment-event.ts';
+import { eventTypeOf, type EventActor, type ShipmentEventKind, type ShipmentEventType } from '@fulfil/contract';
 
 export type ShipmentEventRow = typeof shipmentEvents.$inferSelect;
 
 /**
  * One shipment event as a party of its order may see it: the fields of the fulfil-events
  * messages, except that who acted inside the other party (its user, its command id) is that
- * party's own business, so a brokerage sees user_id and command_id of its own events only.
+ * party's own business, so a brokerage sees user_id and command_id of its own events only. A
+ * system event (no party caused it) shows its reason to both parties, and no command.
  * GET /v9/orders/:id/events lists these; the event objects of webhooks and the feed carry one.
  */
 export function eventItem(e: ShipmentEventRow, brokerageId: number) {
-  const own = e.actorBrokerageId === brokerageId;
+  const own = e.actorType === 'party' && e.actorBrokerageId === brokerageId;
   return {
     event_id: e.eventId,
     seq: e.seq,
@@ -24,10 +25,16 @@ export function eventItem(e: ShipmentEventRow, brokerageId: number) {
     from_state: e.fromState,
     to_type: e.toType,
     to_state: e.toState,
-    actor: { role: e.actorRole, brokerage_id: e.actorBrokerageId, user_id: own ? e.actorUserId : null },
+    actor: actorOf(e, own),
     command_id: own ? e.commandId : null,
     at: e.at.toISOString(),
   };
+}
+
+/** The row's actor; the table's check (shipment_events_actor) guarantees the columns each form needs. */
+function actorOf(e: ShipmentEventRow, own: boolean): EventActor {
+  if (e.actorType === 'system') return { type: 'system', reason: e.actorReason! };
+  return { type: 'party', role: e.actorRole as 'seller' | 'buyer', brokerage_id: e.actorBrokerageId!, user_id: own ? e.actorUserId : null };
 }
 
 export type EventItem = ReturnType<typeof eventItem>;
@@ -37,7 +44,7 @@ export type ShipmentJson = ReturnType<typeof shipmentReadJson>;
 export interface PublicEvent {
   /** The event id: the same for every delivery of the event and in the feed, for de-duplication. */
   id: string;
-  type: `shipment.${ShipmentEventKind}`;
+  type: ShipmentEventType;
   created_at: string;
   order_id: number;
   seq: number;
@@ -68,7 +75,7 @@ export function publicEventOf(row: ShipmentEventRow, brokerageId: number, versio
   const item = eventItem(row, brokerageId);
   return {
     id: row.eventId,
-    type: `shipment.${item.kind}`,
+    type: eventTypeOf(item.kind),
     created_at: item.at,
     order_id: row.orderId,
     seq: row.seq,

@@ -45,8 +45,9 @@ const WITH_EVENT = `
 select c.id, c.order_id as "orderId", c.seq, c.event_id as "eventId", c.kind, (extract(epoch from c.event_at) * 1000)::float8 as "eventAtMs",
   c.attempts, c.redelivery, c.url, c.brokerage_id as "brokerageId", c.secret_ciphertext, c.previous_secret_ciphertext,
   ev.id as "evId", ev.shipment_id as "shipmentId", ev.new_shipment_id as "newShipmentId", ev.from_type as "fromType",
-  ev.to_type as "toType", ev.from_state as "fromState", ev.to_state as "toState", ev.actor_brokerage_id as "actorBrokerageId",
-  ev.actor_user_id as "actorUserId", ev.actor_role as "actorRole", ev.command_id as "commandId",
+  ev.to_type as "toType", ev.from_state as "fromState", ev.to_state as "toState", ev.actor_type as "actorType",
+  ev.actor_brokerage_id as "actorBrokerageId", ev.actor_user_id as "actorUserId", ev.actor_role as "actorRole",
+  ev.actor_reason as "actorReason", ev.command_id as "commandId",
   (extract(epoch from ev.at) * 1000)::float8 as "evAtMs", ${shipmentVersionJson('ev.new_shipment_id')} as "version"
 from claimed c left join shipment_events ev on ev.event_id = c.event_id`;
 

@@ -32,9 +32,11 @@ export interface Claimed extends SealedSecrets {
   toType: string | null;
   fromState: string | null;
   toState: string | null;
+  actorType: ShipmentEventRow['actorType'] | null;
   actorBrokerageId: number | null;
   actorUserId: number | null;
   actorRole: string | null;
+  actorReason: string | null;
   commandId: string | null;
   evAtMs: number | null;
   /** The shipment version the event left, with its contacts (shipment-version.ts); null for none. */
@@ -176,7 +178,7 @@ function payloadOf(endpointId: number, head: Claimed): object {
 
 /** The shipment_events row the claim read beside the delivery. */
 function eventRow(c: Claimed): ShipmentEventRow | undefined {
-  if (c.evId === null || c.evAtMs === null || c.orderId === null || c.toState === null) return undefined;
+  if (c.evId === null || c.evAtMs === null || c.orderId === null || c.toState === null || c.actorType === null) return undefined;
   return {
     id: c.evId,
     eventId: c.eventId,
@@ -189,9 +191,11 @@ function eventRow(c: Claimed): ShipmentEventRow | undefined {
     toType: c.toType,
     fromState: c.fromState,
     toState: c.toState,
+    actorType: c.actorType,
     actorBrokerageId: c.actorBrokerageId,
     actorUserId: c.actorUserId,
     actorRole: c.actorRole,
+    actorReason: c.actorReason,
     commandId: c.commandId,
     at: new Date(c.evAtMs),
   };

@@ -1,16 +1,12 @@
 import { z } from 'zod';
 import { queryInteger } from '../domain/query-params.ts';
-import { uniqueArray } from '@fulfil/contract';
-import type { ShipmentEventKind } from '../events/shipment-event.ts';
+import { SHIPMENT_EVENT_KINDS, uniqueArray, type ShipmentEventKind } from '@fulfil/contract';
 
-/** Every ShipmentEventKind; an endpoint subscribes to some or (by default) all of them. */
-export const WEBHOOK_EVENT_KINDS = [
-  'created',
-  'updated',
-  'pickup_details',
-  'delivered',
-  'completed',
-] as const satisfies readonly ShipmentEventKind[];
+/** Every event kind (the contract's list, not a copy): an endpoint subscribes to some or all of them. */
+export const WEBHOOK_EVENT_KINDS = SHIPMENT_EVENT_KINDS;
+
+/** `event_kinds: ["*"]`: every kind, those added later included (as when event_kinds is left out). */
+export const EVERY_EVENT_KIND = '*';
 
 // http(s), a host, then no whitespace, no fragment and nothing Postgres cannot store; a user name
 // or password is refused too (the host part excludes '@'). The service then resolves the host.
@@ -22,10 +18,32 @@ const url = z
   .max(2048)
   .regex(WEBHOOK_URL, 'must be an http(s) URL without user name or fragment')
   .describe('Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true).');
-const eventKinds = uniqueArray(z.enum(WEBHOOK_EVENT_KINDS), 'must not repeat a kind')
+// '*' alone, or kinds: one array of items so that a wrong item is named by its index; the anyOf
+// tells the document's readers what the refinement checks.
+const eventKinds = uniqueArray(z.enum([...SHIPMENT_EVENT_KINDS, EVERY_EVENT_KIND]), 'must not repeat a kind')
   .min(1)
-  .max(WEBHOOK_EVENT_KINDS.length)
-  .describe('Shipment event kinds to receive (default: all of them).');
+  .max(SHIPMENT_EVENT_KINDS.length)
+  .refine((kinds) => kinds.length === 1 || !kinds.includes(EVERY_EVENT_KIND), `"${EVERY_EVENT_KIND}" (every kind) stands alone`)
+  .meta({ anyOf: [{ maxItems: 1 }, { items: { enum: [...SHIPMENT_EVENT_KINDS] } }] })
+  .describe(
+    'Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.',
+  );
+
+/**
+ * What an endpoint stores: null for every kind (so a kind added later reaches it), else the kinds.
+ * A list naming every kind counts as every kind, as endpoints stored before "every kind" had a
+ * value of its own do, so an answer's list sent back unchanged keeps the endpoint as it was.
+ */
+export function storedEventKinds(kinds: readonly (ShipmentEventKind | typeof EVERY_EVENT_KIND)[] | undefined): ShipmentEventKind[] | null {
+  if (kinds === undefined || kinds.includes(EVERY_EVENT_KIND)) return null;
+  const named = kinds.filter((k): k is ShipmentEventKind => k !== EVERY_EVENT_KIND);
+  return SHIPMENT_EVENT_KINDS.every((k) => named.includes(k)) ? null : named;
+}
+
+/** The kinds an endpoint answers with: every current kind for an endpoint that receives them all. */
+export function answeredEventKinds(stored: readonly string[] | null): string[] {
+  return stored === null ? [...SHIPMENT_EVENT_KINDS] : [...stored];
+}
 
 export const createEndpointBody = z.strictObject({
   url,

@@ -7,7 +7,7 @@ import { webhookEndpoints } from '../db/schema.ts';
 import { InvalidParams, NotFound } from '@fulfil/contract';
 import { urlProblem, type AddressPolicy } from './address-policy.ts';
 import { secretAad } from './endpoint-secrets.ts';
-import { WEBHOOK_EVENT_KINDS, type createEndpointBody, type updateEndpointBody } from './endpoint-input.ts';
+import { answeredEventKinds, storedEventKinds, type createEndpointBody, type updateEndpointBody } from './endpoint-input.ts';
 import { isRefusedAddress, vetAddresses, type Resolve } from './send.ts';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -27,7 +27,7 @@ export function endpointJson(row: EndpointRow) {
   return {
     id: row.id,
     url: row.url,
-    event_kinds: row.eventKinds,
+    event_kinds: answeredEventKinds(row.eventKinds),
     enabled: row.enabled,
     disabled_reason: row.disabledReason,
     disabled_at: row.disabledAt?.toISOString() ?? null,
@@ -73,7 +73,7 @@ export async function createEndpoint(
       .values({
         brokerageId,
         url,
-        eventKinds: body.event_kinds ?? [...WEBHOOK_EVENT_KINDS],
+        eventKinds: storedEventKinds(body.event_kinds),
         enabled: body.enabled ?? true,
         disabledReason: body.enabled === false ? 'manual' : null,
         disabledAt: body.enabled === false ? new Date() : null,
@@ -127,7 +127,7 @@ export async function updateEndpoint(
     .update(webhookEndpoints)
     .set({
       ...(url !== undefined ? { url } : {}),
-      ...(body.event_kinds ? { eventKinds: body.event_kinds } : {}),
+      ...(body.event_kinds ? { eventKinds: storedEventKinds(body.event_kinds) } : {}),
       ...(enabling ? { enabled: true, disabledReason: null, disabledAt: null, failingSince: null } : {}),
       ...(disabling ? { enabled: false, disabledReason: 'manual' as const, disabledAt: new Date() } : {}),
       updatedAt: new Date(),

@@ -1,12 +1,13 @@
 import type { SqlRunner } from '../db/client.ts';
-import { SHIPMENT_EVENT_TOPIC } from '../events/shipment-event.ts';
+import { SHIPMENT_EVENT_TOPIC } from '@fulfil/contract';
 import { chainJobs, type ChainHead, type WebhookQueue } from './webhook-queue.ts';
 import type { Logger } from 'pino';
 
 /**
  * One delivery row per event and endpoint of each party brokerage (seller's and buyer's) that
- * subscribed to the event's kind, written in the relay's own transaction: an event is owed to its
- * endpoints exactly when it leaves the outbox. A relay that re-publishes a batch after a crash
+ * subscribed to the event's kind (event_kinds null: every kind, those added after the endpoint was
+ * created included), written in the relay's own transaction: an event is owed to its endpoints
+ * exactly when it leaves the outbox. A relay that re-publishes a batch after a crash
  * finds the rows already there (the unique (endpoint, event) index).
  */
 const FAN_OUT = `
@@ -15,7 +16,8 @@ select e.id, ev.order_id, ev.seq, ev.event_id, ev.kind, ev.at
 from jsonb_to_recordset($1::jsonb) as ev(event_id text, topic text, order_id bigint, seq int, kind text, at timestamptz)
 join orders o on o.id = ev.order_id
 join offices f on f.id = o.seller_office_id
-join webhook_endpoints e on e.brokerage_id in (f.brokerage_id, o.buyer_brokerage_id) and ev.kind = any(e.event_kinds)
+join webhook_endpoints e on e.brokerage_id in (f.brokerage_id, o.buyer_brokerage_id)
+  and (e.event_kinds is null or ev.kind = any(e.event_kinds))
 where ev.topic = '${SHIPMENT_EVENT_TOPIC}'
 order by ev.order_id, ev.seq
 on conflict (endpoint_id, event_id) do nothing

@@ -163,7 +163,7 @@ describe('read endpoints', () => {
     expect(events[2]).toMatchObject({ from_state: 'pending', to_state: 'delivered', shipment_id: events[1].new_shipment_id });
     // The buyer sees its own command id, not the seller's, nor the seller's user.
     expect(events[0].command_id).toBeNull();
-    expect(events[0].actor).toEqual({ role: 'seller', brokerage_id: 1, user_id: null });
+    expect(events[0].actor).toEqual({ type: 'party', role: 'seller', brokerage_id: 1, user_id: null });
     expect(events[1].command_id).toEqual(expect.any(String));
     const asSeller = await call(SELLER_USER, 'GET', `/v9/orders/${ORDERS.localPickup}/events`);
     expect(asSeller.body.events[0].command_id).toEqual(expect.any(String));

@@ -1,9 +1,10 @@
 /**
  * @fulfil/contract: what the fulfil service and its producers agree on, defined once. The command
  * job map and queue routing, the payload schemas and their types, the shipment types and answer
- * bodies, the error classes and the error body, the request fingerprint and the webhook
- * signature. Pure definitions (zod and node:crypto only): the service, the machines and the
- * producer package (@fulfil/client) depend on it by name.
+ * bodies, the error classes and the error body, the request fingerprint, the webhook signature,
+ * and the shipment events (their kinds, actors and queue message). Pure definitions (zod and
+ * node:crypto only): the service, the machines and the producer package (@fulfil/client) depend
+ * on it by name.
  */
 export * from './errors.ts';
 export * from './jobs/job-map.ts';
@@ -24,3 +25,5 @@ export * as shipmentAnswers from './shipments/shipment-answers.ts';
 export * from './shipments/answer-bodies.ts';
 export * from './commands/fingerprint.ts';
 export * from './webhooks/signature.ts';
+export * from './events/event-kinds.ts';
+export * from './events/event-message.ts';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, index, integer, json, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, check, index, integer, json, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { Actor } from '@fulfil/contract';
 
 export const COMMAND_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
@@ -48,6 +48,9 @@ export const commands = pgTable(
   ],
 );
 
+/** Who caused a shipment event: a party through a command, or the service itself (drizzle/0013). */
+export const EVENT_ACTOR_TYPES = ['party', 'system'] as const;
+
 /** Append-only history of shipment transitions, across replacements (per-order sequence). */
 export const shipmentEvents = pgTable(
   'shipment_events',
@@ -63,13 +66,23 @@ export const shipmentEvents = pgTable(
     toType: text('to_type'),
     fromState: text('from_state'),
     toState: text('to_state').notNull(),
+    /** party: a party's command caused it (brokerage, role, command id); system: the service did (a reason, nothing else). */
+    actorType: text('actor_type', { enum: EVENT_ACTOR_TYPES }).notNull().default('party'),
     actorBrokerageId: bigint('actor_brokerage_id', { mode: 'number' }),
     actorUserId: bigint('actor_user_id', { mode: 'number' }),
     actorRole: text('actor_role'),
+    actorReason: text('actor_reason'),
     commandId: text('command_id'),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('shipment_events_order_seq').on(t.orderId, t.seq)],
+  (t) => [
+    uniqueIndex('shipment_events_order_seq').on(t.orderId, t.seq),
+    check(
+      'shipment_events_actor',
+      sql`(actor_type = 'party' and actor_brokerage_id is not null and actor_role in ('seller', 'buyer') and command_id is not null and actor_reason is null)
+        or (actor_type = 'system' and actor_brokerage_id is null and actor_user_id is null and actor_role is null and command_id is null and actor_reason is not null)`,
+    ),
+  ],
 );
 
 /** Transactional outbox: written in the handler's transaction, relayed to the events queue. */

@@ -16,8 +16,8 @@ export const webhookEndpoints = pgTable(
       .notNull()
       .references(() => brokerages.id),
     url: text('url').notNull(),
-    /** ShipmentEventKind values this endpoint receives. */
-    eventKinds: text('event_kinds').array().notNull(),
+    /** The ShipmentEventKind values this endpoint receives; null: every kind, those added later included. */
+    eventKinds: text('event_kinds').array(),
     enabled: boolean('enabled').notNull().default(true),
     disabledReason: text('disabled_reason', { enum: WEBHOOK_DISABLED_REASONS }),
     disabledAt: timestamp('disabled_at', { withTimezone: true }),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SHIPMENT_EVENT_TOPIC, type ShipmentEventKind, type ShipmentEventMessage } from '../../events/shipment-event.ts';
+import { SHIPMENT_EVENT_TOPIC, type ShipmentEventKind, type ShipmentEventMessage, type SystemActor } from '@fulfil/contract';
 
 /**
  * The tail every shipment-changing statement ends with: given CTEs `o` (the order row, updated
@@ -7,34 +7,48 @@ import { SHIPMENT_EVENT_TOPIC, type ShipmentEventKind, type ShipmentEventMessage
  * is, returning id), it appends the event to the order's history and the outbox in the same
  * statement. The per-order sequence is the order's own counter, bumped under the order lock: no
  * max(seq) scan. The message is built in JavaScript except for what only the statement knows
- * (seq, the new shipment id); jsonb keeps no key order, so consumers read it by name.
+ * (seq, the new shipment id); jsonb keeps no key order, so consumers read it by name. A party's
+ * and a system event take the same path; the table's check refuses an actor that is neither.
  */
 export function appendEventCtes(messageParam: string): string {
   return `
 m as (select ${messageParam}::text::jsonb || jsonb_build_object('seq', o.event_seq, 'new_shipment_id', n.id) as msg,
              o.id as order_id, o.event_seq, n.id as new_id from o, n),
 e as (insert into shipment_events (event_id, order_id, seq, kind, shipment_id, new_shipment_id, from_type, from_state,
-        to_type, to_state, actor_brokerage_id, actor_user_id, actor_role, command_id, at)
+        to_type, to_state, actor_type, actor_brokerage_id, actor_user_id, actor_role, actor_reason, command_id, at)
       select msg->>'event_id', order_id, event_seq, msg->>'kind', (msg->>'shipment_id')::bigint, new_id,
-        msg->>'from_type', msg->>'from_state', msg->>'to_type', msg->>'to_state', (msg#>>'{actor,brokerage_id}')::bigint,
-        (msg#>>'{actor,user_id}')::bigint, msg#>>'{actor,role}', msg->>'command_id', (msg->>'at')::timestamptz
+        msg->>'from_type', msg->>'from_state', msg->>'to_type', msg->>'to_state', msg#>>'{actor,type}',
+        (msg#>>'{actor,brokerage_id}')::bigint, (msg#>>'{actor,user_id}')::bigint, msg#>>'{actor,role}',
+        msg#>>'{actor,reason}', msg->>'command_id', (msg->>'at')::timestamptz
       from m),
 x as (insert into outbox (event_id, topic, order_id, payload) select msg->>'event_id', '${SHIPMENT_EVENT_TOPIC}', order_id, msg from m)`;
 }
 
-export interface EventFacts {
+interface TransitionFacts {
   orderId: number;
   kind: ShipmentEventKind;
   shipmentId: number | null;
   from: { type: string; state: string } | null;
   to: { type: string; state: string };
+}
+
+/** An event a party caused with a command. */
+export interface EventFacts extends TransitionFacts {
   actor: { brokerageId: number; userId: number | null; role: 'seller' | 'buyer' };
   commandId: string;
 }
 
+/** An event the service caused (a deadline passed, an operator acted): no party, no command. */
+export interface SystemEventFacts extends TransitionFacts {
+  actor: SystemActor;
+}
+
+// Omit over each member of the message union, so a party's actor still comes with its command id.
+type WithoutStatementFields<M> = M extends unknown ? Omit<M, 'seq' | 'new_shipment_id'> : never;
+
 /** The event message without seq and new_shipment_id, which the statement adds. */
-export function eventMessage(t: EventFacts): string {
-  const message: Omit<ShipmentEventMessage, 'seq' | 'new_shipment_id'> = {
+export function eventMessage(t: EventFacts | SystemEventFacts): string {
+  const transition = {
     event_id: randomUUID(),
     topic: SHIPMENT_EVENT_TOPIC,
     order_id: t.orderId,
@@ -44,9 +58,15 @@ export function eventMessage(t: EventFacts): string {
     from_state: t.from?.state ?? null,
     to_type: t.to.type,
     to_state: t.to.state,
-    actor: { brokerage_id: t.actor.brokerageId, user_id: t.actor.userId, role: t.actor.role },
-    command_id: t.commandId,
     at: new Date().toISOString(),
-  };
+  } as const;
+  const message: WithoutStatementFields<ShipmentEventMessage> =
+    'commandId' in t
+      ? {
+          ...transition,
+          actor: { type: 'party', brokerage_id: t.actor.brokerageId, user_id: t.actor.userId, role: t.actor.role },
+          command_id: t.commandId,
+        }
+      : { ...transition, actor: { type: 'system', reason: t.actor.reason }, command_id: null };
   return JSON.stringify(message);
 }

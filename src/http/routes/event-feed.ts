@@ -3,6 +3,7 @@ import { callerOf } from '../../auth/caller.ts';
 import type { Database } from '../../db/client.ts';
 import { parseQuery } from '../../domain/query-params.ts';
 import type { FeedWaiters } from '../../events/feed-waiters.ts';
+import type { FeedCursors } from '../../read/feed-cursor.ts';
 import { FEED_DEFAULT_LIMIT, feedQuery } from '../../read/feed-query.ts';
 import { readFeed } from '../../read/read-feed.ts';
 import { EVENT_FEED_DOCS } from './event-feed.docs.ts';
@@ -11,6 +12,7 @@ export interface FeedDeps {
   database: Pick<Database, 'db'>;
   readDatabase?: Pick<Database, 'db'> | undefined;
   feedWaiters: FeedWaiters;
+  feedCursors: FeedCursors;
   /** A long poll ends this much before the request deadline (HTTP_HANDLER_TIMEOUT_MS) would answer 503. */
   maxWaitMs: number;
 }
@@ -26,10 +28,15 @@ export function eventFeedRoutes(v9: FastifyInstance, deps: FeedDeps): void {
     reply.raw.once('close', onClose);
     try {
       return await readFeed(
-        { reader: (deps.readDatabase ?? deps.database).db, primary: deps.database.db, waiters: deps.feedWaiters },
+        {
+          reader: (deps.readDatabase ?? deps.database).db,
+          primary: deps.database.db,
+          waiters: deps.feedWaiters,
+          cursors: deps.feedCursors,
+        },
         {
           brokerageId: callerOf(request).brokerageId,
-          afterPosition: query.after ?? 0,
+          after: query.after,
           limit: query.limit ?? FEED_DEFAULT_LIMIT,
           waitMs: Math.min((query.wait ?? 0) * 1000, deps.maxWaitMs),
           signal: gone.signal,

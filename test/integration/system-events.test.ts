@@ -1,0 +1,147 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsPlace, SHIPMENT_EVENT_TOPIC, type ShipmentEventMessage } from '@fulfil/contract';
+import { appendEventCtes, eventMessage, type SystemEventFacts } from '../../src/db/sql/append-event.ts';
+import { named } from '../../src/db/sql/named-params.ts';
+import { apiClient } from '../support/api.ts';
+import { TEST_REDIS_URL } from '../support/env.ts';
+import { baseFixture, BUYER, ORDERS, SELLER } from '../support/fixtures.ts';
+import { openApiChecker } from '../support/openapi-check.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { startReceiver, until } from '../support/webhook-receiver.ts';
+
+// An event no party caused (a deadline passing, an operator acting): no service code emits one
+// yet, so the test appends it through the path every event takes (appendEventCtes and
+// eventMessage), under a statement shaped as the shipment statements are: `o` bumps the order's
+// counter, `n` names the shipment. Then every reader renders it with the system actor.
+
+const SYSTEM_EVENT = named<{ orderId: number; message: string }>(
+  (p) => `
+with o as (update orders set event_seq = event_seq + 1 where id = ${p.orderId}::bigint returning id, event_seq),
+n as (select id from shipments where order_id = ${p.orderId}::bigint and replaced_by is null),
+${appendEventCtes(p.message)}
+select m.msg->>'event_id' as "eventId" from m`,
+);
+
+const SYSTEM = { type: 'system', reason: 'deadline_passed' } as const;
+
+describe('system events', () => {
+  let t: TestService;
+  let call: ReturnType<typeof apiClient>;
+  beforeAll(async () => {
+    t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', RELAY_INTERVAL_MS: '50' } });
+    await t.seed(baseFixture());
+    call = apiClient(t.url);
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  async function appendSystemEvent(orderId: number): Promise<string> {
+    const [live] = await t.db.database.sql!<[{ id: number; type: string; state: string }]>`
+      select id::int, type, state from shipments where order_id = ${orderId} and replaced_by is null`;
+    const facts: SystemEventFacts = {
+      orderId,
+      kind: 'updated',
+      shipmentId: live.id,
+      from: { type: live.type, state: live.state },
+      to: { type: live.type, state: live.state },
+      actor: SYSTEM,
+    };
+    const [row] = await t.db.database.transaction((tx) =>
+      tx.rows<{ eventId: string }>(SYSTEM_EVENT.text, SYSTEM_EVENT.params({ orderId, message: eventMessage(facts) })),
+    );
+    return row!.eventId;
+  }
+
+  it('is stored, relayed and rendered with the system actor and no command: feed, order history, webhooks, fulfil-events', async () => {
+    const receiver = await startReceiver();
+    const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+    const place = eventsPlace(t.prefix);
+    const queue = new Queue(place.name, { prefix: place.prefix, connection: redis });
+    try {
+      const hook = await call(BUYER, 'POST', '/v9/webhook_endpoints', { url: receiver.url });
+      expect(hook.status).toBe(201);
+      expect((await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, { reviewer_id: 100 })).status).toBe(200);
+      const eventId = await appendSystemEvent(ORDERS.tbd);
+
+      const [stored] = await t.db.database.sql!`select actor_type, actor_reason, actor_brokerage_id, actor_role, command_id
+                                                from shipment_events where event_id = ${eventId}`;
+      expect(stored).toEqual({
+        actor_type: 'system',
+        actor_reason: 'deadline_passed',
+        actor_brokerage_id: null,
+        actor_role: null,
+        command_id: null,
+      });
+
+      const doc = await (await fetch(`${t.url}/openapi.json`)).json();
+      const checker = openApiChecker(doc);
+      for (const cred of [SELLER, BUYER]) {
+        const history = await call(cred, 'GET', `/v9/orders/${ORDERS.tbd}/events`);
+        checker.check('GET', '/v9/orders/{id}/events', history.status, history.body);
+        expect(history.body.events.map((e: { seq: number; actor: { type: string } }) => [e.seq, e.actor.type])).toEqual([
+          [1, 'party'],
+          [2, 'system'],
+        ]);
+        expect(history.body.events[1]).toMatchObject({ event_id: eventId, kind: 'updated', actor: SYSTEM, command_id: null });
+        expect(history.body.events[1].actor).toEqual(SYSTEM);
+
+        let feed: { events: Array<{ id: string; type: string; data: { event: object } }> } | undefined;
+        await until('the system event in the feed', async () => {
+          const r = await call(cred, 'GET', '/v9/events');
+          checker.check('GET', '/v9/events', r.status, r.body);
+          feed = r.body;
+          return r.body.events.some((e: { id: string }) => e.id === eventId);
+        });
+        const object = feed!.events.find((e) => e.id === eventId)!;
+        expect(object.type).toBe('shipment.updated');
+        expect(object.data.event).toEqual(history.body.events[1]);
+      }
+
+      await until('the webhook delivery', () => receiver.acknowledged.some((r) => r.eventId === eventId));
+      const delivered = receiver.acknowledged.find((r) => r.eventId === eventId)!;
+      expect(delivered.body.data.event).toMatchObject({ actor: SYSTEM, command_id: null });
+
+      const job = await queue.getJob(eventId);
+      expect(job?.name).toBe(SHIPMENT_EVENT_TOPIC);
+      const message = job!.data as ShipmentEventMessage;
+      expect(message).toMatchObject({ event_id: eventId, order_id: ORDERS.tbd, seq: 2, kind: 'updated', actor: SYSTEM, command_id: null });
+      const first = (await call(SELLER, 'GET', `/v9/orders/${ORDERS.tbd}/events`)).body.events[0];
+      const partyMessage = (await queue.getJob(first.event_id))!.data as ShipmentEventMessage;
+      expect(partyMessage.actor).toEqual({ type: 'party', brokerage_id: 1, user_id: null, role: 'seller' });
+      expect(partyMessage.command_id).toEqual(first.command_id);
+    } finally {
+      await queue.close();
+      redis.disconnect();
+      await receiver.close();
+    }
+  });
+
+  it('the table refuses an actor that is neither a party with its command nor the system with a reason', async () => {
+    const sql = t.db.database.sql!;
+    const insert = (
+      id: string,
+      actor: { type: string; brokerage: number | null; role: string | null; reason: string | null; command: string | null },
+    ) =>
+      sql`insert into shipment_events (event_id, order_id, seq, kind, to_type, to_state, actor_type, actor_brokerage_id, actor_role, actor_reason, command_id)
+          values (${id}, ${ORDERS.tbd2}, ${Number(id.slice(-1))}, 'created', 'TBD', 'pending', ${actor.type}, ${actor.brokerage}, ${actor.role}, ${actor.reason}, ${actor.command})`;
+    const party = { type: 'party', brokerage: 1, role: 'seller', reason: null, command: 'c-1' };
+    const system = { type: 'system', brokerage: null, role: null, reason: 'operator_action', command: null };
+    for (const [id, actor] of [
+      ['no-command-1', { ...party, command: null }],
+      ['no-brokerage-2', { ...party, brokerage: null }],
+      ['odd-role-3', { ...party, role: 'operator' }],
+      ['party-reason-4', { ...party, reason: 'why' }],
+      ['system-command-5', { ...system, command: 'c-5' }],
+      ['system-party-6', { ...system, brokerage: 1, role: 'seller' }],
+      ['no-reason-7', { ...system, reason: null }],
+      ['other-type-8', { ...system, type: 'timer' }],
+    ] as const) {
+      await expect(insert(id, actor), id).rejects.toThrow(/shipment_events_actor/);
+    }
+    await insert('party-ok-1', party);
+    await insert('system-ok-2', system);
+  });
+});
