@@ -74,6 +74,20 @@ describe('HTTP timeouts and the connection cap', () => {
     expect(r.afterMs).toBeLessThan(4_000);
   }, 10_000);
 
+  it('a connection that sends nothing at all is answered 408 and closed after the headers timeout, not the connection timeout', async () => {
+    const since = Date.now();
+    const s = await connect(t.url);
+    const closed = closedBy(s, since);
+    // Headers timeout 1 s, checked every second; the connection timeout (120 s) must not be what ends it.
+    const r = await Promise.race([closed, new Promise<undefined>((resolve) => setTimeout(resolve, 4_000))]);
+    s.destroy();
+    expect(r, 'still open 4 s after connecting').toBeDefined();
+    expect(r!.afterMs).toBeGreaterThanOrEqual(900);
+    expect(r!.afterMs).toBeLessThan(2_500);
+    expect(r!.received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(r!.received).toContain('"the request was not received in time"');
+  }, 10_000);
+
   it('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
     const s = await connect(t.url);
     const since = Date.now();
