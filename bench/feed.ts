@@ -5,7 +5,7 @@ import { SecretBox } from '../src/auth/secret-box.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { seedDatabase } from '../src/db/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
-import { feedCursor } from '../src/read/feed-query.ts';
+import { FeedCursors } from '../src/read/feed-cursor.ts';
 import { readFeedPage } from '../src/read/read-feed.ts';
 import { resealCredentials, startBenchApi } from './bench-api.ts';
 import { loadBenchDatabase } from './bench-database.ts';
@@ -45,7 +45,7 @@ export async function run(argv: string[]): Promise<number> {
   const api = await startBenchApi(url, key);
   const bare = await openDatabase({ databaseUrl: url, maxConnections: 1 });
   try {
-    process.stdout.write(await measure(api.url, bare, iterations));
+    process.stdout.write(await measure(api.url, bare, FeedCursors.from(SecretBox.fromKey(key)), iterations));
   } finally {
     await bare.close();
     await api.stop();
@@ -100,7 +100,7 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 
-async function measure(baseUrl: string, bare: Database, iterations: number): Promise<string> {
+async function measure(baseUrl: string, bare: Database, feedCursors: FeedCursors, iterations: number): Promise<string> {
   const call = httpCaller(baseUrl, 1);
   const out = [
     `## Event feed (GET /v9/events), ${ORDERS * EVENTS_PER_ORDER} events over ${ORDERS} orders`,
@@ -130,7 +130,7 @@ async function measure(baseUrl: string, bare: Database, iterations: number): Pro
       ];
       let firstP50 = 0;
       for (const [name, position, after] of cursors) {
-        const pathAndQuery = `/v9/events?limit=${limit}${position === 0 ? '' : `&after=${feedCursor(position)}`}`;
+        const pathAndQuery = `/v9/events?limit=${limit}${position === 0 ? '' : `&after=${feedCursors.issue(feed.brokerageId, position)}`}`;
         const once = async () => {
           const t0 = performance.now();
           const res = await call(feed.cred, 'GET', pathAndQuery);

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { makePrivateDir, makePrivateFile, notOurs } from '../private-dir.ts';
@@ -23,6 +23,14 @@ export class SecretBox {
     cipher.setAAD(Buffer.from(associated));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return ['v1', iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join(':');
+  }
+
+  /**
+   * A key of its own for `purpose`, derived from this one (HKDF-SHA256): every process of a
+   * deployment derives the same, and nothing sealed here can be opened with it, nor the reverse.
+   */
+  derive(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `fulfil ${purpose}`, 32));
   }
 
   open(sealed: string, associated: string): string {

@@ -13,6 +13,7 @@ import { connectionLimits, guardConnections } from './connection-guard.ts';
 import { installRequestDeadline } from './request-deadline.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling, installShutdownGate } from './error-handler.ts';
 import { FeedWaiters } from '../events/feed-waiters.ts';
+import { FeedCursors } from '../read/feed-cursor.ts';
 import { installApiDocs } from './openapi/plugin.ts';
 import { frontDoorRoutes } from './routes/front-door.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
@@ -87,7 +88,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const feedWaiters = new FeedWaiters(deps.database, deps.log, Math.max(1, Math.floor(deps.config.HTTP_MAX_CONNECTIONS / 2)));
   await feedWaiters.start();
   app.addHook('preClose', () => feedWaiters.close());
-  const feed = { feedWaiters, maxWaitMs: Math.max(0, deps.config.HTTP_HANDLER_TIMEOUT_MS - 1_000) };
+  const feed = {
+    feedWaiters,
+    feedCursors: FeedCursors.from(deps.secretBox),
+    maxWaitMs: Math.max(0, deps.config.HTTP_HANDLER_TIMEOUT_MS - 1_000),
+  };
   await app.register(v9Routes({ ...deps, feed }), { prefix: '/v9' });
   return app;
 }

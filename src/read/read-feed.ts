@@ -1,9 +1,10 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
+import { InvalidParams } from '@fulfil/contract';
 import type { Executor } from '../db/client.ts';
-import { eventFeed, shipmentEvents } from '../db/schema.ts';
+import { eventFeed, eventFeedHead, shipmentEvents } from '../db/schema.ts';
 import type { FeedWaiters } from '../events/feed-waiters.ts';
 import { publicEventsFor, type PublicEvent } from '../events/public-event.ts';
-import { feedCursor } from './feed-query.ts';
+import type { FeedCursors } from './feed-cursor.ts';
 
 export interface FeedPage {
   events: PublicEvent[];
@@ -12,8 +13,15 @@ export interface FeedPage {
   has_more: boolean;
 }
 
+/** A page as read: its events and the position of the last (the one given, when there is none). */
+export interface FeedRows {
+  events: PublicEvent[];
+  position: number;
+  has_more: boolean;
+}
+
 /** One page of a brokerage's feed after `afterPosition`: a keyset scan of the (brokerage_id, position) key, flat at any depth. */
-export async function readFeedPage(ex: Executor, brokerageId: number, afterPosition: number, limit: number): Promise<FeedPage> {
+export async function readFeedPage(ex: Executor, brokerageId: number, afterPosition: number, limit: number): Promise<FeedRows> {
   const rows = await ex
     .select({ position: eventFeed.position, event: shipmentEvents })
     .from(eventFeed)
@@ -27,12 +35,25 @@ export async function readFeedPage(ex: Executor, brokerageId: number, afterPosit
     brokerageId,
     page.map((r) => r.event),
   );
-  return { events, next_cursor: feedCursor(page.at(-1)?.position ?? afterPosition), has_more: rows.length > limit };
+  return { events, position: page.at(-1)?.position ?? afterPosition, has_more: rows.length > limit };
+}
+
+async function feedHead(ex: Executor): Promise<number> {
+  const [row] = await ex.select({ position: eventFeedHead.position }).from(eventFeedHead).where(eq(eventFeedHead.id, 1));
+  return row?.position ?? 0;
+}
+
+export interface FeedDeps {
+  reader: Executor;
+  primary: Executor;
+  waiters: FeedWaiters;
+  cursors: FeedCursors;
 }
 
 export interface FeedRequest {
   brokerageId: number;
-  afterPosition: number;
+  /** The `after` cursor as given; absent: from the first event. */
+  after: string | undefined;
   limit: number;
   waitMs: number;
   /** Aborts when the client goes away. */
@@ -46,20 +67,42 @@ export interface FeedRequest {
  * new event is certain to be, while a replica may not have replayed it yet (docs/WEBHOOKS.md).
  * Registering before re-reading means an event committed in between is not missed.
  */
-export async function readFeed(deps: { reader: Executor; primary: Executor; waiters: FeedWaiters }, req: FeedRequest): Promise<FeedPage> {
-  const first = await readFeedPage(deps.reader, req.brokerageId, req.afterPosition, req.limit);
-  if (first.events.length > 0 || req.waitMs <= 0) return first;
+export async function readFeed(deps: FeedDeps, req: FeedRequest): Promise<FeedPage> {
+  const after = req.after === undefined ? 0 : deps.cursors.open(req.brokerageId, req.after);
+  const answer = (rows: FeedRows): FeedPage => ({
+    events: rows.events,
+    next_cursor: deps.cursors.issue(req.brokerageId, rows.position),
+    has_more: rows.has_more,
+  });
+  const first = await readFeedPage(deps.reader, req.brokerageId, after, req.limit);
+  if (first.events.length === 0 && after > 0) await refusePastTheEnd(deps, after);
+  if (first.events.length > 0 || req.waitMs <= 0) return answer(first);
   const deadline = Date.now() + req.waitMs;
   const waiter = deps.waiters.register(req.brokerageId);
   try {
-    let page = await readFeedPage(deps.primary, req.brokerageId, req.afterPosition, req.limit);
+    let page = await readFeedPage(deps.primary, req.brokerageId, after, req.limit);
     while (page.events.length === 0) {
       const left = deadline - Date.now();
       if (left <= 0 || (await waiter.next(left, req.signal)) !== 'event') break;
-      page = await readFeedPage(deps.primary, req.brokerageId, req.afterPosition, req.limit);
+      page = await readFeedPage(deps.primary, req.brokerageId, after, req.limit);
     }
-    return page;
+    return answer(page);
   } finally {
     waiter.release();
   }
+}
+
+/**
+ * The feed never answers from past its end: a position beyond the head would pass over the events
+ * that later take it. Only a cursor given before the database was put back to an earlier state
+ * can be there, since the feed gives out no other. A lagging replica may not have the head yet,
+ * so the primary decides.
+ */
+async function refusePastTheEnd(deps: FeedDeps, position: number): Promise<void> {
+  if (position <= (await feedHead(deps.reader))) return;
+  if (deps.reader !== deps.primary && position <= (await feedHead(deps.primary))) return;
+  throw new InvalidParams(
+    'after: a place past the end of this feed; read the feed again without after and skip the event ids you already have',
+    'after',
+  );
 }

@@ -123,4 +123,26 @@ describe('with a read replica', () => {
     ]);
     expect((await call(SELLER, 'GET', '/v9/inventory?office_id=10')).body).toEqual([{ id: null, remote_id: 7001, event_id: null }]);
   });
+
+  it('a feed cursor from a long poll (read on the primary) is still good while the replica lags: an empty page, then the rest', async () => {
+    const start = (await call(BUYER, 'GET', '/v9/events?limit=1000')).body.next_cursor as string;
+    await replicaSql`select pg_wal_replay_pause()`;
+    let cursor: string;
+    try {
+      const polling = call(BUYER, 'GET', `/v9/events?after=${start}&wait=20`);
+      expect((await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd3}/accept`, { reviewer_id: 100 })).status).toBe(200);
+      const woken = await polling;
+      expect(woken.body.events.map((e: { order_id: number }) => e.order_id)).toEqual([ORDERS.tbd3]);
+      cursor = woken.body.next_cursor;
+      // The replica has not replayed that position: nothing new there, and not a cursor past the end.
+      expect(await call(BUYER, 'GET', `/v9/events?after=${cursor}`)).toMatchObject({
+        status: 200,
+        body: { events: [], next_cursor: cursor, has_more: false },
+      });
+    } finally {
+      await replicaSql`select pg_wal_replay_resume()`;
+    }
+    await caughtUp();
+    expect((await call(BUYER, 'GET', `/v9/events?after=${cursor}`)).body).toEqual({ events: [], next_cursor: cursor, has_more: false });
+  });
 });

@@ -1,0 +1,128 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretBox } from '../../src/auth/secret-box.ts';
+import { FeedCursors } from '../../src/read/feed-cursor.ts';
+import { apiClient } from '../support/api.ts';
+import { appendEvent, FOURTH, ringFixture } from '../support/feed-world.ts';
+import { BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
+import { startTestService, TEST_SECRET_KEY, type TestService } from '../support/service.ts';
+
+// GET /v9/events cursors, against the real service: only cursors the feed gave to this brokerage
+// are taken, and none tells anything but "here" to whoever holds it.
+
+type Cred = typeof SELLER;
+
+async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Where the feed stands when the file starts: far from small numbers, so no cursor holds one of its positions by chance. */
+const HEAD_AT_START = 987_654_321;
+
+const refusedAfter = { errors: [{ code: 'invalid_params', message: expect.any(String), field: 'after' }] };
+
+describe('event feed cursors', () => {
+  let t: TestService;
+  let call: ReturnType<typeof apiClient>;
+  const seqs = new Map<number, number>();
+
+  /** Appends an event to `orderId` and waits until the relay put it in the feed. */
+  async function event(orderId: number): Promise<string> {
+    const id = `cursor-${randomUUID()}`;
+    const seq = (seqs.get(orderId) ?? 0) + 1;
+    seqs.set(orderId, seq);
+    await appendEvent(t.db.database.sql!, orderId, seq, id);
+    await until('the event relayed', async () => {
+      const [row] = await t.db.database.sql!`select relayed_at from outbox where event_id = ${id}`;
+      return row?.relayed_at ? true : undefined;
+    });
+    return id;
+  }
+
+  async function drain(cred: Cred, after?: string): Promise<{ ids: string[]; cursor: string }> {
+    const ids: string[] = [];
+    let cursor = after;
+    for (;;) {
+      const r = await call(cred, 'GET', `/v9/events?limit=1000${cursor ? `&after=${cursor}` : ''}`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      ids.push(...r.body.events.map((e: { id: string }) => e.id));
+      cursor = r.body.next_cursor;
+      if (!r.body.has_more) return { ids, cursor: cursor! };
+    }
+  }
+
+  const feedHead = async () => Number((await t.db.database.sql!`select position from event_feed_head`)[0]!.position);
+
+  beforeAll(async () => {
+    t = await startTestService({ env: { RELAY_INTERVAL_MS: '50' } });
+    await t.seed(ringFixture());
+    await t.db.database.sql!`update event_feed_head set position = ${HEAD_AT_START}`;
+    call = apiClient(t.url);
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('a cursor past the head of the feed is refused, so the events that later take those positions are not skipped', async () => {
+    await event(900);
+    const { cursor } = await drain(SELLER);
+    const head = await feedHead();
+    const ahead = Buffer.from(`fe1:${head + 2}`).toString('base64url');
+    const r = await call(SELLER, 'GET', `/v9/events?after=${ahead}`);
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.body).toEqual(refusedAfter);
+    // Such a cursor is of the feed's earlier form: the answer says what to do.
+    expect(r.body.errors[0].message).toMatch(/earlier form.*without after/);
+    // Even a cursor the service itself made does not pass the end (a database put back to an earlier state).
+    const cursors = FeedCursors.from(SecretBox.fromKey(TEST_SECRET_KEY));
+    const past = await call(SELLER, 'GET', `/v9/events?after=${cursors.issue(1, head + 2)}&wait=1`);
+    expect(past.status, JSON.stringify(past.body)).toBe(400);
+    expect(past.body).toEqual(refusedAfter);
+    expect(await call(SELLER, 'GET', `/v9/events?after=${cursors.issue(1, head)}`)).toMatchObject({
+      status: 200,
+      body: { events: [], next_cursor: cursor },
+    });
+
+    // The two events that take those positions reach the reader that kept the feed's own cursor.
+    const next = [await event(901), await event(902)];
+    expect(await feedHead()).toBe(head + 2);
+    expect((await drain(SELLER, cursor)).ids).toEqual(next);
+  });
+
+  it("another brokerage's cursor, or one altered, is 400 in the error shape", async () => {
+    await event(900);
+    const { cursor: buyers } = await drain(BUYER);
+    const { cursor: sellers } = await drain(SELLER);
+    for (const [cred, cursor] of [
+      [STRANGER, buyers],
+      [SELLER, buyers],
+      [BUYER, sellers],
+      [FOURTH, sellers],
+    ] as const) {
+      const r = await call(cred, 'GET', `/v9/events?after=${cursor}`);
+      expect(r.status, `${cred.token} with ${cursor}`).toBe(400);
+      expect(r.body).toEqual(refusedAfter);
+    }
+    const head = await feedHead();
+    const otherDeployment = FeedCursors.from(SecretBox.fromKey(randomBytes(32)));
+    const flip = (c: string, at: number) => c.slice(0, at) + (c[at] === 'A' ? 'B' : 'A') + c.slice(at + 1);
+    for (const cursor of [
+      flip(sellers, sellers.length - 1),
+      flip(sellers, 0),
+      flip(sellers, 5),
+      sellers.slice(0, -2),
+      `${sellers}AA`,
+      otherDeployment.issue(1, head),
+    ]) {
+      const r = await call(SELLER, 'GET', `/v9/events?after=${cursor}`);
+      expect(r.status, cursor).toBe(400);
+      expect(r.body).toEqual(refusedAfter);
+    }
+  });
+});
