@@ -2,9 +2,6 @@ import { z } from 'zod';
 import { queryInteger } from '../domain/query-params.ts';
 import { SHIPMENT_EVENT_KINDS, uniqueArray, type ShipmentEventKind } from '@fulfil/contract';
 
-/** Every event kind (the contract's list, not a copy): an endpoint subscribes to some or all of them. */
-export const WEBHOOK_EVENT_KINDS = SHIPMENT_EVENT_KINDS;
-
 /** `event_kinds: ["*"]`: every kind, those added later included (as when event_kinds is left out). */
 export const EVERY_EVENT_KIND = '*';
 

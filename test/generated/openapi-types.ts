@@ -2860,14 +2860,22 @@ export interface operations {
                             to_type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
                             /** @enum {string} */
                             to_state: "pending" | "delivered";
+                            /** @description a party (seller or buyer, through a command) or the system (a deadline, an operator), by `type` */
                             actor: {
+                                /** @enum {string} */
+                                type: "party";
                                 /** @enum {string} */
                                 role: "seller" | "buyer";
                                 brokerage_id: number;
-                                /** @description the acting user; null for an API credential or another brokerage's event */
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
                                 user_id: number | null;
+                            } | {
+                                /** @enum {string} */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
                             };
-                            /** @description the command that caused it; null for another brokerage's event */
+                            /** @description the command that caused it; null for another brokerage's event and for a system event */
                             command_id: string | null;
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             at: string;
@@ -3029,14 +3037,22 @@ export interface operations {
                                     to_type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
                                     /** @enum {string} */
                                     to_state: "pending" | "delivered";
+                                    /** @description a party (seller or buyer, through a command) or the system (a deadline, an operator), by `type` */
                                     actor: {
+                                        /** @enum {string} */
+                                        type: "party";
                                         /** @enum {string} */
                                         role: "seller" | "buyer";
                                         brokerage_id: number;
-                                        /** @description the acting user; null for an API credential or another brokerage's event */
+                                        /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
                                         user_id: number | null;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "system";
+                                        /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                        reason: string;
                                     };
-                                    /** @description the command that caused it; null for another brokerage's event */
+                                    /** @description the command that caused it; null for another brokerage's event and for a system event */
                                     command_id: string | null;
                                     /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                                     at: string;
@@ -3212,6 +3228,7 @@ export interface operations {
                         webhook_endpoints: {
                             id: number;
                             url: string;
+                            /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
                             event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
                             enabled: boolean;
                             /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
@@ -3302,8 +3319,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url: string;
-                    /** @description Shipment event kinds to receive (default: all of them). */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
+                    /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "*")[] | unknown | unknown;
                     /** @description Default true. */
                     enabled?: boolean;
                 };
@@ -3319,6 +3336,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         url: string;
+                        /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
                         event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
@@ -3458,6 +3476,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         url: string;
+                        /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
                         event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
@@ -3589,8 +3608,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
-                    /** @description Shipment event kinds to receive (default: all of them). */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
+                    /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "*")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -3606,6 +3625,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         url: string;
+                        /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
                         event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
@@ -3877,8 +3897,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
-                    /** @description Shipment event kinds to receive (default: all of them). */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
+                    /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "*")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -3894,6 +3914,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         url: string;
+                        /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
                         event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
@@ -4057,6 +4078,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         url: string;
+                        /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
                         event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
@@ -4650,6 +4672,20 @@ export interface operations {
                             seq: number;
                             /** @constant */
                             kind: "created";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
                         } & {
                             [key: string]: unknown;
                         };
@@ -4704,6 +4740,20 @@ export interface operations {
                             seq: number;
                             /** @constant */
                             kind: "updated";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
                         } & {
                             [key: string]: unknown;
                         };
@@ -4758,6 +4808,20 @@ export interface operations {
                             seq: number;
                             /** @constant */
                             kind: "pickup_details";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
                         } & {
                             [key: string]: unknown;
                         };
@@ -4812,6 +4876,20 @@ export interface operations {
                             seq: number;
                             /** @constant */
                             kind: "delivered";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
                         } & {
                             [key: string]: unknown;
                         };
@@ -4866,6 +4944,20 @@ export interface operations {
                             seq: number;
                             /** @constant */
                             kind: "completed";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
                         } & {
                             [key: string]: unknown;
                         };

@@ -76,7 +76,7 @@ describe('system events', () => {
         command_id: null,
       });
 
-      const doc = await (await fetch(`${t.url}/openapi.json`)).json();
+      const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as Parameters<typeof openApiChecker>[0];
       const checker = openApiChecker(doc);
       for (const cred of [SELLER, BUYER]) {
         const history = await call(cred, 'GET', `/v9/orders/${ORDERS.tbd}/events`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WEBHOOK_EVENT_KINDS } from '../../webhooks/endpoint-input.ts';
+import { eventActor, eventTypeOf, SHIPMENT_EVENT_KINDS, type ShipmentEventKind } from '@fulfil/contract';
 import { jsonSchemaOf } from './json-schema.ts';
 
 // What webhook endpoints are sent (the OpenAPI 3.1 `webhooks` section); the endpoint routes'
@@ -7,16 +7,16 @@ import { jsonSchemaOf } from './json-schema.ts';
 
 export const instant = z.string().describe('ISO 8601 UTC timestamp');
 
-const eventObject = (kind: string) =>
+const eventObject = (kind: ShipmentEventKind) =>
   z.strictObject({
     id: z.string().describe('the event id, also in the Fulfil-Event-Id header: de-duplicate by it'),
-    type: z.literal(`shipment.${kind}`),
+    type: z.literal(eventTypeOf(kind)),
     created_at: instant,
     order_id: z.number().int().positive(),
     seq: z.number().int().positive().describe("position in the order's history: per order and endpoint, events arrive in seq order"),
     data: z.strictObject({
       event: z
-        .looseObject({ event_id: z.string(), seq: z.number().int(), kind: z.literal(kind) })
+        .looseObject({ event_id: z.string(), seq: z.number().int(), kind: z.literal(kind), actor: eventActor })
         .describe('as GET /v9/orders/:id/events lists it'),
       shipment: z
         .looseObject({ id: z.number().int() })
@@ -58,9 +58,9 @@ const delivery = (operationId: string, summary: string, schema: z.ZodType) => ({
 /** The OpenAPI 3.1 `webhooks` section: one entry per event kind, and the ping. */
 export const WEBHOOK_PAYLOADS: Record<string, object> = {
   ...Object.fromEntries(
-    WEBHOOK_EVENT_KINDS.map((k) => [
-      `shipment.${k}`,
-      delivery(`receiveShipment${k.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase())}`, `shipment.${k}`, eventObject(k)),
+    SHIPMENT_EVENT_KINDS.map((k) => [
+      eventTypeOf(k),
+      delivery(`receiveShipment${k.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase())}`, eventTypeOf(k), eventObject(k)),
     ]),
   ),
   ping: delivery('receivePing', 'ping (on demand)', ping),

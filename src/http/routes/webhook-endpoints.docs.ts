@@ -1,13 +1,7 @@
 import { z } from 'zod';
+import { shipmentEventKind } from '@fulfil/contract';
 import { WEBHOOK_DISABLED_REASONS, WEBHOOK_OUTCOMES } from '../../db/schema.ts';
-import {
-  createEndpointBody,
-  deliveriesQuery,
-  redeliverBody,
-  rotateSecretBody,
-  updateEndpointBody,
-  WEBHOOK_EVENT_KINDS,
-} from '../../webhooks/endpoint-input.ts';
+import { createEndpointBody, deliveriesQuery, redeliverBody, rotateSecretBody, updateEndpointBody } from '../../webhooks/endpoint-input.ts';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
 import { idParam, ok, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
 import { instant } from '../openapi/webhook-payloads.ts';
@@ -17,7 +11,9 @@ import { instant } from '../openapi/webhook-payloads.ts';
 const endpoint = z.strictObject({
   id: z.number().int().positive(),
   url: z.string(),
-  event_kinds: z.array(z.enum(WEBHOOK_EVENT_KINDS)),
+  event_kinds: z
+    .array(shipmentEventKind)
+    .describe('the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])'),
   enabled: z.boolean(),
   disabled_reason: z
     .enum(WEBHOOK_DISABLED_REASONS)
