@@ -8,7 +8,6 @@ import { CommandQueues } from '@fulfil/client/transport';
 import { inventoryPlace } from '@fulfil/contract';
 import { ReplySender } from '../queues/reply-channel.ts';
 import { WebhookFanOut } from '../webhooks/fan-out.ts';
-import { sweepWebhooks } from '../webhooks/sweep.ts';
 import type { RoleContext } from './role-context.ts';
 
 /**
@@ -75,19 +74,17 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     retireIdleMs: config.SHARD_RETIRE_IDLE_MS,
   });
   onStop({ phase: 'workers', name: 'shard layouts', close: () => layouts.close() });
-  // Recovery and retention run once per period for the deployment, not per process.
+  // Recovery, retention and the webhook sweep run once per period for the deployment, not per process.
   const housekeeping = startHousekeeping({
     database,
+    config,
     prefix,
     producer: workerProducer,
     connection: blocking,
     queues: requeue,
     shardCounts: () => layouts.counts(),
+    webhookQueue,
     log,
-    recoveryEveryMs: config.RECOVERY_EVERY_MS,
-    recoveryAfterMs: config.RECOVERY_AFTER_MS,
-    retentionHours: config.COMMAND_RETENTION_HOURS,
-    webhookSweep: { everyMs: config.WEBHOOK_SWEEP_EVERY_MS, run: () => sweepWebhooks(database, webhookQueue) },
   });
   onStop({
     phase: 'workers',
