@@ -4,7 +4,7 @@ import { SecretBox } from '../../src/auth/secret-box.ts';
 import { FeedCursors } from '../../src/read/feed-cursor.ts';
 import { apiClient } from '../support/api.ts';
 import { appendEvent, FOURTH, ringFixture } from '../support/feed-world.ts';
-import { BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
+import { BUYER, SELLER, SELLER_USER, STRANGER } from '../support/fixtures.ts';
 import { startTestService, TEST_SECRET_KEY, type TestService } from '../support/service.ts';
 
 // GET /v9/events cursors, against the real service: only cursors the feed gave to this brokerage
@@ -20,6 +20,14 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+function integerEncodings(n: number): Buffer[] {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64BE(BigInt(n));
+  const l = Buffer.alloc(8);
+  l.writeBigUInt64LE(BigInt(n));
+  return [b, l, b.subarray(4), l.subarray(0, 4)];
 }
 
 /** Where the feed stands when the file starts: far from small numbers, so no cursor holds one of its positions by chance. */
@@ -93,6 +101,33 @@ describe('event feed cursors', () => {
     const next = [await event(901), await event(902)];
     expect(await feedHead()).toBe(head + 2);
     expect((await drain(SELLER, cursor)).ids).toEqual(next);
+  });
+
+  it("a cursor tells nothing of other brokerages' events: each brokerage's cursor for the same place is its own", async () => {
+    await event(900);
+    const seller1 = await drain(SELLER);
+    const buyer1 = await drain(BUYER);
+    // Other brokerages' events in between (the buyer's brokerage takes part in the last).
+    for (let i = 0; i < 5; i++) await event(920);
+    await event(910);
+    await event(901);
+    const seller2 = await drain(SELLER, seller1.cursor);
+    const buyer2 = await drain(BUYER, buyer1.cursor);
+    expect([seller2.ids.length, buyer2.ids.length]).toEqual([1, 2]);
+    const head = await feedHead();
+    // Neither place is in any cursor, as text or as a 4- or 8-byte integer of either byte order.
+    for (const cursor of [seller1.cursor, seller2.cursor, buyer1.cursor, buyer2.cursor]) {
+      const bytes = Buffer.from(cursor, 'base64url');
+      for (const position of [head, head - 7]) {
+        expect(bytes.toString('latin1'), `${cursor} shows ${position}`).not.toContain(String(position));
+        for (const encoding of integerEncodings(position)) expect(bytes.includes(encoding), `${cursor} holds ${position}`).toBe(false);
+      }
+    }
+    // Seller and buyer stand at the same place of the feed, each with a cursor of its own.
+    expect(seller2.cursor).not.toBe(buyer2.cursor);
+    expect(seller1.cursor).not.toBe(buyer1.cursor);
+    // The same place gives the same cursor (a page past the end hands back the one given).
+    expect((await drain(SELLER_USER, seller1.cursor)).cursor).toBe(seller2.cursor);
   });
 
   it("another brokerage's cursor, or one altered, is 400 in the error shape", async () => {
