@@ -196,6 +196,7 @@ export class EmbeddedThread {
       subscribers.delete(s);
       if (subscribers.size === 0 && this.channels.get(channel) === subscribers) {
         this.channels.delete(channel);
+        // Nobody listens any more: a notification that still arrives finds no subscriber.
         await this.call({ op: 'unlisten', channel }).catch(() => {});
       }
     };
@@ -214,6 +215,7 @@ export class EmbeddedThread {
     if (this.closing) return;
     this.closing = true;
     clearTimeout(this.watchdog);
+    // A close that fails or hangs ends the same way: the thread is terminated below.
     const closed = this.call({ op: 'close' }).catch(() => {});
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise((r) => (timer = setTimeout(r, 5_000)))]);

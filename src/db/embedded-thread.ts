@@ -67,6 +67,7 @@ async function handle(id: number, r: Request): Promise<unknown> {
         await tx.done;
       } else {
         tx.rollback(new Error('rolled back'));
+        // It settles with the rollback's own reason: the rollback asked for is done.
         await tx.done.catch(() => {});
       }
       return undefined;

@@ -48,6 +48,7 @@ function remoteClient(thread: EmbeddedThread): RemoteClient {
       try {
         result = await fn(on(tx));
       } catch (err) {
+        // The caller gets the first error; a rollback that fails means PGlite's thread is gone.
         await thread.call({ op: 'rollback', tx }).catch(() => {});
         throw err;
       }

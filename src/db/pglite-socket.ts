@@ -77,6 +77,7 @@ function remoteQueue(thread: EmbeddedThread) {
     enqueue: (handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void) =>
       thread.call({ op: 'guest', handlerId, message: message.slice() }, onData) as Promise<number>,
     getQueueLength: () => 0,
+    // The guest is gone either way; a failure here means PGlite's thread is, and its sessions with it.
     clearQueueForHandler: (handlerId: number) => void thread.call({ op: 'guest-clear', handlerId }).catch(() => {}),
     clearTransactionIfNeeded: async (handlerId: number) => void (await thread.call({ op: 'guest-end', handlerId }).catch(() => {})),
   };

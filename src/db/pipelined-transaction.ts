@@ -32,6 +32,7 @@ export function bounded<T>(query: Pending, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       if (query.abandon) query.abandon();
+      // Best effort: the caller is answered with the deadline either way.
       else void Promise.resolve(query.cancel()).catch(() => {});
       reject(new DatabaseDeadline(ms));
     }, ms);
@@ -130,6 +131,8 @@ export async function pipelinedTransaction<T>(
   } catch (err) {
     if (!ended && !gone) {
       ended = true;
+      // The caller gets the first error; a rollback that fails means the connection is gone, and
+      // Postgres rolls back a transaction whose session ends.
       await send('rollback', []).catch(() => {});
     }
     throw err;

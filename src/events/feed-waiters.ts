@@ -82,6 +82,7 @@ export class FeedWaiters {
   async close(): Promise<void> {
     this.closing = true;
     for (const set of this.byBrokerage.values()) for (const entry of set) entry.wake?.('closing');
+    // Closing: every waiter is answered already, and the listening connection closes with the database.
     await this.unlisten?.().catch(() => {});
     this.unlisten = undefined;
   }

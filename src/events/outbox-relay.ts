@@ -90,6 +90,7 @@ export class OutboxRelay {
     this.stopped = true;
     clearTimeout(this.timer);
     clearTimeout(this.gathering);
+    // Stopping: a wake-up lost now changes nothing, and the listening connection closes with the database.
     await this.unlisten?.().catch(() => {});
     await this.running;
     await this.queue.close();

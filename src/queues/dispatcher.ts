@@ -4,6 +4,7 @@ import { findCommand, forgetCommand, insertCommand, requeueCommand } from '../db
 import { isSameCommand, IdempotencyConflict, Unavailable } from '@fulfil/contract';
 import { storedPayload } from '../commands/stored-payload.ts';
 import type { CommandQueues } from '@fulfil/client/transport';
+import { countDispatchCleanupFailure } from '../telemetry/metrics-registry.ts';
 import type { Actor, CommandResult, JobMap, JobName } from '@fulfil/contract';
 import type { AnswerWaiters } from './reply-waiters.ts';
 import { jobNeverSent } from './enqueue-failure.ts';
@@ -46,7 +47,8 @@ export function commandIdFor(brokerageId: number, idempotencyKey?: string): stri
  * process's reply channel, and waits for the answer the worker hands there (reply-channel.ts).
  * Postgres is read again only for a replay or when the wait runs out; after `waitMs` the caller
  * answers 202. If Redis refuses the job before receiving it the row is removed again: nothing
- * was taken (503).
+ * was taken (503). Should that removal fail, the row stays and lost-command recovery will run it,
+ * so the answer is 202, not 503 (docs/COMMAND-PATH.md, "A refused job").
  */
 export class CommandDispatcher implements Dispatch {
   constructor(
@@ -55,6 +57,8 @@ export class CommandDispatcher implements Dispatch {
       queues: CommandQueues | undefined;
       waiters: AnswerWaiters | undefined;
       waitMs: number;
+      /** Where a failure the answer cannot show is told (a pino logger will do). */
+      log: { error(detail: object, message: string): void };
     },
   ) {}
 
@@ -106,7 +110,18 @@ export class CommandDispatcher implements Dispatch {
         // A replay's row was recorded before: lost-command recovery queues it once Redis is back.
         if (!inserted) return { kind: 'accepted', commandId };
         // Redis never saw this one: the row goes again, so the caller's 503 means nothing was taken.
-        await forgetCommand(database, commandId).catch(() => {});
+        try {
+          await forgetCommand(database, commandId);
+        } catch (forgetErr) {
+          // The row may still be there, and then recovery runs the command once Redis is back:
+          // "nothing was taken" would be false, so the caller gets 202 and the Location that tells.
+          countDispatchCleanupFailure();
+          this.deps.log.error(
+            { err: forgetErr, enqueueErr: err, commandId, command: req.name },
+            'a command Redis refused could not be removed again: it may run once Redis is back; answered 202',
+          );
+          return { kind: 'accepted', commandId };
+        }
         throw err;
       }
       // Any other failure may come after Redis stored the job and only its reply was lost: the

@@ -69,6 +69,8 @@ export class ReplySender {
   send(replyTo: string, commandId: string, result: CommandResult): void {
     const local = this.local.get(replyTo);
     if (local) return local(commandId, result);
+    // The answer is stored with the command: a waiter whose reply is lost reads it from Postgres
+    // when its wait runs out (reply-waiters.ts), so a failed publish only delays that caller.
     this.publisher.publish(replyTo, encodeReply(commandId, result)).catch(() => {});
   }
 }

@@ -72,6 +72,7 @@ export class ReplyWaiters implements AnswerWaiters {
     this.closed = true;
     this.local.close(this.replyTo);
     this.waiting.wakeAll({ event: 'failed' });
+    // Closing: the subscriber connection goes next, and its subscriptions with it.
     await this.subscriber.unsubscribe(this.replyTo).catch(() => {});
   }
 }

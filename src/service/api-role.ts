@@ -62,7 +62,7 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
   });
   // After HTTP: the counts of the last requests still go to Redis before it closes.
   onStop({ phase: 'queues', name: 'rate limiter', close: () => rateLimiter.close() });
-  const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: config.COMMAND_WAIT_MS });
+  const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: config.COMMAND_WAIT_MS, log });
   const app = await buildApp({
     config,
     database,

@@ -129,6 +129,16 @@ export const dependencyUpGauge = new Gauge({
   registers: [metricsRegistry],
 });
 
+const dispatchCleanupFailures = new Counter({
+  name: 'fulfil_dispatch_cleanup_failures_total',
+  help: 'Commands Redis refused whose row could not be removed again: each stays recorded, was answered 202, and runs once Redis is back (lost-command recovery).',
+  registers: [metricsRegistry],
+});
+
+export function countDispatchCleanupFailure(): void {
+  dispatchCleanupFailures.inc();
+}
+
 /** 1 while this process runs the outbox relay (holds the relay lock); fleet-wide, exactly one should. */
 export const relayActiveGauge = new Gauge({
   name: 'fulfil_outbox_relay_active',

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { RedisConnection } from '@fulfil/client/transport';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
 import { CommandDispatcher } from '../../src/queues/dispatcher.ts';
 import { CommandQueues, CommandWaiters, blockingConnection, producerConnection } from '@fulfil/client/transport';
 import { type Envelope, type JobMap, type JobName } from '@fulfil/contract';
@@ -57,7 +58,7 @@ describe('inventory ingest through the queue and the workers', () => {
     queues = new CommandQueues({ prefix: t.prefix, connection: track(producerConnection(TEST_REDIS_URL, { enableOfflineQueue: true })) });
     waiters = new CommandWaiters([inventoryPlace(t.prefix)], { connection: () => track(blockingConnection(TEST_REDIS_URL)) });
     await waiters.ready();
-    dispatcher = new CommandDispatcher({ database: t.db.database, queues, waiters, waitMs: 20_000 });
+    dispatcher = new CommandDispatcher({ database: t.db.database, queues, waiters, waitMs: 20_000, log: createLogger('silent') });
     dir = mkdtempSync(path.join(tmpdir(), 'fulfil-inv-'));
   });
   afterAll(async () => {

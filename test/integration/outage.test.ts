@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-server.ts';
+import { metricsRegistry } from '../../src/telemetry/metrics-registry.ts';
 import { apiClient } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';
@@ -46,6 +47,34 @@ describe('when a backing service is down', () => {
     const ready = await fetch(`${t.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as { checks: { redis: string } }).checks.redis).toMatch(/^down/);
+  });
+
+  it('Redis refuses the job and its row cannot be deleted again: 202 with the Location, not "nothing changed"', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'fulfil-redis-'));
+    const redis: PrivateRedis = await startPrivateRedis(dir);
+    cleanups.push(
+      async () => rmSync(dir, { recursive: true, force: true }),
+      () => redis.stop(),
+    );
+    const t: TestService = await startTestService({ env: { REDIS_URL: redis.url, SHUTDOWN_DEADLINE_MS: '500' } });
+    cleanups.push(() => t.stop());
+    await t.seed(baseFixture());
+    // The delete fails as it would with Postgres gone between the insert and the delete.
+    await t.db.database.sql!.unsafe(`
+      create function refuse_delete() returns trigger language plpgsql as $$ begin raise exception 'no delete in this test'; end $$;
+      create trigger refuse_delete before delete on commands for each row execute function refuse_delete()`);
+    const failures = async () =>
+      (await metricsRegistry.getSingleMetric('fulfil_dispatch_cleanup_failures_total')!.get()).values[0]?.value ?? 0;
+    const counted = await failures();
+    await redis.stop();
+
+    const res = await apiClient(t.url)(SELLER, 'POST', `/v9/orders/${ORDERS.tbd2}/accept`, { reviewer_id: 100 });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('location')).toBe(`/v9/commands/${res.body.id}`);
+    // Recorded and unfinished: lost-command recovery runs it once Redis is back.
+    const [row] = await t.db.database.sql!`select status, result_status from commands where id = ${res.body.id}`;
+    expect(row).toEqual({ status: 'queued', result_status: null });
+    expect(await failures()).toBe(counted + 1);
   });
 
   it('Postgres down: the API answers 503 and nothing is half-written', async () => {

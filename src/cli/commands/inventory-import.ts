@@ -67,10 +67,12 @@ export const inventoryImport: CommandModule = {
         await queues.close();
       });
       await waiters.ready();
-      const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: PATIENCE_MS });
+      const log = { error: (_detail: object, message: string) => io.err(`fulfil inventory import: ${message}`) };
+      const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: PATIENCE_MS, log });
       const actor: Actor = { brokerageId: office.brokerageId, userId: null, via: 'upstream' };
       return await sendBatches({ file, officeId, batchSize, records, actor, dispatcher, waiters, prefix: config.QUEUE_PREFIX }, io);
     } finally {
+      // The import's outcome is decided; a connection that fails to close goes with the process.
       for (const close of closers.reverse()) await close().catch(() => {});
     }
   },
