@@ -1,4 +1,4 @@
-import type { Row } from './scale.ts';
+import type { Row } from './scale-report.ts';
 
 /** One Redis layout of `npm run bench -- scale --redis …`: a single Redis or a three-master cluster, and COMMAND_SHARDS. */
 export interface Layout {

@@ -9,6 +9,8 @@ export interface Fleet {
   apiUrls: string[];
   apiPids: number[];
   workerPids: number[];
+  /** /metrics of each worker process (METRICS_PORT); an API process serves its own on its URL. */
+  workerMetricsUrls: string[];
   stop(): Promise<void>;
 }
 
@@ -17,6 +19,7 @@ export async function startFleet(opts: { apis: number; workers: number; env: Rec
   const apiUrls: string[] = [];
   const apiPids: number[] = [];
   const workerPids: number[] = [];
+  const workerMetricsUrls: string[] = [];
   const launch = (role: 'api' | 'worker', env: Record<string, string>) => {
     const child = spawn(process.execPath, ['bin/fulfil.mjs', 'start', '--role', role], {
       env: { PATH: process.env.PATH, ...opts.env, ...env },
@@ -38,7 +41,12 @@ export async function startFleet(opts: { apis: number; workers: number; env: Rec
     );
   };
   try {
-    for (let i = 0; i < opts.workers; i++) workerPids.push(launch('worker', {}).pid!);
+    for (let i = 0; i < opts.workers; i++) {
+      // Each its own port: on the default one, the second worker and later would pick a free port and only log it.
+      const port = await freePort();
+      workerPids.push(launch('worker', { METRICS_PORT: String(port) }).pid!);
+      workerMetricsUrls.push(`http://127.0.0.1:${port}/metrics`);
+    }
     for (let i = 0; i < opts.apis; i++) {
       const port = await freePort();
       apiPids.push(launch('api', { PORT: String(port), HOST: '127.0.0.1' }).pid!);
@@ -49,7 +57,7 @@ export async function startFleet(opts: { apis: number; workers: number; env: Rec
     await stop();
     throw err;
   }
-  return { apiUrls, apiPids, workerPids, stop };
+  return { apiUrls, apiPids, workerPids, workerMetricsUrls, stop };
 }
 
 async function waitReady(url: string, children: ChildProcess[], timeoutMs = 60_000): Promise<void> {

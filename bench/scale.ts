@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
@@ -12,10 +12,15 @@ import { fixtureSchema } from '../src/domain/fixture.ts';
 import { startPrivateRedis } from '../src/redis/private-server.ts';
 import { startPrivatePrimary } from '../test/support/private-postgres.ts';
 import { recreateBenchDatabase } from './bench-database.ts';
-import { pgSnapshot, pgWork, processTreeCpuMs, type PgWork } from './postgres-work.ts';
-import { BENCH_CREDENTIAL, benchFixture, runFlows } from './scale-flows.ts';
+import { pgSnapshot, pgWork, processTreeCpuMs } from './postgres-work.ts';
+import { BENCH_CREDENTIAL, benchFixture } from './scale-flows.ts';
 import { startFleet } from './scale-processes.ts';
 import { layoutReport, parseLayouts, type LayoutRow } from './scale-layouts.ts';
+import { defaultLoadProcesses, startLoad } from './scale-load.ts';
+import { startProfile } from './scale-profile.ts';
+import { cpuSnapshot, cpuUse, type ProcessGroups } from './scale-profile-procs.ts';
+import { profileReport, type ProfiledRun } from './scale-profile-report.ts';
+import { report, type Row } from './scale-report.ts';
 import { startRedisCluster, type PrivateCluster } from '../test/support/redis-cluster.ts';
 
 /**
@@ -23,7 +28,10 @@ import { startRedisCluster, type PrivateCluster } from '../test/support/redis-cl
  * synchronous through the API, Redis, a worker and Postgres) against separate `--role api` and
  * `--role worker` processes, for several process counts. Postgres and Redis are private servers
  * started here (pg_stat_statements loaded, fsync on; Redis with AOF as the service starts it),
- * so their CPU and Postgres's WAL, statements and lock time per command can be measured.
+ * so their CPU and Postgres's WAL, statements and lock time per command can be measured. The
+ * clients run in load processes of their own (--load-procs), so that the bench is not the
+ * bound; with --profile on (the default) each api×workers row gets a profile of its timed
+ * phase (scale-profile.ts): where Postgres, Redis and the service processes spend and wait.
  */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -31,16 +39,21 @@ export async function run(argv: string[]): Promise<number> {
     options: {
       flows: { type: 'string', default: '400' },
       clients: { type: 'string', default: '32' },
+      // load-generating processes sharing the clients; default one per 128 clients
+      'load-procs': { type: 'string', default: '' },
       // api×workers per run
       configs: { type: 'string', default: '1x1,1x2,1x4,2x2,2x4' },
       // Redis layouts compared (docs/SCALING.md): `single:N` or `cluster:N`, N = COMMAND_SHARDS
       redis: { type: 'string', default: 'single:1,cluster:1,cluster:3' },
       // api×workers of the Redis layout rows
       'redis-config': { type: 'string', default: '1x2' },
+      // samplers during each api×workers row's timed phase (`off`: none)
+      profile: { type: 'string', default: 'on' },
     },
   });
   const flows = Number(values.flows);
   const clients = Number(values.clients);
+  const loadProcesses = values['load-procs'] ? Number(values['load-procs']) : defaultLoadProcesses(clients);
   const configs = values.configs
     .split(',')
     .filter(Boolean)
@@ -61,11 +74,21 @@ export async function run(argv: string[]): Promise<number> {
   const postmasterPid = Number(readFileSync(path.join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const admin = postgres(pg.url, { max: 2, onnotice: () => {} });
   const results: Row[] = [];
+  const profiles: ProfiledRun[] = [];
   const layoutRows: LayoutRow[] = [];
   let cluster: PrivateCluster | undefined;
-  const measure = async (o: { apis: number; workers: number; redisUrl: string; redisPids: number[]; shards: number; label: string }) => {
+  const measure = async (o: {
+    apis: number;
+    workers: number;
+    redisUrl: string;
+    redisPids: number[];
+    shards: number;
+    label: string;
+    profile: boolean;
+  }) => {
     const url = pg.url.replace(/\/postgres$/, '/fulfil_bench_scale');
     const key = randomBytes(32).toString('hex');
+    const queuePrefix = `scale${o.label}`;
     await recreateBenchDatabase(url);
     const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
     await migrateDatabase(database, url);
@@ -82,32 +105,59 @@ export async function run(argv: string[]): Promise<number> {
         DATABASE_URL: url,
         REDIS_URL: o.redisUrl,
         COMMAND_SHARDS: String(o.shards),
-        QUEUE_PREFIX: `scale${o.label}`,
+        QUEUE_PREFIX: queuePrefix,
         LOG_LEVEL: 'warn',
         FULFIL_SECRET_KEY: key,
         RATE_LIMIT_PER_MINUTE: String(1e9),
+        // Every client comes from 127.0.0.1: the per-address share of the connection limit would refuse most of them.
+        HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
+        HTTP_MAX_CONNECTIONS: String(Math.max(1_000, 2 * clients)),
         DATA_DIR: path.join(dataDir, o.label),
       },
     });
+    const load = await startLoad({ procs: loadProcesses, clients, apiUrls: fleet.apiUrls, credential: BENCH_CREDENTIAL }).catch(
+      async (err: unknown) => {
+        await fleet.stop();
+        throw err;
+      },
+    );
     try {
-      await runFlows({ apiUrls: fleet.apiUrls, clients, orders: [flows + 1, flows + warmup], credential: BENCH_CREDENTIAL });
+      await load.run([flows + 1, flows + warmup]);
       // Redis's CPU with the fleet idle (blocking reads, timers): per master, what is not per command.
       const idleStart = o.redisPids.map((pid) => processTreeCpuMs(pid));
       await new Promise((r) => setTimeout(r, IDLE_MS));
       const idleMsPerSecond = o.redisPids.map((pid, i) => ((processTreeCpuMs(pid) - idleStart[i]!) * 1000) / IDLE_MS);
+      const groups: ProcessGroups = {
+        api: fleet.apiPids,
+        worker: fleet.workerPids,
+        postgres: [postmasterPid],
+        redis: o.redisPids,
+        load: load.pids,
+      };
+      const profiler = o.profile
+        ? await startProfile({
+            adminUrl: pg.url,
+            databaseUrl: url,
+            database: 'fulfil_bench_scale',
+            redisUrl: o.redisUrl,
+            queuePrefix,
+            apiMetricsUrls: fleet.apiUrls.map((u) => `${u}/metrics`),
+            workerMetricsUrls: fleet.workerMetricsUrls,
+          })
+        : undefined;
       const before = await pgSnapshot(admin, 'fulfil_bench_scale', postmasterPid);
-      const redisBefore = o.redisPids.map((pid) => processTreeCpuMs(pid));
-      const apiBefore = fleetCpuMs(fleet.apiPids);
-      const workerBefore = fleetCpuMs(fleet.workerPids);
-      const run = await runFlows({ apiUrls: fleet.apiUrls, clients, orders: [1, flows], credential: BENCH_CREDENTIAL });
+      const cpuBefore = cpuSnapshot(groups);
+      const run = await load.run([1, flows]);
+      const cpu = cpuUse(groups, cpuBefore, cpuSnapshot(groups));
       const after = await pgSnapshot(admin, 'fulfil_bench_scale', postmasterPid);
-      const perRedisMs = o.redisPids.map((pid, i) => processTreeCpuMs(pid) - redisBefore[i]!);
-      const redisMs = perRedisMs.reduce((a, b) => a + b, 0);
-      const apiMs = fleetCpuMs(fleet.apiPids) - apiBefore;
-      const workerMs = fleetCpuMs(fleet.workerPids) - workerBefore;
-      const serviceMs = apiMs + workerMs;
+      const profile = await profiler?.stop();
+      const msOf = (cores: number) => cores * cpu.seconds * 1000;
+      const perRedisMs = cpu.groups.redis.perProcess.map(msOf);
+      const apiMs = msOf(cpu.groups.api.cores);
+      const workerMs = msOf(cpu.groups.worker.cores);
       const commands = flows * 3;
       process.stderr.write(`${o.label}: ${(commands / run.seconds).toFixed(0)} commands/s, p99 ${run.p99.toFixed(0)} ms\n`);
+      if (o.profile) profiles.push({ label: o.label, commands, clients, load: run, cpu, ...(profile ? { profile } : {}) });
       return {
         row: {
           apis: o.apis,
@@ -116,26 +166,31 @@ export async function run(argv: string[]): Promise<number> {
           p50: run.p50,
           p99: run.p99,
           work: await pgWork(admin, before, after, commands),
-          redisCpuMsPerCommand: redisMs / commands,
-          redisCores: redisMs / 1000 / run.seconds,
-          serviceCpuMsPerCommand: serviceMs / commands,
-          serviceCores: serviceMs / 1000 / run.seconds,
+          redisCpuMsPerCommand: msOf(cpu.groups.redis.cores) / commands,
+          redisCores: cpu.groups.redis.cores,
+          serviceCpuMsPerCommand: (apiMs + workerMs) / commands,
+          serviceCores: cpu.groups.api.cores + cpu.groups.worker.cores,
           apiCpuMsPerCommand: apiMs / commands,
           workerCpuMsPerCommand: workerMs / commands,
+          clients,
+          loadProcesses: load.pids.length,
+          loadCores: cpu.groups.load.cores,
+          machineCores: cpu.machine.busy,
         } satisfies Row,
         perRedisMsPerCommand: perRedisMs.map((ms) => ms / commands),
-        perRedisMarginalMs: perRedisMs.map((ms, i) => Math.max(0, ms - idleMsPerSecond[i]! * run.seconds) / commands),
+        perRedisMarginalMs: perRedisMs.map((ms, i) => Math.max(0, ms - idleMsPerSecond[i]! * cpu.seconds) / commands),
       };
     } finally {
+      await load.stop();
       await fleet.stop();
     }
   };
   try {
     await admin`create extension if not exists pg_stat_statements`;
     for (const [apis, workers] of configs) {
-      results.push(
-        (await measure({ apis, workers, redisUrl: redis.url, redisPids: [redis.pid], shards: 1, label: `${apis}x${workers}` })).row,
-      );
+      const label = `${apis}x${workers}`;
+      const on = { redisUrl: redis.url, redisPids: [redis.pid], shards: 1 };
+      results.push((await measure({ apis, workers, ...on, label, profile: values.profile !== 'off' })).row);
     }
     // The same flows on one Redis and on a three-master cluster, with one and with more shards.
     for (const layout of layouts) {
@@ -143,7 +198,7 @@ export async function run(argv: string[]): Promise<number> {
       const on =
         layout.redis === 'cluster' ? { redisUrl: cluster!.url, redisPids: cluster!.pids } : { redisUrl: redis.url, redisPids: [redis.pid] };
       const label = `${layout.redis}${layout.shards}`;
-      const measured = await measure({ apis: layoutApis, workers: layoutWorkers, ...on, shards: layout.shards, label });
+      const measured = await measure({ apis: layoutApis, workers: layoutWorkers, ...on, shards: layout.shards, label, profile: false });
       layoutRows.push({ ...layout, row: measured.row, perMaster: measured.perRedisMsPerCommand, marginal: measured.perRedisMarginalMs });
     }
   } finally {
@@ -153,90 +208,10 @@ export async function run(argv: string[]): Promise<number> {
     await pg.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  process.stdout.write(report(results, { flows, clients }));
+  process.stdout.write(report(results, { flows }));
   process.stdout.write(layoutReport(layoutRows, { apis: layoutApis, workers: layoutWorkers }));
+  for (const p of profiles) process.stdout.write(`\n${profileReport(p)}\n`);
   return 0;
 }
 
 const IDLE_MS = 5_000;
-
-export interface Row {
-  apis: number;
-  workers: number;
-  commandsPerSecond: number;
-  p50: number;
-  p99: number;
-  work: PgWork;
-  redisCpuMsPerCommand: number;
-  redisCores: number;
-  serviceCpuMsPerCommand: number;
-  serviceCores: number;
-  apiCpuMsPerCommand: number;
-  workerCpuMsPerCommand: number;
-}
-
-/** CPU of the service's own processes (node: API and workers). */
-function fleetCpuMs(pids: number[]): number {
-  return pids.reduce((sum, pid) => sum + processTreeCpuMs(pid), 0);
-}
-
-function report(results: Row[], o: { flows: number; clients: number }): string {
-  const f = (n: number | undefined, d = 1) => (n === undefined ? 'n/a' : n.toFixed(d));
-  const lines = [
-    `### Scale-out: ${o.flows} link-delivery flows (${o.flows * 3} commands) per row, ${o.clients} concurrent HTTP clients`,
-    `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ${new Date().toISOString().slice(0, 10)}.`,
-    '',
-    '| API procs | worker procs | commands/s | p50 ms | p99 ms | service CPU (cores) | Postgres CPU (cores) | Redis CPU (cores) |',
-    '|---|---|---|---|---|---|---|---|',
-    ...results.map(
-      (r) =>
-        `| ${r.apis} | ${r.workers} | ${f(r.commandsPerSecond)} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.serviceCores, 2)} | ${f(r.work.cpuCores, 2)} | ${f(r.redisCores, 2)} |`,
-    ),
-    '',
-    'Work per command (mean over the rows):',
-    '',
-  ];
-  const mean = (pick: (r: (typeof results)[number]) => number | undefined) => {
-    const xs = results.map(pick).filter((x): x is number => x !== undefined);
-    return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined;
-  };
-  const pgCpu = mean((r) => r.work.cpuMsPerCommand);
-  const redisCpu = mean((r) => r.redisCpuMsPerCommand);
-  lines.push(
-    '| measure | per command |',
-    '|---|---|',
-    `| Postgres statements | ${f(mean((r) => r.work.statementsPerCommand))} |`,
-    `| Postgres transactions | ${f(mean((r) => r.work.xactsPerCommand))} |`,
-    `| rows written (ins+upd+del) | ${f(mean((r) => r.work.tuplesPerCommand))} |`,
-    `| WAL bytes | ${f(
-      mean((r) => r.work.walBytesPerCommand),
-      0,
-    )} |`,
-    `| Postgres server execution time, ms | ${f(
-      mean((r) => r.work.serverExecMsPerCommand),
-      3,
-    )} |`,
-    `| order-lock statement time (waits included), ms | ${f(
-      mean((r) => r.work.lockStatementMsPerCommand),
-      3,
-    )} |`,
-    `| Postgres CPU (all its processes), ms | ${f(pgCpu, 3)} |`,
-    `| Redis CPU, ms | ${f(redisCpu, 3)} |`,
-    `| service CPU (API + worker processes), ms | ${f(
-      mean((r) => r.serviceCpuMsPerCommand),
-      3,
-    )} |`,
-    `| of which API processes, ms | ${f(
-      mean((r) => r.apiCpuMsPerCommand),
-      3,
-    )} |`,
-    `| of which worker processes, ms | ${f(
-      mean((r) => r.workerCpuMsPerCommand),
-      3,
-    )} |`,
-    '',
-    `Implied ceiling: ${f(pgCpu ? 1000 / pgCpu : undefined, 0)} commands/s per Postgres core, ${f(redisCpu ? 1000 / redisCpu : undefined, 0)} commands/s per Redis core (single-threaded).`,
-    '',
-  );
-  return lines.join('\n');
-}
