@@ -79,7 +79,7 @@ describe('HTTP timeouts and the connection cap', () => {
     const s = await connect(t.url);
     const closed = closedBy(s, since);
     // Headers timeout 1 s, checked every second; the connection timeout (120 s) must not be what ends it.
-    const r = await Promise.race([closed, new Promise<undefined>((resolve) => setTimeout(resolve, 4_000))]);
+    const r = await Promise.race([closed, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 4_000))]);
     s.destroy();
     expect(r, 'still open 4 s after connecting').toBeDefined();
     expect(r!.afterMs).toBeGreaterThanOrEqual(900);
