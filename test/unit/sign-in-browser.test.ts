@@ -3,6 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/auth/signer.ts';
 import { SIGN_IN_BROWSER_JS, signInBrowserInterceptor } from '../../src/http/openapi/sign-in-browser.ts';
+import { SIGN_IN_FORM_JS, swaggerUiPlugins } from '../../src/http/openapi/sign-in-form.ts';
 
 // The script /docs runs before each "Try it out" request, run here in a bare context holding
 // only what a browser page offers, against the signing vectors and the server's verifier.
@@ -60,5 +61,15 @@ describe('signing in the /docs page', () => {
   it('the interceptor handed to Swagger UI is plain source that calls the script', () => {
     expect(String(signInBrowserInterceptor)).toMatch(/window\.fulfilSign\(req\)/);
     expect(String(signInBrowserInterceptor)).not.toMatch(/__name|require\(/);
+  });
+
+  it('the sign-in form plugin is plain source, and Swagger UI keeps the plugin that loads the document', () => {
+    const sources = swaggerUiPlugins.map(String);
+    expect(sources[0]).toMatch(/SwaggerUIBundle\.plugins\.DownloadUrl\(system\)/);
+    expect(sources[1]).toMatch(/window\.fulfilSignInForm\(system\)/);
+    for (const source of [...sources, SIGN_IN_FORM_JS]) expect(source).not.toMatch(/__name|require\(/);
+    const window: Record<string, unknown> = {};
+    runInNewContext(SIGN_IN_FORM_JS, { window });
+    expect(typeof window.fulfilSignInForm).toBe('function');
   });
 });

@@ -29,9 +29,9 @@ name (the part before \`[\`), and the host with its port. Test vector: secret
 → \`8eaaqg6d4DJ2SEWkCvkdhc05dITmpNbUrcbN75UBGMA=\`.
 \`GET /v9/credentials/current\` answers who you are: a 200 proves your signing.
 
-**Trying it here:** press *Authorize*, give your token as X-Token and your **secret** as
-X-Signature: this page signs each request with it in your browser (WebCrypto, so open it as
-\`http://127.0.0.1\`, \`localhost\` or over https); the secret is never sent. The token and the
+**Trying it here:** press *Authorize* and sign in once with your token and your **secret** (a
+password box): this page signs each request with the secret in your browser (X-Signature, with
+WebCrypto, so open it as \`http://127.0.0.1\`, \`localhost\` or over https); the secret is never sent. The token and the
 secret stay in this page's memory only: nothing is stored in the browser, and a reload forgets
 them. With the demo data (\`fulfil start --seed fixtures/demo.json\`), order 700 and the example
 body accept as Acme's API credential.

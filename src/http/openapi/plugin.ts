@@ -7,6 +7,7 @@ import { finishDocument, type OpenApiDoc } from './finish-document.ts';
 import { WEBHOOK_PAYLOADS } from './webhook-payloads.ts';
 import { SERVICE } from './service-info.ts';
 import { SIGN_IN_BROWSER_JS, signInBrowserInterceptor } from './sign-in-browser.ts';
+import { SIGN_IN_FORM_JS, swaggerUiPlugins } from './sign-in-form.ts';
 
 /** Routes that are deliberately not part of the callers' reference. */
 const UNDOCUMENTED = [/^\/docs(\/|$)/, /^\/openapi\.json$/, /^\/metrics$/, /^\/ops(\/|$)/, /^\/v9$/];
@@ -49,8 +50,21 @@ export async function installApiDocs(app: FastifyInstance): Promise<void> {
     routePrefix: '/docs',
     // persistAuthorization would keep the token and the secret in localStorage, readable by any
     // page of this origin and kept across browser restarts: they stay in the page's memory.
-    uiConfig: { deepLinking: true, docExpansion: 'list', persistAuthorization: false, requestInterceptor: signInBrowserInterceptor },
-    theme: { title: 'fulfil API reference', js: [{ filename: 'sign-in-browser.js', content: SIGN_IN_BROWSER_JS }] },
+    // The sign-in is one form, the secret in a password box (sign-in-form.ts).
+    uiConfig: {
+      deepLinking: true,
+      docExpansion: 'list',
+      persistAuthorization: false,
+      requestInterceptor: signInBrowserInterceptor,
+      plugins: swaggerUiPlugins,
+    },
+    theme: {
+      title: 'fulfil API reference',
+      js: [
+        { filename: 'sign-in-browser.js', content: SIGN_IN_BROWSER_JS },
+        { filename: 'sign-in-form.js', content: SIGN_IN_FORM_JS },
+      ],
+    },
     // "Try it out" calls the service that serves the page, whatever its port: the document's
     // templated server defaults to npm start's 127.0.0.1:8080.
     transformSpecificationClone: true,
