@@ -136,6 +136,18 @@ const envSchema = z
     WEBHOOK_BACKOFF_MAX_MS: ms(1, 24 * 3600_000, 3600_000),
     /** How often the sweep re-queues deliveries Postgres owes but Redis lost (or a killed worker left). */
     WEBHOOK_SWEEP_EVERY_MS: ms(10, 3600_000, 30_000),
+    /** Calls in flight at once to one brokerage's endpoints, per process (unset: half of WEBHOOK_CONCURRENCY). */
+    WEBHOOK_MAX_INFLIGHT_PER_BROKERAGE: z.coerce.number().int().min(1).max(256).optional(),
+    /** Calls in flight at once to one endpoint, per process (unset: a quarter of WEBHOOK_CONCURRENCY). */
+    WEBHOOK_MAX_INFLIGHT_PER_ENDPOINT: z.coerce.number().int().min(1).max(256).optional(),
+    /** Timeouts or connection failures in a row that open an endpoint's circuit breaker. */
+    WEBHOOK_BREAKER_FAILURES: z.coerce.number().int().min(1).max(1_000).default(5),
+    /** How long an open breaker waits before one probe call; doubles after each failed probe, up to WEBHOOK_BACKOFF_MAX_MS. */
+    WEBHOOK_BREAKER_COOLDOWN_MS: ms(10, 24 * 3600_000, 30_000),
+    /** The longest wait a receiver's Retry-After (on 429 or 503) is honoured for. */
+    WEBHOOK_RETRY_AFTER_MAX_MS: ms(0, 24 * 3600_000, 3600_000),
+    /** Webhook endpoints one brokerage may have; creating one more answers 409 `limit_reached`. */
+    WEBHOOK_MAX_ENDPOINTS_PER_BROKERAGE: z.coerce.number().int().min(1).max(10_000).default(20),
 
     // Timeouts and caps (docs/RELIABILITY.md says what a caller gets when each one fires).
     /** A whole request (headers and body) must arrive within this, else 408 and the connection is closed. */

@@ -31,6 +31,42 @@ export const webhookDisabledGauge = new Gauge({
   registers: [metricsRegistry],
 });
 
+/** What the process's webhook delivery reports at scrape time (webhook-worker.ts registers it). */
+let scheduling: { callsInFlight: () => number; breakersOpen: () => number } | undefined;
+
+export function reportWebhookScheduling(source: typeof scheduling): void {
+  scheduling = source;
+}
+
+new Gauge({
+  name: 'fulfil_webhook_breakers_open',
+  help: "Endpoints whose circuit breaker is open in this process (timeouts in a row, or a receiver's Retry-After): their jobs wait in the queue, not in a call slot.",
+  registers: [metricsRegistry],
+  collect() {
+    this.set(scheduling?.breakersOpen() ?? 0);
+  },
+});
+
+new Gauge({
+  name: 'fulfil_webhook_calls_in_flight',
+  help: "Receivers' calls in flight in this process (at most WEBHOOK_CONCURRENCY).",
+  registers: [metricsRegistry],
+  collect() {
+    this.set(scheduling?.callsInFlight() ?? 0);
+  },
+});
+
+const deferred = new Counter({
+  name: 'fulfil_webhook_jobs_deferred_total',
+  help: "Webhook jobs put back in the queue for later instead of holding a call slot: reason breaker (the endpoint's breaker is open), retry_after (its receiver asked to wait), busy (its brokerage has its share of the slots and jobs waiting).",
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+
+export function countWebhookDeferred(reason: string): void {
+  deferred.inc({ reason });
+}
+
 export function countWebhookAttempt(outcome: string): void {
   attempts.inc({ outcome });
 }

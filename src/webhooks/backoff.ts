@@ -3,6 +3,8 @@ export interface RetryPolicy {
   windowMs: number;
   baseMs: number;
   maxMs: number;
+  /** The longest a receiver's Retry-After is honoured for. */
+  retryAfterMaxMs: number;
 }
 
 /**

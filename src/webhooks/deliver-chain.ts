@@ -1,14 +1,16 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
-import { publicEventOf, type ShipmentEventRow } from '../events/public-event.ts';
-import { toShipmentVersion } from '../db/sql/shipment-version.ts';
+import type { ShipmentEventRow } from '../events/public-event.ts';
 import { countWebhookAttempt, observeWebhookLatency } from '../telemetry/webhook-metrics.ts';
 import { retryDelayMs, type RetryPolicy } from './backoff.ts';
 import { Acknowledgements } from './acknowledgements.ts';
-import type { CallSlots } from './call-slots.ts';
+import { admit, type EndpointOwners } from './admission.ts';
+import type { Breakers } from './breaker.ts';
+import type { CallSlots, SlotOwner } from './call-slots.ts';
 import { CHAIN_LOCKS, CLAIM_HEADS, CLAIM_ONE, FAILED, unflushed } from './chain-sql.ts';
 import type { SealedSecrets, SigningSecrets } from './endpoint-secrets.ts';
 import { redactedUrl } from '../ops/redact-url.ts';
+import { payloadOf } from './event-payload.ts';
 import { sendWebhook, type SendOptions, type SendResult } from './send.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from '@fulfil/contract';
 import type { WebhookJob, WebhookQueue } from './webhook-queue.ts';
@@ -45,8 +47,11 @@ export interface Claimed extends SealedSecrets {
 
 export interface DeliverDeps {
   database: Database;
-  /** Calls in flight in this process, shared by all its webhook jobs. */
+  /** Calls in flight in this process, shared fairly by all its webhook jobs. */
   slots: CallSlots;
+  /** Each endpoint's circuit breaker, in this process. */
+  breakers: Breakers;
+  owners: EndpointOwners;
   secrets: SigningSecrets;
   queue: WebhookQueue;
   send: SendOptions;
@@ -58,39 +63,87 @@ export interface DeliverDeps {
 const MAX_PER_CHAIN = 50;
 
 /**
- * One webhook job: the chains of one endpoint it carries (one per order, or a ping), side by side.
- * Returns how many events were acknowledged. A chain that failed to reach Postgres fails the job
- * once every chain has settled, so BullMQ retries it (a retry finds what is still owed).
+ * One webhook job: the chains of one endpoint it carries (one per order, or a ping). It takes call
+ * slots first (admission.ts: a share of them, or it is deferred), then runs that many chains side
+ * by side; a chain that ends hands its slot to the next of the job's orders. Returns how many
+ * events were acknowledged. A chain that failed to reach Postgres fails the job once every chain
+ * has settled, so BullMQ retries it (a retry finds what is still owed). `canDefer`: the caller
+ * handles DeferJob (the worker does); without it the job waits for its slots instead.
  */
-export async function deliverJob(deps: DeliverDeps, job: WebhookJob): Promise<number> {
+export async function deliverJob(deps: DeliverDeps, job: WebhookJob, opts: { canDefer?: boolean } = {}): Promise<number> {
+  const owner = await deps.owners.of(job.endpointId);
+  if (!owner) return 0;
   const orders = job.orderId === null ? [null] : [job.orderId, ...(job.more ?? [])];
-  let delivered = 0;
-  // More orders than call slots (a small WEBHOOK_CONCURRENCY) are taken in turns.
-  for (let i = 0; i < orders.length; i += deps.slots.capacity) {
-    delivered += await deliverSideBySide(deps, job, orders.slice(i, i + deps.slots.capacity));
+  const lanes = await admit(deps, owner, orders.length, opts.canDefer ?? false);
+  return deliverInLanes(deps, job, owner, orders, lanes);
+}
+
+async function deliverInLanes(
+  deps: DeliverDeps,
+  job: WebhookJob,
+  owner: SlotOwner,
+  orders: (number | null)[],
+  lanes: number,
+): Promise<number> {
+  const leaseSeconds = (deps.send.connectTimeoutMs + deps.send.responseTimeoutMs) / 1000 + 5;
+  const pending = [...orders];
+  // Claimed only while holding a slot: a claim starts a lease, which a call waiting for a slot could outlive.
+  const claim = (n: number) => {
+    const batch = pending.splice(0, n);
+    return job.orderId === null
+      ? unflushed<Claimed>(deps.database, [[CLAIM_ONE, [job.endpointId, job.deliveryId, leaseSeconds]]])
+      : claimHeads(deps.database, job.endpointId, batch as number[], leaseSeconds);
+  };
+  let heads: Claimed[];
+  try {
+    heads = await claim(lanes);
+  } catch (err) {
+    deps.slots.release(owner, lanes);
+    throw err;
   }
+  const acks = new Acknowledgements(deps.database, job.endpointId, leaseSeconds);
+  let delivered = 0;
+  const failures: unknown[] = [];
+  const lane = async (first: Claimed | undefined) => {
+    try {
+      for (let head = first; ;) {
+        if (head) {
+          const n = await deliverChain(deps, job.endpointId, head, acks);
+          delivered += n;
+        }
+        // The next of the job's orders, unless the endpoint's breaker opened meanwhile.
+        if (pending.length === 0 || !deps.breakers.closed(job.endpointId)) return;
+        [head] = await claim(1);
+      }
+    } catch (err) {
+      failures.push(err);
+    } finally {
+      deps.slots.release(owner, 1);
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, (_, i) => lane(heads[i])));
+  if (failures.length > 0) throw failures[0];
+  if (pending.length > 0) await parkBehindBreaker(deps, job, pending as number[]);
   return delivered;
 }
 
-async function deliverSideBySide(deps: DeliverDeps, job: WebhookJob, orders: (number | null)[]): Promise<number> {
-  const leaseSeconds = (deps.send.connectTimeoutMs + deps.send.responseTimeoutMs) / 1000 + 5;
-  await deps.slots.acquire(orders.length);
-  let heads: Claimed[] = [];
-  try {
-    heads =
-      job.orderId === null
-        ? await unflushed<Claimed>(deps.database, [[CLAIM_ONE, [job.endpointId, job.deliveryId, leaseSeconds]]])
-        : await claimHeads(deps.database, job.endpointId, orders as number[], leaseSeconds);
-  } finally {
-    deps.slots.release(orders.length - heads.length);
-  }
-  const acks = new Acknowledgements(deps.database, job.endpointId, leaseSeconds);
-  const settled = await Promise.allSettled(
-    heads.map((head) => deliverChain(deps, job.endpointId, head, acks).finally(() => deps.slots.release(1))),
-  );
-  const failed = settled.find((s) => s.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.reduce((n, s) => n + (s.status === 'fulfilled' ? s.value : 0), 0);
+/**
+ * Orders a job did not start because its endpoint's breaker opened: queued again for when it may
+ * be called (a job of their own; should Redis refuse, the sweep finds them).
+ */
+async function parkBehindBreaker(deps: DeliverDeps, job: WebhookJob, orders: number[]): Promise<void> {
+  const until = deps.breakers.heldUntil(job.endpointId) ?? Date.now();
+  const [first, ...more] = orders;
+  await deps.queue.kick([
+    {
+      endpointId: job.endpointId,
+      orderId: first!,
+      deliveryId: job.deliveryId,
+      attempts: -2,
+      more,
+      delayMs: until - Date.now() + Math.random() * 1_000,
+    },
+  ]);
 }
 
 /**
@@ -105,6 +158,8 @@ async function deliverChain(deps: DeliverDeps, endpointId: number, first: Claime
   while (head) {
     const result = await sendOne(deps, endpointId, head);
     countWebhookAttempt(result.outcome);
+    if (result.retryAfterMs !== undefined) result.retryAfterMs = Math.min(result.retryAfterMs, deps.retry.retryAfterMaxMs);
+    deps.breakers.record(endpointId, result);
     if (result.outcome !== 'success') {
       await recordFailure(deps, endpointId, head, result);
       return delivered;
@@ -167,42 +222,10 @@ async function sendOne(deps: DeliverDeps, endpointId: number, head: Claimed): Pr
   );
 }
 
-function payloadOf(endpointId: number, head: Claimed): object {
-  if (head.orderId === null) {
-    return { id: head.eventId, type: 'ping', created_at: new Date(head.eventAtMs).toISOString(), data: { endpoint_id: endpointId } };
-  }
-  const row = eventRow(head);
-  if (!row) throw new Error(`event ${head.eventId} is not in shipment_events`);
-  return publicEventOf(row, head.brokerageId, toShipmentVersion(head.version));
-}
-
-/** The shipment_events row the claim read beside the delivery. */
-function eventRow(c: Claimed): ShipmentEventRow | undefined {
-  if (c.evId === null || c.evAtMs === null || c.orderId === null || c.toState === null || c.actorType === null) return undefined;
-  return {
-    id: c.evId,
-    eventId: c.eventId,
-    orderId: c.orderId,
-    seq: c.seq,
-    kind: c.kind,
-    shipmentId: c.shipmentId,
-    newShipmentId: c.newShipmentId,
-    fromType: c.fromType,
-    toType: c.toType,
-    fromState: c.fromState,
-    toState: c.toState,
-    actorType: c.actorType,
-    actorBrokerageId: c.actorBrokerageId,
-    actorUserId: c.actorUserId,
-    actorRole: c.actorRole,
-    actorReason: c.actorReason,
-    commandId: c.commandId,
-    at: new Date(c.evAtMs),
-  };
-}
-
 async function recordFailure(deps: DeliverDeps, endpointId: number, head: Claimed, result: SendResult): Promise<void> {
-  const delayMs = retryDelayMs(head.attempts, deps.retry);
+  // A receiver's Retry-After (bounded) puts the next attempt later than the backoff would, never earlier.
+  const delayMs = Math.max(retryDelayMs(head.attempts, deps.retry), result.retryAfterMs ?? 0);
+  const error = result.retryAfterMs === undefined ? result.error : `Retry-After: ${Math.round(result.retryAfterMs / 1000)} s`;
   const messages = {
     gone: 'disabled: the receiver answered 410 Gone',
     failing: `disabled: every attempt failed for ${Math.round(deps.retry.windowMs / 1000)} s (the retry window)`,
@@ -215,7 +238,7 @@ async function recordFailure(deps: DeliverDeps, endpointId: number, head: Claime
     head.attempts,
     result.outcome,
     result.statusCode ?? null,
-    result.error?.slice(0, 500) ?? null,
+    error?.slice(0, 500) ?? null,
     result.latencyMs,
     delayMs / 1000,
     deps.retry.windowMs / 1000,

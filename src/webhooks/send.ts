@@ -25,6 +25,22 @@ export interface SendResult {
   statusCode?: number;
   error?: string;
   latencyMs: number;
+  /** A 429 or 503's Retry-After, in ms from the answer (not bounded here). */
+  retryAfterMs?: number;
+}
+
+/**
+ * A Retry-After value (RFC 9110 §10.2.3: delay-seconds or an HTTP-date) as ms from `now`; a date
+ * in the past is 0, anything unreadable undefined.
+ */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  const v = value?.trim();
+  if (!v) return undefined;
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  // An HTTP-date names its month (and zone); Date.parse alone would also read "-1" or "1.5".
+  if (Number.isNaN(at) || !/[A-Za-z]{3}/.test(v)) return undefined;
+  return Math.max(0, at - now);
 }
 
 /** How much of an answer is read: the status says everything; the rest is only drained this far. */
@@ -123,17 +139,21 @@ export async function sendWebhook(
     });
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
-      const outcome = status >= 200 && status < 300 ? 'success' : 'http_error';
+      const outcome: SendResult['outcome'] = status >= 200 && status < 300 ? 'success' : 'http_error';
+      const header = res.headers['retry-after'];
+      const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(Array.isArray(header) ? header[0] : header) : undefined;
+      const answered: Omit<SendResult, 'latencyMs'> =
+        retryAfterMs === undefined ? { outcome, statusCode: status } : { outcome, statusCode: status, retryAfterMs };
       let read = 0;
       res.on('data', (chunk: Buffer) => {
         read += chunk.length;
         if (read > MAX_ANSWER_BYTES) {
           // Enough: the status is known; the rest is not wanted and the connection is not reused.
-          finish({ outcome, statusCode: status });
+          finish(answered);
           res.destroy();
         }
       });
-      res.on('end', () => finish({ outcome, statusCode: status }));
+      res.on('end', () => finish(answered));
       res.on('aborted', () => finish({ outcome: 'network', statusCode: status, error: 'the answer was cut off' }));
       res.on('error', () => finish({ outcome: 'network', statusCode: status, error: 'the answer was cut off' }));
       res.on('close', () => finish({ outcome: 'network', statusCode: status, error: 'the answer was cut off' }));

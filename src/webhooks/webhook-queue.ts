@@ -22,7 +22,10 @@ export const MAX_CHAINS_PER_JOB = 16;
 
 /** The head of a chain as Postgres knows it: the first undelivered event of (endpoint, order). */
 export interface ChainHead extends WebhookJob {
-  /** Attempts made so far on deliveryId; -1 marks a chain continued by the job that delivered deliveryId. */
+  /**
+   * Attempts made so far on deliveryId; -1 marks a chain continued by the job that delivered
+   * deliveryId, -2 the orders a job left when its endpoint's breaker opened.
+   */
   attempts: number;
   /** How long until it is due; a delayed job meanwhile. */
   delayMs?: number;
