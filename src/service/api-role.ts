@@ -72,7 +72,11 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
     secretBox,
     webhooks: {
       queue: webhookQueue,
-      rules: { policy: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }, resolve: webhookResolve },
+      rules: {
+        policy: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+        resolve: webhookResolve,
+        maxPerBrokerage: config.WEBHOOK_MAX_ENDPOINTS_PER_BROKERAGE,
+      },
     },
     ...(credentialCache ? { credentialCache } : {}),
     ops: { queues: [...queues.queues(), eventsQueue, webhookQueue.queue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },

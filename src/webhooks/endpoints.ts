@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { SecretBox } from '../auth/secret-box.ts';
-import type { Executor } from '../db/client.ts';
+import { query, type Executor } from '../db/client.ts';
 import { webhookEndpoints } from '../db/schema.ts';
-import { InvalidParams, NotFound } from '@fulfil/contract';
+import { AppError, InvalidParams, NotFound } from '@fulfil/contract';
 import { urlProblem, type AddressPolicy } from './address-policy.ts';
 import { secretAad } from './endpoint-secrets.ts';
 import { answeredEventKinds, storedEventKinds, type createEndpointBody, type updateEndpointBody } from './endpoint-input.ts';
@@ -15,6 +15,17 @@ type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export interface EndpointRules {
   policy: AddressPolicy;
   resolve: Resolve;
+  /** Endpoints one brokerage may have (WEBHOOK_MAX_ENDPOINTS_PER_BROKERAGE); unset: no limit. */
+  maxPerBrokerage?: number;
+}
+
+/** A brokerage that has all the webhook endpoints it may have asked for one more. */
+export class EndpointLimitReached extends AppError {
+  readonly code = 'limit_reached';
+  readonly status = 409 as const;
+  constructor(limit: number) {
+    super(`this brokerage has ${limit} webhook endpoints, the most it may have; delete one first`);
+  }
 }
 
 /** `whsec_` and 32 random bytes in base64url: recognisable in a secret store, no spaces or padding. */
@@ -68,6 +79,7 @@ export async function createEndpoint(
   const secret = generateWebhookSecret();
   // The id seals the secret, so the row is written first with a placeholder, in one transaction.
   return ex.transaction(async (tx) => {
+    if (rules.maxPerBrokerage !== undefined) await checkEndpointLimit(tx, brokerageId, rules.maxPerBrokerage);
     const [row] = await tx
       .insert(webhookEndpoints)
       .values({
@@ -87,6 +99,18 @@ export async function createEndpoint(
       .returning();
     return { ...endpointJson(sealed!), secret };
   });
+}
+
+/**
+ * Refuses a brokerage's endpoint beyond the limit. Each endpoint of a brokerage is owed every event
+ * of its orders, and delivery shares the call slots per brokerage (docs/WEBHOOKS.md), so the limit
+ * bounds what one brokerage's receivers can cost. The brokerage's row is locked first (a lock that
+ * leaves inserts referring to it alone), so two creations at once cannot both pass the count.
+ */
+async function checkEndpointLimit(tx: Executor, brokerageId: number, limit: number): Promise<void> {
+  await query(tx, sql`select id from brokerages where id = ${brokerageId} for no key update`);
+  const [row] = await query<{ n: number }>(tx, sql`select count(*)::int as n from webhook_endpoints where brokerage_id = ${brokerageId}`);
+  if ((row?.n ?? 0) >= limit) throw new EndpointLimitReached(limit);
 }
 
 export async function listEndpoints(ex: Executor, brokerageId: number) {

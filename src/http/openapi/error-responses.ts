@@ -18,7 +18,10 @@ export const ERROR_STATUSES = {
 
 export type ErrorStatus = keyof typeof ERROR_STATUSES;
 
-const CODES = Object.values(ERROR_STATUSES).map(([code]) => code);
+/** Codes only one route answers with, and their status, beside the status's usual code; that route documents the answer (routeError). */
+export const ROUTE_CODES = { limit_reached: 409 } as const;
+
+const CODES = [...Object.values(ERROR_STATUSES).map(([code]) => code), ...(Object.keys(ROUTE_CODES) as (keyof typeof ROUTE_CODES)[])];
 
 export const errorBody = z
   .strictObject({
@@ -67,4 +70,9 @@ export function errorResponses(statuses: readonly ErrorStatus[]): Record<number,
       return [status, { description: `\`${code}\`: ${when}`, ...headers, allOf: [{ $ref: `${ERROR_BODY_ID}#` }], examples: [example] }];
     }),
   );
+}
+
+/** One route's own error answer: a code of ROUTE_CODES under its status, with an example. */
+export function routeError(code: keyof typeof ROUTE_CODES, when: string, message: string): object {
+  return { description: `\`${code}\`: ${when}`, allOf: [{ $ref: `${ERROR_BODY_ID}#` }], examples: [{ errors: [{ code, message }] }] };
 }

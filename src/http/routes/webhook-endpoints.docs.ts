@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { shipmentEventKind } from '@fulfil/contract';
 import { WEBHOOK_DISABLED_REASONS, WEBHOOK_OUTCOMES } from '../../db/schema.ts';
 import { createEndpointBody, deliveriesQuery, redeliverBody, rotateSecretBody, updateEndpointBody } from '../../webhooks/endpoint-input.ts';
+import { routeError } from '../openapi/error-responses.ts';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
 import { idParam, ok, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
 import { instant } from '../openapi/webhook-payloads.ts';
@@ -59,7 +60,14 @@ export const WEBHOOK_ENDPOINT_DOCS = {
       "Every shipment event of the brokerage's orders (as seller or buyer) of the given kinds is POSTed to the URL, signed (Fulfil-Signature), in seq order per order, until a 2xx. The URL must be https and must not resolve to a loopback, private, link-local or reserved address (docs/WEBHOOKS.md §SSRF rules).",
     body: jsonSchemaOf(createEndpointBody),
     badRequest: URL_REFUSALS,
-    response: { 201: { description: 'the endpoint and its secret', ...jsonSchemaOf(withSecret, 'output') } },
+    response: {
+      201: { description: 'the endpoint and its secret', ...jsonSchemaOf(withSecret, 'output') },
+      409: routeError(
+        'limit_reached',
+        'the brokerage already has as many endpoints as it may (WEBHOOK_MAX_ENDPOINTS_PER_BROKERAGE, default 20); nothing stored',
+        'this brokerage has 20 webhook endpoints, the most it may have; delete one first',
+      ),
+    },
     errors: [400, ...V9_ERRORS, 413],
   }),
   list: v9({
