@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { resolveFileVariables } from './config-files.ts';
+import { OperatorError } from './operator-error.ts';
 import { clusterSafePrefix, isClusterUrl, parseRedisUrl } from '@fulfil/client/transport';
 import { defaultCommandShards, MAX_COMMAND_SHARDS } from '@fulfil/contract';
 
@@ -270,7 +271,7 @@ const configSchema = envSchema.transform((c) => {
 
 export type Config = z.infer<typeof configSchema>;
 
-export class ConfigError extends Error {
+export class ConfigError extends OperatorError {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
     this.name = 'ConfigError';

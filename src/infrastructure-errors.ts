@@ -1,3 +1,5 @@
+import { OperatorError } from './operator-error.ts';
+
 /**
  * Whether an error means Postgres or Redis is unreachable (answered as 503, retried in workers),
  * as opposed to a bug. Connection-level error codes of Node, postgres.js and ioredis.
@@ -34,6 +36,6 @@ export function isInfrastructureError(err: unknown, depth = 0): boolean {
 }
 
 /** Postgres or Redis could not be reached while starting: the process exits with this one line. */
-export class DependencyUnreachable extends Error {
+export class DependencyUnreachable extends OperatorError {
   override name = 'DependencyUnreachable';
 }

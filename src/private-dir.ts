@@ -1,5 +1,6 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { OperatorError } from './operator-error.ts';
 
 /**
  * DATA_DIR holds the embedded database (credential tokens, e-mail addresses, its WAL), the
@@ -8,7 +9,7 @@ import path from 'node:path';
  * what keeps others out (0700: nobody else can even look up a name in them); files are set to
  * 0600 on top, and both are repaired on directories that already exist.
  */
-export class PrivateDirError extends Error {
+export class PrivateDirError extends OperatorError {
   constructor(message: string) {
     super(message);
     this.name = 'PrivateDirError';

@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { credentials, users } from '../db/schema.ts';
+import { OperatorError } from '../operator-error.ts';
 import type { SecretBox } from './secret-box.ts';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -25,7 +26,8 @@ export interface CreatedCredential {
   userId: number | null;
 }
 
-export class CredentialError extends Error {}
+/** A credential that cannot be made as asked (no such user, another brokerage's user). */
+export class CredentialError extends OperatorError {}
 
 /** Creates a credential; the secret is returned this once and stored only encrypted. */
 export async function createCredential(

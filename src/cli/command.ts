@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { OperatorError } from '../operator-error.ts';
 
 export interface CliIo {
   out: (line: string) => void;
@@ -26,12 +27,12 @@ export interface CommandEntry {
 }
 
 /** A mistake in how the command was called: told with the command's usage. */
-export class UsageError extends Error {
+export class UsageError extends OperatorError {
   override name = 'UsageError';
 }
 
 /** A failure the user can act on (service unreachable, refused input): told in one line, no stack. */
-export class CliFailure extends Error {
+export class CliFailure extends OperatorError {
   override name = 'CliFailure';
 }
 

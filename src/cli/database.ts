@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { assertDriverPatched } from '../db/driver-patch.ts';
+import { EmbeddedDatabaseBusy } from '../db/pglite-lock.ts';
 import { openEmbeddedGuest } from '../db/pglite-socket.ts';
 import { openMigratedDatabase, pgliteDir } from '../service/database.ts';
 import { CliFailure } from './command.ts';
@@ -25,7 +26,7 @@ export async function openCliDatabase(config: Config): Promise<CliDatabase> {
   try {
     return { database: await openMigratedDatabase(config), borrowed: false };
   } catch (err) {
-    if ((err as Error).name !== 'EmbeddedDatabaseBusy') throw err;
+    if (!(err instanceof EmbeddedDatabaseBusy)) throw err;
     throw new CliFailure(
       `the embedded database in ${pgliteDir(config)} is held by another process that does not lend it to the CLI ` +
         '(a service still starting, or one of an older version). Try again in a moment, or stop that process.',

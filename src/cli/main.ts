@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isOperatorError } from '../operator-error.ts';
 import { PROJECT_ROOT } from '../project-root.ts';
-import { helpText, parseCommandArgs, type CliIo, type CommandEntry } from './command.ts';
+import { helpText, parseCommandArgs, UsageError, type CliIo, type CommandEntry } from './command.ts';
 import { COMMANDS, GROUPS } from './commands/index.ts';
 
 // Only light modules above: the overview, a command's --help and --version load nothing else.
@@ -10,17 +11,6 @@ const defaultIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
 };
-
-/** Errors that are the user's to fix: one line, no stack (by name, so their modules stay unloaded). */
-const TOLD_PLAINLY = new Set([
-  'ConfigError',
-  'NoRedisError',
-  'EmbeddedDatabaseBusy',
-  'CliFailure',
-  'PrivateDirError',
-  'DependencyUnreachable',
-  'DriverUnpatched',
-]);
 
 export function version(): string {
   // Found by walking up: src/cli/ in development, dist/src/cli/ once built.
@@ -87,27 +77,35 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     io.out(helpText(cmd));
     return 0;
   }
-  const name = `fulfil ${cmd.path.join(' ')}`;
   try {
     const module = await cmd.load();
     return await module.run(parseCommandArgs(module.options, rest), io);
   } catch (err) {
-    const e = err as Error & { code?: string };
-    if (e.name === 'UsageError' || e.code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`${name}: ${e.message}\n\n${helpText(cmd)}`);
-      return 2;
-    }
-    if (TOLD_PLAINLY.has(e.name)) {
-      io.err(`${name}: ${e.message}`);
-      return 1;
-    }
-    // Unexpected: the message and its cause; the stack only when asked for (FULFIL_DEBUG=1).
-    const cause = e.cause instanceof Error ? ` (${e.cause.message})` : '';
-    io.err(`${name}: ${e.message ?? String(err)}${cause}`);
-    if (process.env.FULFIL_DEBUG === '1' && e.stack) io.err(e.stack);
-    else io.err('(set FULFIL_DEBUG=1 to see where it failed)');
+    return tellFailure(cmd, err, io);
+  }
+}
+
+/**
+ * How a command that threw ends: a usage mistake with the usage (exit 2); an OperatorError
+ * (src/operator-error.ts), the operator's to fix, in its one line (exit 1); anything else is
+ * unexpected: the message and its cause, the stack only when asked for (FULFIL_DEBUG=1).
+ */
+export function tellFailure(cmd: CommandEntry, err: unknown, io: CliIo): number {
+  const name = `fulfil ${cmd.path.join(' ')}`;
+  const e = err as Error & { code?: string };
+  if (err instanceof UsageError || e.code?.startsWith('ERR_PARSE_ARGS')) {
+    io.err(`${name}: ${e.message}\n\n${helpText(cmd)}`);
+    return 2;
+  }
+  if (isOperatorError(err)) {
+    io.err(`${name}: ${e.message}`);
     return 1;
   }
+  const cause = e.cause instanceof Error ? ` (${e.cause.message})` : '';
+  io.err(`${name}: ${e.message ?? String(err)}${cause}`);
+  if (process.env.FULFIL_DEBUG === '1' && e.stack) io.err(e.stack);
+  else io.err('(set FULFIL_DEBUG=1 to see where it failed)');
+  return 1;
 }
 
 function help(words: string[], io: CliIo): number {

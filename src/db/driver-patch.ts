@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { OperatorError } from '../operator-error.ts';
 
 /**
  * The service runs postgres.js with a patch of its own, applied by patch-package when `npm ci`
@@ -21,7 +22,7 @@ export const PATCH_MARKERS: Readonly<Record<string, readonly string[]>> = {
   'index.js': ['/* fulfil: a reserved connection that closed */'],
 };
 
-export class DriverUnpatched extends Error {
+export class DriverUnpatched extends OperatorError {
   override name = 'DriverUnpatched';
 }
 

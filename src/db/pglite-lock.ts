@@ -1,7 +1,8 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { OperatorError } from '../operator-error.ts';
 import { isProcessAlive } from '../process-alive.ts';
 
-export class EmbeddedDatabaseBusy extends Error {
+export class EmbeddedDatabaseBusy extends OperatorError {
   constructor(dir: string, pid: number) {
     super(
       `the embedded database in ${dir} is in use by process ${pid} (a running fulfil); PGlite serves one process at a time. ` +

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { OperatorError } from '../operator-error.ts';
 import { redisServerBinary, startPrivateRedis, type PrivateRedis } from './private-server.ts';
 
 export const DEFAULT_REDIS = { host: '127.0.0.1', port: 6379 };
@@ -10,7 +11,7 @@ export const NO_REDIS_MESSAGE =
   'or install redis-server (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) ' +
   'so fulfil can start a private one.';
 
-export class NoRedisError extends Error {
+export class NoRedisError extends OperatorError {
   constructor() {
     super(NO_REDIS_MESSAGE);
     this.name = 'NoRedisError';
