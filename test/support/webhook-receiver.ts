@@ -14,7 +14,7 @@ export interface Received {
 export type Behaviour = (
   r: Received,
   n: number,
-) => number | 'hang' | 'close-mid-answer' | { status: number; location?: string; delayMs?: number };
+) => number | 'hang' | 'close-mid-answer' | { status: number; location?: string; delayMs?: number; headers?: Record<string, string> };
 
 /** A real HTTP receiver on loopback, started by the test; it records what it acknowledged. */
 export async function startReceiver(behaviour: Behaviour = () => 200, host = '127.0.0.1') {
@@ -46,10 +46,11 @@ export async function startReceiver(behaviour: Behaviour = () => 200, host = '12
         setTimeout(() => res.socket?.destroy(), 5);
         return;
       }
-      const { status, location, delayMs } = typeof action === 'number' ? { status: action, location: undefined, delayMs: 0 } : action;
+      const { status, location, delayMs, headers } =
+        typeof action === 'number' ? { status: action, location: undefined, delayMs: 0, headers: {} } : action;
       const answer = () => {
         if (status >= 200 && status < 300) acknowledged.push(r);
-        res.writeHead(status, location ? { location } : {});
+        res.writeHead(status, { ...headers, ...(location ? { location } : {}) });
         res.end('ok');
       };
       if (delayMs) setTimeout(answer, delayMs);
