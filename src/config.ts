@@ -169,6 +169,13 @@ const envSchema = z
      * (every connection then comes from the proxy).
      */
     HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).optional(),
+    /**
+     * Long polls of GET /v9/events (`wait`) that one credential, and one brokerage with all its
+     * credentials, may have waiting at once in one API process; beyond, 429 at once. The process
+     * holds half of HTTP_MAX_CONNECTIONS in all, so a single client cannot take every place.
+     */
+    FEED_WAITS_PER_CREDENTIAL: z.coerce.number().int().min(1).max(1_000_000).default(5),
+    FEED_WAITS_PER_BROKERAGE: z.coerce.number().int().min(1).max(1_000_000).default(20),
     /** Requests served on one keep-alive connection before it is closed (0: no limit). */
     HTTP_MAX_REQUESTS_PER_SOCKET: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
     /** `fulfil start` gives up (exit 1, one line saying what) when Redis has not answered by then. */

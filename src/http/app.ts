@@ -83,9 +83,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   frontDoorRoutes(app);
   healthRoutes(app, deps);
   opsRoutes(app, deps, deps.ops);
-  // Long polls of GET /v9/events: at most half the connection cap, so they never take them all;
-  // answered at shutdown's start (preClose) so a closing server does not wait out their time.
-  const feedWaiters = new FeedWaiters(deps.database, deps.log, Math.max(1, Math.floor(deps.config.HTTP_MAX_CONNECTIONS / 2)));
+  // Long polls of GET /v9/events: at most half the connection cap, so they never take them all,
+  // and a few per credential and per brokerage, so no one client takes every place; answered at
+  // shutdown's start (preClose) so a closing server does not wait out their time.
+  const feedWaiters = new FeedWaiters(deps.database, deps.log, {
+    perProcess: Math.max(1, Math.floor(deps.config.HTTP_MAX_CONNECTIONS / 2)),
+    perCredential: deps.config.FEED_WAITS_PER_CREDENTIAL,
+    perBrokerage: deps.config.FEED_WAITS_PER_BROKERAGE,
+  });
   await feedWaiters.start();
   app.addHook('preClose', () => feedWaiters.close());
   const feed = {

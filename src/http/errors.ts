@@ -22,8 +22,8 @@ export class PayloadTooLarge extends AppError {
 export class RateLimited extends AppError {
   readonly code = 'rate_limited';
   readonly status = 429 as const;
-  constructor(retryAfterSeconds: number) {
-    super(`rate limit exceeded; retry after ${retryAfterSeconds} s`);
+  constructor(retryAfterSeconds: number, message = `rate limit exceeded; retry after ${retryAfterSeconds} s`) {
+    super(message);
     this.headers['retry-after'] = String(retryAfterSeconds);
   }
 }

@@ -52,6 +52,8 @@ export interface FeedDeps {
 
 export interface FeedRequest {
   brokerageId: number;
+  /** The caller's token: its long polls are counted against its own cap (feed-waiters.ts). */
+  credential: string;
   /** The `after` cursor as given; absent: from the first event. */
   after: string | undefined;
   limit: number;
@@ -78,7 +80,7 @@ export async function readFeed(deps: FeedDeps, req: FeedRequest): Promise<FeedPa
   if (first.events.length === 0 && after > 0) await refusePastTheEnd(deps, after);
   if (first.events.length > 0 || req.waitMs <= 0) return answer(first);
   const deadline = Date.now() + req.waitMs;
-  const waiter = deps.waiters.register(req.brokerageId);
+  const waiter = deps.waiters.register(req.brokerageId, req.credential);
   try {
     let page = await readFeedPage(deps.primary, req.brokerageId, after, req.limit);
     while (page.events.length === 0) {

@@ -265,7 +265,7 @@ export interface paths {
         };
         /**
          * Every event of your brokerage's orders (seller or buyer), oldest first
-         * @description The brokerage-wide feed: every shipment event of every order your brokerage is a party to, as event objects (the same objects webhooks deliver), oldest first, each order's events in seq order. Page with `after` (the `next_cursor` of the previous page; opaque) and `limit`. With `wait`, a request that finds nothing new waits up to that many seconds and answers as soon as an event arrives, or with an empty page and the same cursor. No event is ever skipped: an event appears after every event already listed (docs/WEBHOOKS.md, "Pulling instead: the event feed"). 503 with Retry-After when too many long polls are already waiting.
+         * @description The brokerage-wide feed: every shipment event of every order your brokerage is a party to, as event objects (the same objects webhooks deliver), oldest first, each order's events in seq order. Page with `after` (the `next_cursor` of the previous page; opaque) and `limit`. With `wait`, a request that finds nothing new waits up to that many seconds and answers as soon as an event arrives, or with an empty page and the same cursor. No event is ever skipped: an event appears after every event already listed (docs/WEBHOOKS.md, "Pulling instead: the event feed"). 503 with Retry-After when too many long polls are already waiting; 429 with Retry-After, at once, when your credential or your brokerage already has its share of them waiting.
          */
         get: operations["listEvents"];
         put?: never;

@@ -20,6 +20,7 @@ export interface FeedDeps {
 export function eventFeedRoutes(v9: FastifyInstance, deps: FeedDeps): void {
   v9.get('/events', { schema: EVENT_FEED_DOCS.list }, async (request, reply) => {
     const query = parseQuery(feedQuery, request.query);
+    const caller = callerOf(request);
     // A client that hangs up releases its waiter at once rather than at its timeout.
     const gone = new AbortController();
     const onClose = () => {
@@ -35,7 +36,8 @@ export function eventFeedRoutes(v9: FastifyInstance, deps: FeedDeps): void {
           cursors: deps.feedCursors,
         },
         {
-          brokerageId: callerOf(request).brokerageId,
+          brokerageId: caller.brokerageId,
+          credential: caller.token,
           after: query.after,
           limit: query.limit ?? FEED_DEFAULT_LIMIT,
           waitMs: Math.min((query.wait ?? 0) * 1000, deps.maxWaitMs),
