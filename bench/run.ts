@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<numbe
   webhooks: () => import('./webhooks.ts'),
   feed: () => import('./feed.ts'),
   'order-search': () => import('./order-search.ts'),
+  'events-stream': () => import('./events-stream.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -78,6 +78,13 @@ const envSchema = z
     RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
     /** How often a standing-by relay asks for the relay lock (and the active one checks it still holds it). */
     RELAY_LEADER_CHECK_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+    /**
+     * The events stream in Redis for consumers of every event (docs/OPERATIONS.md, "The events
+     * stream"): off unless a consumer needs it, so Redis holds no event nobody reads.
+     */
+    EVENTS_STREAM: z.enum(['off', 'on']).default('off'),
+    /** Events the stream keeps (trimmed as it grows, MAXLEN ~); what Redis holds of events is bounded by it. */
+    EVENTS_STREAM_MAXLEN: z.coerce.number().int().min(1).max(100_000_000).default(100_000),
     /** Unfinished commands older than this whose job Redis no longer has are queued again (checked every RECOVERY_EVERY_MS). */
     RECOVERY_AFTER_MS: z.coerce
       .number()

@@ -1,9 +1,8 @@
-import { Queue } from 'bullmq';
 import type { RedisConnection } from '@fulfil/client/transport';
 import type { Logger } from 'pino';
 import type { Database, SqlRunner } from '../db/client.ts';
-import { eventsPlace } from '@fulfil/contract';
 import { countTransitions } from '../telemetry/metrics-registry.ts';
+import { EventsStream, type EventsStreamOptions } from './events-stream.ts';
 import { appendToFeeds } from './feed-positions.ts';
 
 /** Any constant shared by every relay of a database: only one relays a batch at a time. */
@@ -14,8 +13,8 @@ export const OUTBOX_CHANNEL = 'fulfil_outbox';
 const GATHER_MS = 25;
 
 const TRY_LOCK = `select pg_try_advisory_xact_lock($1::bigint) as locked`;
-// Marked relayed in the transaction that hands the batch to Redis: if Redis refuses, the
-// transaction rolls back and the rows stay unrelayed.
+// Marked relayed in the transaction that hands the batch on (feeds, webhook deliveries, the
+// events stream): if Redis refuses, the transaction rolls back and the rows stay unrelayed.
 const TAKE_BATCH = `
 update outbox set relayed_at = now()
 where id in (select id from outbox where relayed_at is null order by id limit $1::int)
@@ -34,6 +33,8 @@ export interface RelayOptions {
   keepRelayedMs?: number;
   /** Sees each batch inside the relay's transaction and again after its commit (webhook fan-out). */
   follower?: RelayFollower<unknown> | undefined;
+  /** The events stream in Redis (EVENTS_STREAM=on); none: the relay writes no event to Redis. */
+  stream?: EventsStreamOptions | undefined;
 }
 
 /** Work that must happen exactly when events leave the outbox (in the transaction) and then once they have (after it). */
@@ -43,17 +44,18 @@ export interface RelayFollower<T> {
 }
 
 /**
- * Moves outbox rows to the fulfil-events queue, oldest first. A worker that committed events
+ * Moves outbox rows on, oldest first: to the brokerages' feeds, to the webhook fan-out, and to
+ * the events stream when there is one. A worker that committed events
  * wakes the relay (relay-wake.ts: directly when it runs in the same process, else NOTIFY on
  * OUTBOX_CHANNEL); a slow poll covers a notification lost while the listening connection was down. Only one process runs a relay at a time (ActiveRelay,
  * relay-leadership.ts); each batch is still one transaction holding a transaction-level advisory
  * lock, so even two relays briefly running at once relay one batch at a time, never overtaking.
- * A crash between Redis taking the batch and the commit re-publishes it under the same job ids
- * (event ids): delivery is at least once and never out of order within an order (the order lock
- * in the handlers makes outbox ids follow commit order per order).
+ * A crash between Redis taking the batch and the commit publishes it again with the same event
+ * ids: delivery is at least once and never out of order within an order (the order lock in the
+ * handlers makes outbox ids follow commit order per order).
  */
 export class OutboxRelay {
-  readonly queue: Queue;
+  private readonly stream: EventsStream | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private gathering: NodeJS.Timeout | undefined;
@@ -64,15 +66,7 @@ export class OutboxRelay {
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(private readonly opts: RelayOptions) {
-    const place = eventsPlace(opts.prefix);
-    this.queue = new Queue(place.name, {
-      prefix: place.prefix,
-      connection: opts.connection,
-      defaultJobOptions: { removeOnComplete: { age: 7 * 24 * 3600 }, removeOnFail: { age: 14 * 24 * 3600 } },
-    });
-    // Redis trouble surfaces as a failed relay batch (logged, retried); without a listener here
-    // BullMQ 6 prints each reconnect's error to stderr as a multi-line stack trace.
-    this.queue.on('error', () => {});
+    this.stream = opts.stream ? new EventsStream(opts.connection, opts.prefix, opts.stream) : undefined;
   }
 
   async start(): Promise<void> {
@@ -93,7 +87,6 @@ export class OutboxRelay {
     // Stopping: a wake-up lost now changes nothing, and the listening connection closes with the database.
     await this.unlisten?.().catch(() => {});
     await this.running;
-    await this.queue.close();
   }
 
   /** Relays one batch; returns how many events it published (0 when another relay holds the lock). */
@@ -116,8 +109,7 @@ export class OutboxRelay {
             rows.map((r) => r.payload),
           )
         : undefined;
-      // addBulk is one MULTI: the batch lands in Redis whole and in this order, or not at all.
-      await this.queue.addBulk(rows.map((r) => ({ name: r.topic, data: r.payload, opts: { jobId: r.eventId } })));
+      await this.stream?.publish(rows.map((r) => r.payload as { event_id: string }));
       countTransitions(rows.map((r) => r.payload));
       return { n: rows.length, followed };
     });

@@ -7,7 +7,7 @@ import { eventTypeOf, type EventActor, type ShipmentEventKind, type ShipmentEven
 export type ShipmentEventRow = typeof shipmentEvents.$inferSelect;
 
 /**
- * One shipment event as a party of its order may see it: the fields of the fulfil-events
+ * One shipment event as a party of its order may see it: the fields of the events stream's
  * messages, except that who acted inside the other party (its user, its command id) is that
  * party's own business, so a brokerage sees user_id and command_id of its own events only. A
  * system event (no party caused it) shows its reason to both parties, and no command.

@@ -12,7 +12,6 @@ export const QUEUE_BOARD_PATH = '/ops/queues';
 const DESCRIPTIONS: Record<string, string> = {
   commands: 'Order and shipment commands (accept, update, complete); one job per command.',
   inventory: 'Inventory commands (upsert, map, remove) from HTTP, the CLI and upstream systems.',
-  'fulfil-events': 'Shipment transitions relayed from the outbox, for consumers of fulfil-events.',
 };
 
 /**

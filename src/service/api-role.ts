@@ -1,4 +1,3 @@
-import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { CredentialCache } from '../auth/credential-cache.ts';
 import { RateLimiter } from '../auth/rate-limit.ts';
@@ -6,7 +5,6 @@ import { buildApp } from '../http/app.ts';
 import { HttpMetrics } from '../telemetry/metrics-registry.ts';
 import { CommandQueues, producerConnection } from '@fulfil/client/transport';
 import { CommandDispatcher } from '../queues/dispatcher.ts';
-import { eventsPlace } from '@fulfil/contract';
 import { ReplyWaiters } from '../queues/reply-waiters.ts';
 import { WebhookQueue } from '../webhooks/webhook-queue.ts';
 import { databaseWritable } from './database.ts';
@@ -32,19 +30,13 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
     .catch((err: unknown) => log.error({ err }, 'COMMAND_SHARDS does not match the workers; commands are refused'));
   // Answers come back on this process's reply channel; BullMQ's events stay for observers.
   const waiters = new ReplyWaiters(prefix, blocking(), inboxes);
-  const events = eventsPlace(prefix);
-  const eventsQueue = new Queue(events.name, { prefix: events.prefix, connection: producer });
   const webhookQueue = new WebhookQueue({ prefix, connection: producer });
-  // The connection's own listener logs Redis trouble once per outage; without one here BullMQ 6
-  // prints each reconnect's error to stderr as a multi-line stack trace.
-  eventsQueue.on('error', () => {});
   onStop({
     phase: 'queues',
     name: 'queues',
     close: async () => {
       await waiters.close();
       await queues.close();
-      await eventsQueue.close();
       await webhookQueue.close();
     },
   });
@@ -79,7 +71,7 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
       },
     },
     ...(credentialCache ? { credentialCache } : {}),
-    ops: { queues: [...queues.queues(), eventsQueue, webhookQueue.queue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },
+    ops: { queues: [...queues.queues(), webhookQueue.queue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },
     rateLimiter,
     readiness: [
       { name: 'postgres', check: () => databaseWritable(database) },

@@ -30,6 +30,7 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     intervalMs: config.RELAY_INTERVAL_MS,
     checkMs: config.RELAY_LEADER_CHECK_MS,
     follower: new WebhookFanOut(webhookQueue, log),
+    stream: config.EVENTS_STREAM === 'on' ? { maxLen: config.EVENTS_STREAM_MAXLEN } : undefined,
   });
   // Commands wake the relay after their commit, not inside it (relay-wake.ts).
   const wake = new RelayWake({ database, log, local: () => relay.nudge() });

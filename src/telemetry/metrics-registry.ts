@@ -38,7 +38,7 @@ const shipmentTransitions = new Counter({
 
 export const outboxBacklogGauge = new Gauge({
   name: 'fulfil_outbox_backlog',
-  help: 'Events written but not yet relayed to the fulfil-events queue (read at scrape).',
+  help: 'Events written but not yet relayed to the feeds, webhooks and events stream (read at scrape).',
   registers: [metricsRegistry],
 });
 
@@ -79,7 +79,7 @@ export function countTransition(from: string, event: string, to: string): void {
   shipmentTransitions.inc({ from, event, to });
 }
 
-/** The shape of a fulfil-events message, as far as the transition counter reads it. */
+/** The shape of a shipment event message, as far as the transition counter reads it. */
 interface TransitionMessage {
   kind?: string;
   from_type?: string | null;

@@ -69,7 +69,7 @@ describe('operator pages in a real browser', () => {
 
   it('logs in to the queue board, sees every queue and opens a failed job', async () => {
     await page.goto(`${t.url}/ops/queues`);
-    for (const name of ['commands', 'inventory', 'fulfil-events'])
+    for (const name of ['commands', 'inventory', 'fulfil-webhooks'])
       await expect(page.getByText(name, { exact: true }).first().waitFor()).resolves.toBeUndefined();
     await page
       .getByText(/Loading/)

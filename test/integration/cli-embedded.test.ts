@@ -54,7 +54,7 @@ describe('the CLI next to a running service on the embedded database', () => {
     const list = await cli('jobs', 'list', '--state', 'completed');
     expect(list.code).toBe(0);
     expect(list.out.split('\n')[0]).toBe(
-      `completed jobs in ${TEST_REDIS_URL.replace(/\/$/, '')} (REDIS_URL), prefix ${prefix}, queues commands, inventory, fulfil-events, fulfil-webhooks`,
+      `completed jobs in ${TEST_REDIS_URL.replace(/\/$/, '')} (REDIS_URL), prefix ${prefix}, queues commands, inventory, fulfil-webhooks`,
     );
     expect(list.out).toMatch(/inventory\s+c-\S+\s+inventory\.upsert\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
   });

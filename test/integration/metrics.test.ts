@@ -10,7 +10,7 @@ import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /** Every queue the service keeps, as `fulfil jobs` and the queue board name them. */
-const SERVICE_QUEUES = ['commands', 'inventory', 'fulfil-events', 'fulfil-webhooks'];
+const SERVICE_QUEUES = ['commands', 'inventory', 'fulfil-webhooks'];
 
 interface Family {
   name: string;

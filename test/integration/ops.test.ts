@@ -88,7 +88,7 @@ describe('operator tools', () => {
     const res = await fetch(`${t.url}/ops/queues/api/queues?activeQueue=commands&status=failed&page=1`, { headers: auth });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { queues: Array<{ name: string; readOnlyMode: boolean }> };
-    expect(body.queues.map((q) => q.name).sort()).toEqual(['commands', 'fulfil-events', 'fulfil-webhooks', 'inventory']);
+    expect(body.queues.map((q) => q.name).sort()).toEqual(['commands', 'fulfil-webhooks', 'inventory']);
     expect(body.queues.every((q) => q.readOnlyMode)).toBe(true);
     await failedJob('read-only-1');
     // Neither retrying nor cleaning goes through, and the job stays failed.

@@ -3,10 +3,11 @@ import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FulfilmentClient } from '@fulfil/client';
 import { ShardCountMismatch, blockingConnection } from '@fulfil/client/transport';
-import { commandShardPlace, eventsPlace, keySlot, shardCountsKey, webhooksPlace, type QueuePlace } from '@fulfil/contract';
+import { commandShardPlace, eventsStreamKey, keySlot, shardCountsKey, webhooksPlace, type QueuePlace } from '@fulfil/contract';
 import { shardOfId } from '@fulfil/contract';
 import { WEBHOOKS_QUEUE } from '../../src/webhooks/webhook-queue.ts';
 import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api.ts';
+import { streamMessages } from '../support/events-stream.ts';
 import { baseFixture, BUYER, ORDERS, SELLER } from '../support/fixtures.ts';
 import { expectEachOnceInOrder, startPartyEndpoints } from '../support/party-webhooks.ts';
 import { loadBetween, masterLoads, startRedisCluster, type PrivateCluster } from '../support/redis-cluster.ts';
@@ -104,6 +105,7 @@ for (const shards of [3, 6]) {
         env: {
           REDIS_URL: cluster.url,
           RELAY_INTERVAL_MS: '50',
+          EVENTS_STREAM: 'on',
           RECOVERY_EVERY_MS: '2000',
           RECOVERY_AFTER_MS: '60000',
           // The receivers are on loopback; retries come quickly so a refused delivery is retried within the test.
@@ -133,7 +135,7 @@ for (const shards of [3, 6]) {
         perMaster.set(port, (perMaster.get(port) ?? 0) + 1);
       }
       expect([...perMaster.values()]).toEqual([shards / 3, shards / 3, shards / 3]);
-      expect(eventsPlace(t.config.QUEUE_PREFIX).prefix).toBe(`{${t.prefix}.events}`);
+      expect(eventsStreamKey(t.config.QUEUE_PREFIX)).toBe(`{${t.prefix}.events}:events`);
       expect(webhooksPlace(t.config.QUEUE_PREFIX, WEBHOOKS_QUEUE).prefix).toBe(`{${t.prefix}.webhooks}`);
       // The workers announced their count in the well-known key the producers check.
       const node = blockingConnection(cluster.url) as Cluster;
@@ -300,19 +302,16 @@ for (const shards of [3, 6]) {
       }
     }, 90_000);
 
-    it('relays every event, in order per order, to the events queue on its own tag', async () => {
+    it('relays every event, in order per order, to the events stream on its own tag', async () => {
       await until(
         'outbox drained',
         async () => (await sql()`select count(*)::int as n from outbox where relayed_at is null`)[0]!.n === 0,
         50_000,
       );
       const connection = blockingConnection(cluster.url) as Cluster;
-      const place = eventsPlace(t.config.QUEUE_PREFIX);
-      const queue = new Queue(place.name, { prefix: place.prefix, connection });
       try {
-        const jobs = await queue.getJobs(['wait'], 0, -1, true);
-        const seqOf = (orderId: number) =>
-          jobs.map((j) => j.data as { order_id: number; seq: number; kind: string }).filter((e) => e.order_id === orderId);
+        const events = await streamMessages(connection, t.config.QUEUE_PREFIX);
+        const seqOf = (orderId: number) => events.filter((e) => e.order_id === orderId);
         for (const order of FLOW_ORDERS) {
           expect(seqOf(order).map((e) => [e.seq, e.kind])).toEqual([
             [1, 'created'],
@@ -321,7 +320,7 @@ for (const shards of [3, 6]) {
           ]);
         }
         expect(seqOf(ORDERS.localPickup).map((e) => e.kind)).toEqual(['created', 'pickup_details', 'delivered']);
-        expect(jobs).toHaveLength((await sql()`select count(*)::int as n from outbox`)[0]!.n);
+        expect(events).toHaveLength((await sql()`select count(*)::int as n from outbox`)[0]!.n);
 
         // Keys by slot: each queue's keys share one slot, and the service's keys span several masters.
         const slotsByTag = new Map<string, Set<number>>();
@@ -344,7 +343,6 @@ for (const shards of [3, 6]) {
         // The rate limiter's counters carry no tag: each hashes on its own name.
         expect([...slotsByTag.keys()].some((k) => k.includes(':ratelimit:'))).toBe(true);
       } finally {
-        await queue.close();
         connection.disconnect();
       }
     }, 60_000);

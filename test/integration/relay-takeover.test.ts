@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { Queue, QueueEvents } from 'bullmq';
+import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAY_LEADER_KEY } from '../../src/events/relay-leadership.ts';
-import { EVENTS_QUEUE } from '@fulfil/contract';
 import { HOUSEKEEPING_QUEUE, RECOVER_LOST } from '../../workers/housekeeping.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
+import { streamMessages } from '../support/events-stream.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -74,6 +74,7 @@ describe('several worker processes', () => {
             RELAY_BATCH_SIZE: '5',
             RELAY_INTERVAL_MS: '10',
             RELAY_LEADER_CHECK_MS: '200',
+            EVENTS_STREAM: 'on',
             FULFIL_SECRET_KEY: 'ab'.repeat(32),
             DATA_DIR: `/tmp/fulfil-takeover-${prefix}`,
           },
@@ -105,13 +106,9 @@ describe('several worker processes', () => {
       await until('the outbox to drain', async () => (await relayed()) === rows.length, 60_000);
       expect(await holders()).toEqual([standby.pid]);
 
-      const queue = new Queue(EVENTS_QUEUE, { prefix, connection: redis });
-      const jobs = await queue.getJobs(['wait'], 0, -1, true);
-      await queue.close();
       const seen = new Set<string>();
       const lastSeq = new Map<number, number>();
-      for (const job of jobs) {
-        const e = job.data as { event_id: string; order_id: number; seq: number };
+      for (const e of await streamMessages(redis, prefix)) {
         if (seen.has(e.event_id)) continue; // consumers dedupe by event id
         seen.add(e.event_id);
         expect(e.seq).toBe((lastSeq.get(e.order_id) ?? 0) + 1);

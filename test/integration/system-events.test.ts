@@ -1,10 +1,10 @@
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsPlace, SHIPMENT_EVENT_TOPIC, type ShipmentEventMessage } from '@fulfil/contract';
+import { SHIPMENT_EVENT_TOPIC } from '@fulfil/contract';
 import { appendEventCtes, eventMessage, type SystemEventFacts } from '../../src/db/sql/append-event.ts';
 import { named } from '../../src/db/sql/named-params.ts';
 import { apiClient } from '../support/api.ts';
+import { streamMessages } from '../support/events-stream.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, BUYER, ORDERS, SELLER } from '../support/fixtures.ts';
 import { openApiChecker } from '../support/openapi-check.ts';
@@ -30,7 +30,7 @@ describe('system events', () => {
   let t: TestService;
   let call: ReturnType<typeof apiClient>;
   beforeAll(async () => {
-    t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', RELAY_INTERVAL_MS: '50' } });
+    t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', RELAY_INTERVAL_MS: '50', EVENTS_STREAM: 'on' } });
     await t.seed(baseFixture());
     call = apiClient(t.url);
   });
@@ -55,11 +55,9 @@ describe('system events', () => {
     return row!.eventId;
   }
 
-  it('is stored, relayed and rendered with the system actor and no command: feed, order history, webhooks, fulfil-events', async () => {
+  it('is stored, relayed and rendered with the system actor and no command: feed, order history, webhooks, events stream', async () => {
     const receiver = await startReceiver();
     const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
-    const place = eventsPlace(t.prefix);
-    const queue = new Queue(place.name, { prefix: place.prefix, connection: redis });
     try {
       const hook = await call(BUYER, 'POST', '/v9/webhook_endpoints', { url: receiver.url });
       expect(hook.status).toBe(201);
@@ -104,16 +102,15 @@ describe('system events', () => {
       const delivered = receiver.acknowledged.find((r) => r.eventId === eventId)!;
       expect(delivered.body.data.event).toMatchObject({ actor: SYSTEM, command_id: null });
 
-      const job = await queue.getJob(eventId);
-      expect(job?.name).toBe(SHIPMENT_EVENT_TOPIC);
-      const message = job!.data as ShipmentEventMessage;
+      const streamed = await streamMessages(redis, t.prefix);
+      const message = streamed.find((m) => m.event_id === eventId);
+      expect(message?.topic).toBe(SHIPMENT_EVENT_TOPIC);
       expect(message).toMatchObject({ event_id: eventId, order_id: ORDERS.tbd, seq: 2, kind: 'updated', actor: SYSTEM, command_id: null });
       const first = (await call(SELLER, 'GET', `/v9/orders/${ORDERS.tbd}/events`)).body.events[0];
-      const partyMessage = (await queue.getJob(first.event_id))!.data as ShipmentEventMessage;
+      const partyMessage = streamed.find((m) => m.event_id === first.event_id)!;
       expect(partyMessage.actor).toEqual({ type: 'party', brokerage_id: 1, user_id: null, role: 'seller' });
       expect(partyMessage.command_id).toEqual(first.command_id);
     } finally {
-      await queue.close();
       redis.disconnect();
       await receiver.close();
     }

@@ -3,12 +3,15 @@ import { loadConfig } from '../../src/config.ts';
 import {
   commandShardPlace,
   counterKey,
-  eventsPlace,
+  eventsStreamKey,
   housekeepingPlace,
   inventoryPlace,
   keySlot,
   shardCountsKey,
-  webhooksPlace, ROUTING_RESIDUES, shardOfCommand, shardOfId
+  webhooksPlace,
+  ROUTING_RESIDUES,
+  shardOfCommand,
+  shardOfId,
 } from '@fulfil/contract';
 
 describe('shard of an order', () => {
@@ -43,7 +46,7 @@ describe('queue placement', () => {
   it('keeps a single Redis where earlier versions had it with one shard', () => {
     expect(commandShardPlace('fulfil', 0, 1)).toEqual({ prefix: 'fulfil', name: 'commands' });
     expect(inventoryPlace('fulfil')).toEqual({ prefix: 'fulfil', name: 'inventory' });
-    expect(eventsPlace('fulfil')).toEqual({ prefix: 'fulfil', name: 'fulfil-events' });
+    expect(eventsStreamKey('fulfil')).toBe('fulfil:events');
     expect(commandShardPlace('fulfil', 2, 3)).toEqual({ prefix: 'fulfil.c3-2', name: 'commands' });
     expect(counterKey('fulfil', 'ratelimit', 'tok{x}', 7)).toBe('fulfil:ratelimit:tok%7Bx%7D:7');
     expect(shardCountsKey('fulfil')).toBe('fulfil:command-shards');
@@ -51,7 +54,7 @@ describe('queue placement', () => {
 
   it('gives every queue its own tag on a cluster, shard i of N in the i-th N-th of the slots', () => {
     expect(commandShardPlace('{fulfil}', 0, 1).prefix).toBe('{fulfil}');
-    expect(eventsPlace('{fulfil}').prefix).toBe('{fulfil.events}');
+    expect(eventsStreamKey('{fulfil}')).toBe('{fulfil.events}:events');
     expect(inventoryPlace('{fulfil}').prefix).toBe('{fulfil.inventory}');
     expect(housekeepingPlace('{fulfil}').prefix).toBe('{fulfil.housekeeping}');
     expect(webhooksPlace('{fulfil}', 'fulfil-webhooks')).toEqual({ prefix: '{fulfil.webhooks}', name: 'fulfil-webhooks' });

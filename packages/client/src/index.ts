@@ -26,7 +26,6 @@ export {
 export {
   COMMAND_QUEUE,
   COMMAND_QUEUES,
-  EVENTS_QUEUE,
   INVENTORY_QUEUE,
   JOB_NAMES,
   QUEUE_OF,
@@ -41,7 +40,7 @@ export {
 export {
   commandShardPlace,
   commandShardPlaces,
-  eventsPlace,
+  eventsStreamKey,
   housekeepingPlace,
   inventoryPlace,
   keySlot,
@@ -82,3 +81,4 @@ export {
   type WebhookHeaders,
   type WebhookVerificationCode,
 } from '@fulfil/contract';
+export { parseEventStreamEntry, type EventActor, type ShipmentEventMessage } from '@fulfil/contract';

@@ -2,7 +2,7 @@
  * @fulfil/contract: what the fulfil service and its producers agree on, defined once. The command
  * job map and queue routing, the payload schemas and their types, the shipment types and answer
  * bodies, the error classes and the error body, the request fingerprint, the webhook signature,
- * and the shipment events (their kinds, actors and queue message). Pure definitions (zod and
+ * and the shipment events (their kinds, actors, message and stream entries). Pure definitions (zod and
  * node:crypto only): the service, the machines and the producer package (@fulfil/client) depend
  * on it by name.
  */
@@ -27,3 +27,4 @@ export * from './commands/fingerprint.ts';
 export * from './webhooks/signature.ts';
 export * from './events/event-kinds.ts';
 export * from './events/event-message.ts';
+export * from './events/event-stream.ts';

@@ -2,13 +2,13 @@ import { Queue } from 'bullmq';
 import { loadConfig } from '../../config.ts';
 import { findJob, listJobs, retryFailed, summarize, type JobSummary } from '../../ops/failed-jobs.ts';
 import { JOB_STATES } from '../../ops/queue-stats.ts';
-import { COMMAND_QUEUES, EVENTS_QUEUE, WEBHOOKS_QUEUE, serviceQueuePlaces } from '@fulfil/contract';
+import { COMMAND_QUEUES, WEBHOOKS_QUEUE, serviceQueuePlaces } from '@fulfil/contract';
 import { blockingConnection } from '@fulfil/client/transport';
 import { resolveRedis } from '../../redis/resolve.ts';
 import { redactedUrl } from '../../ops/redact-url.ts';
 import { intArg, UsageError, type CommandModule } from '../command.ts';
 
-const ALL_QUEUES = [...COMMAND_QUEUES, EVENTS_QUEUE, WEBHOOKS_QUEUE];
+const ALL_QUEUES = [...COMMAND_QUEUES, WEBHOOKS_QUEUE];
 
 /** Where the jobs were read: the Redis address (any password hidden) and the BullMQ prefix. */
 export interface QueueSource {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ShipmentEventKind } from './event-kinds.ts';
 
-/** The BullMQ job name of every message on the fulfil-events queue. */
+/** The `topic` of every shipment event message (the outbox's topic; its field in each message). */
 export const SHIPMENT_EVENT_TOPIC = 'shipment.transition';
 
 /**
@@ -49,9 +49,9 @@ interface ShipmentTransition {
 }
 
 /**
- * A shipment event as consumers of the fulfil-events queue receive it (the job's data; the job
- * id is the event id), and as the order's history keeps it. A party's event names the command
- * that caused it; a system event has none. Messages queued before actors had a `type` carry a
+ * A shipment event as consumers of the events stream receive it (an entry's `message`, see
+ * event-stream.ts), and as the order's history keeps it. A party's event names the command
+ * that caused it; a system event has none. Messages written before actors had a `type` carry a
  * party's actor without it: read an actor with no `type` as `party`.
  */
 export type ShipmentEventMessage = ShipmentTransition &

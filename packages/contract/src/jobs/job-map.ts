@@ -44,7 +44,6 @@ export type JobName = keyof JobMap;
 
 export const COMMAND_QUEUE = 'commands';
 export const INVENTORY_QUEUE = 'inventory';
-export const EVENTS_QUEUE = 'fulfil-events';
 /** Outgoing webhook deliveries (the service's src/webhooks/). */
 export const WEBHOOKS_QUEUE = 'fulfil-webhooks';
 export type CommandQueueName = typeof COMMAND_QUEUE | typeof INVENTORY_QUEUE;

@@ -7,7 +7,7 @@
  * its own, derived from the prefix. On a single Redis (a prefix without a tag) the other queues
  * keep the plain prefix, so their keys are where earlier versions had them.
  */
-import { COMMAND_QUEUE, EVENTS_QUEUE, INVENTORY_QUEUE, WEBHOOKS_QUEUE } from './job-map.ts';
+import { COMMAND_QUEUE, INVENTORY_QUEUE, WEBHOOKS_QUEUE } from './job-map.ts';
 
 export const HOUSEKEEPING_QUEUE = 'fulfil-housekeeping';
 
@@ -29,9 +29,13 @@ export function inventoryPlace(prefix: string): QueuePlace {
   return { prefix: ownTag(prefix, '.inventory'), name: INVENTORY_QUEUE };
 }
 
-/** The events queue (`fulfil-events`) that consumers of order events read. */
-export function eventsPlace(prefix: string): QueuePlace {
-  return { prefix: ownTag(prefix, '.events'), name: EVENTS_QUEUE };
+/**
+ * The Redis Stream of shipment events (`<prefix>:events`, on a cluster `{<tag>.events}:events`),
+ * when the service publishes one (EVENTS_STREAM=on). One key, on a tag of its own, so a cluster
+ * places it by that tag apart from the command shards, where the earlier events queue was.
+ */
+export function eventsStreamKey(prefix: string): string {
+  return `${ownTag(prefix, '.events')}:events`;
 }
 
 export function housekeepingPlace(prefix: string): QueuePlace {
@@ -99,9 +103,9 @@ export function keySlot(tag: string): number {
   return crc % SLOTS;
 }
 
-/** The queues operators look at (/metrics, /ops/queues, `fulfil jobs`): command shards, inventory, events, webhook deliveries. */
+/** The queues operators look at (/metrics, /ops/queues, `fulfil jobs`): command shards, inventory, webhook deliveries. */
 export function serviceQueuePlaces(prefix: string, shards: number): QueuePlace[] {
-  return [...commandShardPlaces(prefix, shards), inventoryPlace(prefix), eventsPlace(prefix), webhooksPlace(prefix, WEBHOOKS_QUEUE)];
+  return [...commandShardPlaces(prefix, shards), inventoryPlace(prefix), webhooksPlace(prefix, WEBHOOKS_QUEUE)];
 }
 
 /**
