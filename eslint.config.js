@@ -4,6 +4,28 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers, lowest first (docs/ARCHITECTURE.md, Layers): a file may import its own layer and the
+ * ones below, never one above, types included. Tests, benches, scripts and examples may import anything.
+ */
+const LAYERS = [
+  { name: 'the contract package', files: ['packages/contract/**'] },
+  { name: 'the producer package', files: ['packages/client/**'] },
+  { name: 'the machines', files: ['machines/**'] },
+  // The process's own plumbing: configuration, logger, errors, private files.
+  { name: 'the base modules', files: ['src/!(service|index).ts'] },
+  { name: 'the stores', files: ['src/@(db|redis)/**'] },
+  { name: 'the domain', files: ['src/@(domain|events|read|inventory|webhooks|auth|commands|queues|telemetry)/**'] },
+  { name: 'the workers, HTTP and operator pages', files: ['workers/**', 'src/@(http|ops)/**'] },
+  { name: 'the composition root', files: ['src/service/**', 'src/@(service|index).ts'] },
+  { name: 'the CLI', files: ['src/cli/**'] },
+];
+const layerZones = LAYERS.slice(0, -1).map((layer, i) => ({
+  target: layer.files,
+  from: LAYERS.slice(i + 1).flatMap((above) => above.files),
+  message: `Layers: ${layer.name} must not import a layer above it (eslint.config.js LAYERS, docs/ARCHITECTURE.md).`,
+}));
+
 export default tseslint.config(
   { ignores: ['dist/', 'packages/*/dist/', 'coverage/', '.data/', 'test/generated/'] },
   js.configs.recommended,
@@ -31,7 +53,9 @@ export default tseslint.config(
     },
     rules: {
       // A cycle makes start-up order matter and hides layering mistakes (docs/DECISIONS.md).
+      // It skips `import type`; test/unit/import-cycles.test.ts finds type-only cycles too.
       'import-x/no-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: layerZones }],
       'import-x/no-self-import': 'error',
       'import-x/no-duplicates': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],

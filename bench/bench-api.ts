@@ -4,7 +4,7 @@ import path from 'node:path';
 import { SecretBox } from '../src/auth/secret-box.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/client.ts';
-import { seedDatabase } from '../src/db/seed.ts';
+import { seedDatabase } from '../src/domain/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
 import { startService } from '../src/service.ts';
 

@@ -8,7 +8,7 @@ import { FulfilmentClient } from '@fulfil/client';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';
-import { seedDatabase } from '../src/db/seed.ts';
+import { seedDatabase } from '../src/domain/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
 import { blockingConnection, type RedisConnection } from '@fulfil/client/transport';
 import { startService } from '../src/service.ts';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { SecretBox } from '../src/auth/secret-box.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
-import { seedDatabase } from '../src/db/seed.ts';
+import { seedDatabase } from '../src/domain/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
 import { FeedCursors } from '../src/read/feed-cursor.ts';
 import { readFeedPage } from '../src/read/read-feed.ts';

@@ -5,7 +5,7 @@ import { signedFetch } from '../src/auth/signed-fetch.ts';
 import { signRequest } from '../src/auth/signer.ts';
 import { SecretBox } from '../src/auth/secret-box.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
-import { seedDatabase } from '../src/db/seed.ts';
+import { seedDatabase } from '../src/domain/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
 import type { IndexQuery } from '../src/inventory/index-query.ts';
 import { inventoryPageSql } from '../src/inventory/index-sql.ts';

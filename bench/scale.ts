@@ -7,7 +7,7 @@ import postgres from 'postgres';
 import { SecretBox } from '../src/auth/secret-box.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';
-import { seedDatabase } from '../src/db/seed.ts';
+import { seedDatabase } from '../src/domain/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
 import { startPrivateRedis } from '../src/redis/private-server.ts';
 import { startPrivatePrimary } from '../test/support/private-postgres.ts';

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { SecretBox } from '../src/auth/secret-box.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';
-import { seedDatabase } from '../src/db/seed.ts';
+import { seedDatabase } from '../src/domain/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
 import { dropPrefix } from '../test/support/redis.ts';
 import { recreateBenchDatabase } from './bench-database.ts';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SecretBox } from '../src/auth/secret-box.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
-import { seedDatabase } from '../src/db/seed.ts';
+import { seedDatabase } from '../src/domain/seed.ts';
 import { fixtureSchema } from '../src/domain/fixture.ts';
 import { freePort } from '../src/redis/private-server.ts';
 import { startRestartableRedis, type RestartableRedis } from './restartable-redis.ts';

@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis';
 import type { RedisConnection } from '@fulfil/client/transport';
-import { RateLimited } from '../http/errors.ts';
+import { RateLimited } from '../http-errors.ts';
 import { counterKey } from '@fulfil/contract';
 
 /** How often a process sends its counts and reads the blocked addresses while it serves requests. */

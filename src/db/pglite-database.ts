@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Results } from '@electric-sql/pglite';
 import { PgDatabase, PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite, PgliteSession } from 'drizzle-orm/pglite';
-import type { Database, Db, EmbeddedDatabase, SqlRunner, Tx } from './client.ts';
+import type { Database, Db, EmbeddedDatabase, SqlRunner, Tx } from './database.ts';
 import { EmbeddedThread } from './embedded-client.ts';
 import { lockEmbeddedDatabase } from './pglite-lock.ts';
 import { makePrivateDir } from '../private-dir.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
 import { Unavailable } from '@fulfil/contract';
-import { RateLimited } from '../http/errors.ts';
+import { RateLimited } from '../http-errors.ts';
 import { feedLongPollsGauge } from '../telemetry/metrics-registry.ts';
 import { FEED_CHANNEL } from './feed-positions.ts';
 

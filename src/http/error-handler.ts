@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, InvalidParams, NotFound, Unavailable, errorBody, toErrorBody, type ErrorBody } from '@fulfil/contract';
-import { PayloadTooLarge } from './errors.ts';
+import { PayloadTooLarge } from '../http-errors.ts';
 import { isInfrastructureError } from '../infrastructure-errors.ts';
 
 /** The one place where any error becomes the contract's `{"errors":[{code,message}]}` body. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { MethodNotAllowed } from './errors.ts';
+import { MethodNotAllowed } from '../http-errors.ts';
 
 /**
  * A known path asked with a method it does not serve answers 405 with `Allow`, in the contract's

@@ -4,7 +4,7 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { AppError, toErrorBody } from '@fulfil/contract';
-import { MethodNotAllowed } from '../http/errors.ts';
+import { MethodNotAllowed } from '../http-errors.ts';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 
 export const QUEUE_BOARD_PATH = '/ops/queues';

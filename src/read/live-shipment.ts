@@ -1,14 +1,10 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../db/client.ts';
-import type { ShipmentContacts } from '../db/ops/contacts.ts';
-import type { ShipmentRow } from '../db/ops/shipment-rows.ts';
+import type { LiveShipment } from '../db/ops/shipment-rows.ts';
 import { addresses, emailAddresses, phoneNumbers, shipments } from '../db/schema.ts';
 
-export interface LiveShipment {
-  shipment: ShipmentRow;
-  contacts: ShipmentContacts;
-}
+export type { LiveShipment };
 
 const shipFromPhone = alias(phoneNumbers, 'ship_from_phone');
 const buyerPhone = alias(phoneNumbers, 'buyer_phone');

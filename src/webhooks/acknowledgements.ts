@@ -1,6 +1,6 @@
 import type { Database } from '../db/client.ts';
 import { ACKNOWLEDGED, CHAIN_LOCKS, CLAIM_HEADS, unflushed, type Step } from './chain-sql.ts';
-import type { Claimed } from './deliver-chain.ts';
+import type { Claimed } from './claimed-delivery.ts';
 
 interface Waiting {
   head: Claimed;

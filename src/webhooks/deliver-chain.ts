@@ -1,49 +1,19 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
-import type { ShipmentEventRow } from '../events/public-event.ts';
 import { countWebhookAttempt, observeWebhookLatency } from '../telemetry/webhook-metrics.ts';
 import { retryDelayMs, type RetryPolicy } from './backoff.ts';
 import { Acknowledgements } from './acknowledgements.ts';
+import type { Claimed } from './claimed-delivery.ts';
 import { admit, type EndpointOwners } from './admission.ts';
 import type { Breakers } from './breaker.ts';
 import type { CallSlots, SlotOwner } from './call-slots.ts';
 import { CHAIN_LOCKS, CLAIM_HEADS, CLAIM_ONE, FAILED, unflushed } from './chain-sql.ts';
-import type { SealedSecrets, SigningSecrets } from './endpoint-secrets.ts';
-import { redactedUrl } from '../ops/redact-url.ts';
+import type { SigningSecrets } from './endpoint-secrets.ts';
+import { redactedUrl } from '../redact-url.ts';
 import { payloadOf } from './event-payload.ts';
 import { sendWebhook, type SendOptions, type SendResult } from './send.ts';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from '@fulfil/contract';
 import type { WebhookJob, WebhookQueue } from './webhook-queue.ts';
-
-export interface Claimed extends SealedSecrets {
-  id: number;
-  orderId: number | null;
-  seq: number;
-  eventId: string;
-  kind: string;
-  eventAtMs: number;
-  attempts: number;
-  redelivery: boolean;
-  url: string;
-  brokerageId: number;
-  /** The event's shipment_events row, null for a ping (and for an event missing there). */
-  evId: number | null;
-  shipmentId: number | null;
-  newShipmentId: number | null;
-  fromType: string | null;
-  toType: string | null;
-  fromState: string | null;
-  toState: string | null;
-  actorType: ShipmentEventRow['actorType'] | null;
-  actorBrokerageId: number | null;
-  actorUserId: number | null;
-  actorRole: string | null;
-  actorReason: string | null;
-  commandId: string | null;
-  evAtMs: number | null;
-  /** The shipment version the event left, with its contacts (shipment-version.ts); null for none. */
-  version: unknown;
-}
 
 export interface DeliverDeps {
   database: Database;

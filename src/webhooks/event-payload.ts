@@ -1,6 +1,6 @@
 import { publicEventOf, type ShipmentEventRow } from '../events/public-event.ts';
 import { toShipmentVersion } from '../db/sql/shipment-version.ts';
-import type { Claimed } from './deliver-chain.ts';
+import type { Claimed } from './claimed-delivery.ts';
 
 /** The body of a claimed delivery: the event object as the endpoint's brokerage may see it, or a ping. */
 export function payloadOf(endpointId: number, head: Claimed): object {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialCache } from '../../src/auth/credential-cache.ts';
 import { createCredential, revokeCredential, type CreatedCredential } from '../../src/auth/credentials.ts';
 import { SecretBox } from '../../src/auth/secret-box.ts';
-import { seedDatabase } from '../../src/db/seed.ts';
+import { seedDatabase } from '../../src/domain/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { freePort } from '../../src/redis/private-server.ts';
 import { baseFixture } from '../support/fixtures.ts';

@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedThread } from '../../src/db/embedded-client.ts';
 import { readEmbeddedAddress } from '../../src/db/pglite-socket.ts';
-import { seedDatabase } from '../../src/db/seed.ts';
+import { seedDatabase } from '../../src/domain/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { apiClient } from '../support/api.ts';
 import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDatabase } from '../../src/db/seed.ts';
+import { seedDatabase } from '../../src/domain/seed.ts';
 import { readEmbeddedAddress } from '../../src/db/pglite-socket.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { apiClient } from '../support/api.ts';

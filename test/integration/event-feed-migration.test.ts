@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDatabase } from '../../src/db/seed.ts';
+import { seedDatabase } from '../../src/domain/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { SecretBox } from '../../src/auth/secret-box.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';

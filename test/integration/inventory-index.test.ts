@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/auth/secret-box.ts';
 import { signatureFor, topLevelSortedQuery } from '../../src/auth/signer.ts';
 import type { Database } from '../../src/db/client.ts';
-import { seedDatabase } from '../../src/db/seed.ts';
+import { seedDatabase } from '../../src/domain/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { parseIndexQuery } from '../../src/inventory/index-query.ts';
 import { readInventoryPage } from '../../src/inventory/read-inventory.ts';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMIT_SYNC_MS } from '../../src/auth/rate-limit.ts';
 import { SecretBox } from '../../src/auth/secret-box.ts';
-import { seedDatabase } from '../../src/db/seed.ts';
+import { seedDatabase } from '../../src/domain/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { startBuiltService, stopBuiltService } from '../support/built-service.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OFFICE_ACCESS_DENIED, assertOfficeAccess, officeBelongsTo } from '../../src/auth/roles.ts';
 import { SecretBox } from '../../src/auth/secret-box.ts';
-import { seedDatabase } from '../../src/db/seed.ts';
+import { seedDatabase } from '../../src/domain/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { Unauthorized } from '@fulfil/contract';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/auth/secret-box.ts';
 import { query } from '../../src/db/client.ts';
-import { seedDatabase } from '../../src/db/seed.ts';
+import { seedDatabase } from '../../src/domain/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 

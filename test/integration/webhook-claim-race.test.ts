@@ -1,7 +1,8 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Acknowledgements } from '../../src/webhooks/acknowledgements.ts';
-import { claimHeads, type Claimed } from '../../src/webhooks/deliver-chain.ts';
+import type { Claimed } from '../../src/webhooks/claimed-delivery.ts';
+import { claimHeads } from '../../src/webhooks/deliver-chain.ts';
 import { ACKNOWLEDGED, CHAIN_LOCKS, CLAIM_HEADS } from '../../src/webhooks/chain-sql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { loadOpsConfig } from '../../src/ops/ops-config.ts';
-import { seedDatabase } from '../../src/db/seed.ts';
+import { seedDatabase } from '../../src/domain/seed.ts';
 import { fixtureSchema } from '../../src/domain/fixture.ts';
 import { startService, type Roles, type Service } from '../../src/service.ts';
 import type { Logger } from '../../src/logger.ts';

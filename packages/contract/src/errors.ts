@@ -1,6 +1,6 @@
 /**
  * The errors a command or a request can end in, shared by the service and its producers (the
- * HTTP ingress adds its own few in src/http/errors.ts). Each class carries its code and HTTP status; the body
+ * HTTP ingress adds its own few in src/http-errors.ts). Each class carries its code and HTTP status; the body
  * `{"errors":[{"code","message",...extra}]}` is built in one place (toErrorBody), for HTTP
  * answers and for command results stored in Postgres alike.
  */

@@ -5,7 +5,7 @@ import { JOB_STATES } from '../../ops/queue-stats.ts';
 import { COMMAND_QUEUES, WEBHOOKS_QUEUE, serviceQueuePlaces } from '@fulfil/contract';
 import { blockingConnection } from '@fulfil/client/transport';
 import { resolveRedis } from '../../redis/resolve.ts';
-import { redactedUrl } from '../../ops/redact-url.ts';
+import { redactedUrl } from '../../redact-url.ts';
 import { intArg, UsageError, type CommandModule } from '../command.ts';
 
 const ALL_QUEUES = [...COMMAND_QUEUES, WEBHOOKS_QUEUE];

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../config.ts';
-import { seedDatabase, type SeedCounts } from '../../db/seed.ts';
+import { seedDatabase, type SeedCounts } from '../../domain/seed.ts';
 import { secretBoxFor } from '../../service/database.ts';
 import { openCliDatabase } from '../database.ts';
 import { UsageError, type CommandModule } from '../command.ts';

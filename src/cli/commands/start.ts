@@ -1,7 +1,7 @@
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
 import { installFatalHandlers } from '../../process-fatal.ts';
-import { seedDatabase } from '../../db/seed.ts';
+import { seedDatabase } from '../../domain/seed.ts';
 import { startService, type Roles } from '../../service.ts';
 import { readFixtureFile } from '../fixture-file.ts';
 import { describeSeed } from './seed.ts';

@@ -1,8 +1,15 @@
 import { eq, getTableColumns } from 'drizzle-orm';
 import type { Executor } from '../client.ts';
 import { shipments } from '../schema.ts';
+import type { ShipmentContacts } from './contacts.ts';
 
 export type ShipmentRow = typeof shipments.$inferSelect;
+
+/** A shipment version with the contact rows it shows, as the reads and webhook deliveries use it. */
+export interface LiveShipment {
+  shipment: ShipmentRow;
+  contacts: ShipmentContacts;
+}
 export type NewShipment = Omit<typeof shipments.$inferInsert, 'id' | 'replacedBy' | 'replacedAt' | 'createdAt'>;
 
 export async function findShipment(ex: Executor, id: number): Promise<ShipmentRow | undefined> {

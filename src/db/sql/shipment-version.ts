@@ -1,5 +1,5 @@
 import { getTableColumns, type Table } from 'drizzle-orm';
-import type { LiveShipment } from '../../read/live-shipment.ts';
+import type { LiveShipment } from '../ops/shipment-rows.ts';
 import { addresses, emailAddresses, phoneNumbers } from '../schema/contact.ts';
 import { shipmentColumns, toDateOrNull, toShipmentRow } from './shipment-columns.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { jsonSchemaOf } from './json-schema.ts';
 
-/** Every code the service answers with, by its status (@fulfil/contract and src/http/errors.ts hold the classes). */
+/** Every code the service answers with, by its status (@fulfil/contract and src/http-errors.ts hold the classes). */
 export const ERROR_STATUSES = {
   400: ['invalid_params', 'the body, query or path fails validation; the message and `field` name the culprit'],
   401: ['unauthorized', 'missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage'],

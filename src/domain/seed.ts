@@ -1,8 +1,8 @@
 import type { SecretBox } from '../auth/secret-box.ts';
-import type { Fixture } from '../domain/fixture.ts';
+import type { Fixture } from './fixture.ts';
 import { upsertTicketGroups } from '../inventory/upsert-ticket-groups.ts';
-import type { Database } from './client.ts';
-import { brokerages, credentials, events, offices, orders, users } from './schema.ts';
+import type { Database } from '../db/client.ts';
+import { brokerages, credentials, events, offices, orders, users } from '../db/schema.ts';
 
 export interface SeedCounts {
   brokerages: number;

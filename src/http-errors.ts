@@ -3,6 +3,7 @@ import { AppError } from '@fulfil/contract';
 /**
  * Errors only the HTTP ingress answers with: no command ends in them, so they are not part of
  * the contract a producer shares. The body is built by the contract's toErrorBody like any other.
+ * Below src/http on purpose: auth's rate limit and the event feed's long-poll caps raise them too.
  */
 /** A method the path does not serve; `Allow` lists the ones it does (RFC 9110 §15.5.6). */
 export class MethodNotAllowed extends AppError {

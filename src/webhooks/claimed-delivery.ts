@@ -1,0 +1,33 @@
+import type { ShipmentEventRow } from '../events/public-event.ts';
+import type { SealedSecrets } from './endpoint-secrets.ts';
+
+/** A delivery claimed for sending (chain-sql.ts claims it): the event, its endpoint and their secrets. */
+export interface Claimed extends SealedSecrets {
+  id: number;
+  orderId: number | null;
+  seq: number;
+  eventId: string;
+  kind: string;
+  eventAtMs: number;
+  attempts: number;
+  redelivery: boolean;
+  url: string;
+  brokerageId: number;
+  /** The event's shipment_events row, null for a ping (and for an event missing there). */
+  evId: number | null;
+  shipmentId: number | null;
+  newShipmentId: number | null;
+  fromType: string | null;
+  toType: string | null;
+  fromState: string | null;
+  toState: string | null;
+  actorType: ShipmentEventRow['actorType'] | null;
+  actorBrokerageId: number | null;
+  actorUserId: number | null;
+  actorRole: string | null;
+  actorReason: string | null;
+  commandId: string | null;
+  evAtMs: number | null;
+  /** The shipment version the event left, with its contacts (shipment-version.ts); null for none. */
+  version: unknown;
+}
