@@ -60,9 +60,13 @@ describe('@fulfil/client, packed and installed', () => {
     await t.seed(fixture);
 
     scratch = mkdtempSync(path.join(tmpdir(), 'fulfil-client-consumer-'));
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch, '--loglevel=error'], { cwd: PACKAGE_DIR });
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch, '--loglevel=error'], {
+      cwd: PACKAGE_DIR,
+    });
     tarball = path.join(scratch, (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]!.filename);
-    const contract = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch, '--loglevel=error'], { cwd: CONTRACT_DIR });
+    const contract = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch, '--loglevel=error'], {
+      cwd: CONTRACT_DIR,
+    });
     contractTarball = path.join(scratch, (JSON.parse(contract.stdout) as Array<{ filename: string }>)[0]!.filename);
     writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'upstream', private: true, type: 'module' }));
     await run('npm', ['install', ...NPM_QUIET, contractTarball, tarball, '@types/node@^20.19.0'], { cwd: scratch });

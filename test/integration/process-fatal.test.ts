@@ -15,7 +15,9 @@ function runWith(thrown: string): Promise<{ code: number | null; lines: string[]
     setImmediate(() => { ${thrown} });
     setTimeout(() => { console.log('{"still":"alive"}'); process.exit(0); }, 700);
   `;
-  const child = spawn(process.execPath, ['--conditions=fulfil-source', '--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--conditions=fulfil-source', '--import', 'tsx', '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,20 +1,40 @@
 import type { Job, Queue } from 'bullmq';
 import { Cluster } from 'ioredis';
-import { isSameCommand, requestFingerprint, completeBody, updateCommandFromBody, assertStorableJson, parseOrThrow, IdempotencyConflict, InvalidParams, toErrorBody, Unavailable, defaultCommandShards, MAX_COMMAND_SHARDS, isJobName,
-  PAYLOAD_SCHEMAS } from '@fulfil/contract';
+import {
+  isSameCommand,
+  requestFingerprint,
+  completeBody,
+  updateCommandFromBody,
+  assertStorableJson,
+  parseOrThrow,
+  IdempotencyConflict,
+  InvalidParams,
+  toErrorBody,
+  Unavailable,
+  defaultCommandShards,
+  MAX_COMMAND_SHARDS,
+  isJobName,
+  PAYLOAD_SCHEMAS,
+} from '@fulfil/contract';
 import { CommandQueues } from '../queues/command-queues.ts';
 import { CommandWaiters, resultIn } from '../queues/waiters.ts';
 import { blockingDuplicate, producerConnection, type RedisConnection } from '../redis/connections.ts';
 import { clusterSafePrefix, isClusterUrl } from '../redis/redis-url.ts';
 import { CommandFailed, CommandTimeout, NoWorkers } from './errors.ts';
-import type { CommandOutcome, CommandResult, Envelope, JobMap, JobName,
+import type {
+  CommandOutcome,
+  CommandResult,
+  Envelope,
+  JobMap,
+  JobName,
   AcceptOrderInput,
   CompleteShipmentBody,
   InventoryMapInput,
   InventoryRemoveInput,
   InventoryUpsertInput,
   JobInput,
-  UpdateShipmentBody } from '@fulfil/contract';
+  UpdateShipmentBody,
+} from '@fulfil/contract';
 import { checkId, parseSendOptions, type SendOptions } from './options.ts';
 import { outcomeWithin, whenConnected } from './redis-ready.ts';
 

@@ -1,7 +1,19 @@
 import { Queue, type Telemetry } from 'bullmq';
 import type { RedisConnection } from '../redis/connections.ts';
 import { Unavailable, shardOfCommand } from '@fulfil/contract';
-import { DEFAULT_JOB_OPTIONS, INVENTORY_QUEUE, QUEUE_OF, isValidCommandId, type Envelope, type JobMap, type JobName, commandShardPlace, commandShardPlaces, inventoryPlace, type QueuePlace } from '@fulfil/contract';
+import {
+  DEFAULT_JOB_OPTIONS,
+  INVENTORY_QUEUE,
+  QUEUE_OF,
+  isValidCommandId,
+  type Envelope,
+  type JobMap,
+  type JobName,
+  commandShardPlace,
+  commandShardPlaces,
+  inventoryPlace,
+  type QueuePlace,
+} from '@fulfil/contract';
 import { ShardCountGuard, ShardCountMismatch } from './shard-guard.ts';
 
 /**
