@@ -198,6 +198,7 @@ CREATE TABLE public.shipment_events (
     at timestamp with time zone DEFAULT now() NOT NULL,
     actor_type text DEFAULT 'party'::text NOT NULL,
     actor_reason text,
+    shipment_as_left jsonb,
     CONSTRAINT shipment_events_actor CHECK ((((actor_type = 'party'::text) AND (actor_brokerage_id IS NOT NULL) AND (actor_role = ANY (ARRAY['seller'::text, 'buyer'::text])) AND (command_id IS NOT NULL) AND (actor_reason IS NULL)) OR ((actor_type = 'system'::text) AND (actor_brokerage_id IS NULL) AND (actor_user_id IS NULL) AND (actor_role IS NULL) AND (command_id IS NULL) AND (actor_reason IS NOT NULL))))
 );
 

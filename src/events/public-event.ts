@@ -1,10 +1,25 @@
-import type { Executor } from '../db/client.ts';
-import type { shipmentEvents } from '../db/schema.ts';
-import { shipmentVersions, type LiveShipment } from '../read/live-shipment.ts';
+import { getTableColumns, sql } from 'drizzle-orm';
+import { shipmentEvents } from '../db/schema.ts';
+import { shipmentVersionJson } from '../db/sql/shipment-version.ts';
+import type { LiveShipment } from '../read/live-shipment.ts';
 import { shipmentReadJson } from '../read/shipment-json.ts';
 import { eventTypeOf, type EventActor, type ShipmentEventKind, type ShipmentEventType } from '@fulfil/contract';
 
-export type ShipmentEventRow = typeof shipmentEvents.$inferSelect;
+/** An event's row as its readers select it: the shipment version it kept comes apart (shipmentAsLeft, below). */
+export type ShipmentEventRow = Omit<typeof shipmentEvents.$inferSelect, 'shipmentAsLeft'>;
+const { shipmentAsLeft: _kept, ...eventRowColumns } = getTableColumns(shipmentEvents);
+/** The select list of a ShipmentEventRow (`ex.select(shipmentEventColumns).from(shipmentEvents)`). */
+export const shipmentEventColumns = eventRowColumns;
+
+/**
+ * The shipment version an event left, with its contacts (shipmentVersionJson's form), as a column
+ * of the statement that reads the event: the version as the event left it when it has changed in
+ * place since (a completion keeps it first), else the version row. One statement, so a completion
+ * committing between two reads cannot show the completed shipment in an earlier event.
+ */
+export const shipmentAsLeft = sql<unknown>`coalesce(${shipmentEvents.shipmentAsLeft}, ${sql.raw(
+  shipmentVersionJson(`"shipment_events"."new_shipment_id"`),
+)})`;
 
 /**
  * One shipment event as a party of its order may see it: the fields of the events stream's
@@ -51,26 +66,14 @@ export interface PublicEvent {
   data: {
     event: EventItem;
     /**
-     * The shipment version the event left (new_shipment_id) as GET /v9/shipments/:id shows it,
-     * read when the object is built: a later completion, which changes that row in place, shows.
+     * The shipment version the event left (new_shipment_id) as GET /v9/shipments/:id showed it
+     * then: a later completion, which changes that row in place, does not show here.
      */
     shipment: ShipmentJson | null;
   };
 }
 
-/**
- * The event objects `brokerageId` (a party of each row's order; the caller checks that) may
- * see, in the order of `rows`. The shipments are read in one statement for the whole batch.
- */
-export async function publicEventsFor(ex: Executor, brokerageId: number, rows: readonly ShipmentEventRow[]): Promise<PublicEvent[]> {
-  const versions = await shipmentVersions(
-    ex,
-    rows.flatMap((r) => (r.newShipmentId === null ? [] : [r.newShipmentId])),
-  );
-  return rows.map((row) => publicEventOf(row, brokerageId, row.newShipmentId === null ? undefined : versions.get(row.newShipmentId)));
-}
-
-/** One event object, given the shipment version the event left (read by the caller). */
+/** One event object, given the shipment version the event left (read by the caller with shipmentAsLeft). */
 export function publicEventOf(row: ShipmentEventRow, brokerageId: number, version: LiveShipment | undefined): PublicEvent {
   const item = eventItem(row, brokerageId);
   return {

@@ -2,6 +2,7 @@ import { asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { StateValue } from 'xstate';
 import type { Executor } from '../db/client.ts';
 import { commands, orders, shipmentEvents, shipments } from '../db/schema.ts';
+import { shipmentEventColumns, type ShipmentEventRow } from '../events/public-event.ts';
 import { loadOrderWebhooks, type OrderWebhookDelivery } from './order-view-webhooks.ts';
 
 export interface OrderViewData {
@@ -17,7 +18,7 @@ export interface OrderViewData {
     deliveredAt: Date | null;
     stateValue: StateValue | undefined;
   }>;
-  events: Array<typeof shipmentEvents.$inferSelect>;
+  events: ShipmentEventRow[];
   commands: Array<{
     id: string;
     name: string;
@@ -57,7 +58,11 @@ export async function loadOrderView(ex: Executor, orderId: number): Promise<Orde
     .from(shipments)
     .where(eq(shipments.orderId, orderId))
     .orderBy(asc(shipments.id));
-  const events = await ex.select().from(shipmentEvents).where(eq(shipmentEvents.orderId, orderId)).orderBy(asc(shipmentEvents.seq));
+  const events = await ex
+    .select(shipmentEventColumns)
+    .from(shipmentEvents)
+    .where(eq(shipmentEvents.orderId, orderId))
+    .orderBy(asc(shipmentEvents.seq));
   const shipmentIds = versions.map((s) => String(s.id));
   const eventCommandIds = [...new Set(events.map((e) => e.commandId).filter((c): c is string => !!c))];
   const touching = [

@@ -26,10 +26,6 @@ function withContacts(ex: Executor) {
 
 function build(ex: Executor) {
   return {
-    // One array parameter, not one per id: the statement stays the same whatever the page size.
-    versions: withContacts(ex)
-      .where(sql`${shipments.id} = any(${sql.placeholder('ids')}::bigint[])`)
-      .prepare('fulfil_shipment_versions'),
     live: withContacts(ex)
       .where(and(eq(shipments.orderId, sql.placeholder('orderId')), isNull(shipments.replacedBy)))
       .prepare('fulfil_live_shipment'),
@@ -44,7 +40,7 @@ function statementsOf(ex: Executor): ReturnType<typeof build> {
   return built;
 }
 
-type Joined = Awaited<ReturnType<ReturnType<typeof build>['versions']['execute']>>[number];
+type Joined = Awaited<ReturnType<ReturnType<typeof build>['live']['execute']>>[number];
 
 function toLive({ shipment, email, shipFromAddress, shipFromPhone: sfp, phone }: Joined): LiveShipment {
   return {
@@ -62,11 +58,4 @@ function toLive({ shipment, email, shipFromAddress, shipFromPhone: sfp, phone }:
 export async function liveShipmentOf(ex: Executor, orderId: number): Promise<LiveShipment | undefined> {
   const [live] = await statementsOf(ex).live.execute({ orderId });
   return live && toLive(live);
-}
-
-/** Shipment versions by id (live or replaced), keyed by id; one statement for any number. */
-export async function shipmentVersions(ex: Executor, ids: readonly number[]): Promise<Map<number, LiveShipment>> {
-  if (ids.length === 0) return new Map();
-  const rows = await statementsOf(ex).versions.execute({ ids: `{${[...new Set(ids)].join(',')}}` });
-  return new Map(rows.map((r) => [r.shipment.id, toLive(r)]));
 }

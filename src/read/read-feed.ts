@@ -3,7 +3,8 @@ import { InvalidParams } from '@fulfil/contract';
 import type { Executor } from '../db/client.ts';
 import { eventFeed, eventFeedHead, shipmentEvents } from '../db/schema.ts';
 import type { FeedWaiters } from '../events/feed-waiters.ts';
-import { publicEventsFor, type PublicEvent } from '../events/public-event.ts';
+import { publicEventOf, shipmentAsLeft, shipmentEventColumns, type PublicEvent } from '../events/public-event.ts';
+import { toShipmentVersion } from '../db/sql/shipment-version.ts';
 import type { FeedCursors } from './feed-cursor.ts';
 
 export interface FeedPage {
@@ -20,21 +21,20 @@ export interface FeedRows {
   has_more: boolean;
 }
 
-/** One page of a brokerage's feed after `afterPosition`: a keyset scan of the (brokerage_id, position) key, flat at any depth. */
+/**
+ * One page of a brokerage's feed after `afterPosition`: a keyset scan of the (brokerage_id,
+ * position) key, flat at any depth, each event with the shipment version it left (one statement).
+ */
 export async function readFeedPage(ex: Executor, brokerageId: number, afterPosition: number, limit: number): Promise<FeedRows> {
   const rows = await ex
-    .select({ position: eventFeed.position, event: shipmentEvents })
+    .select({ position: eventFeed.position, event: shipmentEventColumns, shipment: shipmentAsLeft })
     .from(eventFeed)
     .innerJoin(shipmentEvents, eq(shipmentEvents.id, eventFeed.eventRowId))
     .where(and(eq(eventFeed.brokerageId, brokerageId), gt(eventFeed.position, afterPosition)))
     .orderBy(asc(eventFeed.position))
     .limit(limit + 1);
   const page = rows.slice(0, limit);
-  const events = await publicEventsFor(
-    ex,
-    brokerageId,
-    page.map((r) => r.event),
-  );
+  const events = page.map((r) => publicEventOf(r.event, brokerageId, toShipmentVersion(r.shipment)));
   return { events, position: page.at(-1)?.position ?? afterPosition, has_more: rows.length > limit };
 }
 

@@ -2,7 +2,7 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Caller } from '../auth/caller.ts';
 import type { Executor } from '../db/client.ts';
 import { shipmentEvents } from '../db/schema.ts';
-import { eventItem } from '../events/public-event.ts';
+import { eventItem, shipmentEventColumns } from '../events/public-event.ts';
 import { readableOrder } from './order-parties.ts';
 
 export interface EventsPage {
@@ -17,7 +17,7 @@ export interface EventsPage {
 export async function readOrderEvents(ex: Executor, orderId: number, caller: Pick<Caller, 'brokerageId'>, page: EventsPage) {
   const order = await readableOrder(ex, orderId, caller);
   const rows = await ex
-    .select()
+    .select(shipmentEventColumns)
     .from(shipmentEvents)
     .where(and(eq(shipmentEvents.orderId, order.id), gt(shipmentEvents.seq, page.afterSeq)))
     .orderBy(asc(shipmentEvents.seq))

@@ -3057,7 +3057,7 @@ export interface operations {
                                     /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                                     at: string;
                                 };
-                                /** @description the shipment version the event left (new_shipment_id) as GET /v9/shipments/:id shows it, read when the object is built */
+                                /** @description the shipment version the event left (new_shipment_id) as GET /v9/shipments/:id showed it then; never changed afterwards */
                                 shipment: ({
                                     id: number;
                                     /** @description relative path of the shipment: /shipments/<id> */
@@ -4708,7 +4708,7 @@ export interface operations {
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @description the shipment version the event left, as GET /v9/shipments/:id shows it */
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
                         shipment: ({
                             id: number;
                         } & {
@@ -4776,7 +4776,7 @@ export interface operations {
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @description the shipment version the event left, as GET /v9/shipments/:id shows it */
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
                         shipment: ({
                             id: number;
                         } & {
@@ -4844,7 +4844,7 @@ export interface operations {
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @description the shipment version the event left, as GET /v9/shipments/:id shows it */
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
                         shipment: ({
                             id: number;
                         } & {
@@ -4912,7 +4912,7 @@ export interface operations {
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @description the shipment version the event left, as GET /v9/shipments/:id shows it */
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
                         shipment: ({
                             id: number;
                         } & {
@@ -4980,7 +4980,7 @@ export interface operations {
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @description the shipment version the event left, as GET /v9/shipments/:id shows it */
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
                         shipment: ({
                             id: number;
                         } & {

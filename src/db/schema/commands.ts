@@ -51,7 +51,11 @@ export const commands = pgTable(
 /** Who caused a shipment event: a party through a command, or the service itself (drizzle/0013). */
 export const EVENT_ACTOR_TYPES = ['party', 'system'] as const;
 
-/** Append-only history of shipment transitions, across replacements (per-order sequence). */
+/**
+ * History of shipment transitions, across replacements (per-order sequence). Rows are appended and
+ * not changed, but for `shipment_as_left`, written once by the completion that changes the event's
+ * shipment in place (drizzle/0014).
+ */
 export const shipmentEvents = pgTable(
   'shipment_events',
   {
@@ -74,6 +78,12 @@ export const shipmentEvents = pgTable(
     actorReason: text('actor_reason'),
     commandId: text('command_id'),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The shipment version this event left (new_shipment_id), as shipmentVersionJson renders it,
+     * once that version changed in place after the event (a completion keeps the shipment's id);
+     * null while the version row is still what the event left. Event objects show this one.
+     */
+    shipmentAsLeft: jsonb('shipment_as_left'),
   },
   (t) => [
     uniqueIndex('shipment_events_order_seq').on(t.orderId, t.seq),

@@ -80,7 +80,7 @@ export const publicEvent = z.strictObject({
     event: orderEvent.describe('the event as GET /v9/orders/:id/events lists it, trimmed for your party'),
     shipment: readShipment
       .nullable()
-      .describe('the shipment version the event left (new_shipment_id) as GET /v9/shipments/:id shows it, read when the object is built'),
+      .describe('the shipment version the event left (new_shipment_id) as GET /v9/shipments/:id showed it then; never changed afterwards'),
   }),
 });
 

@@ -21,7 +21,7 @@ const eventObject = (kind: ShipmentEventKind) =>
       shipment: z
         .looseObject({ id: z.number().int() })
         .nullable()
-        .describe('the shipment version the event left, as GET /v9/shipments/:id shows it'),
+        .describe('the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards'),
     }),
   });
 const ping = z.strictObject({
