@@ -1,6 +1,7 @@
 import { orderMachine, shipmentMachine } from '../../machines/index.ts';
 import { escapeHtml as e } from './html.ts';
 import { activeStates, machineGraph } from './machine-graph.ts';
+import { actorText } from '../events/actor-text.ts';
 import { machineSvg } from './machine-svg.ts';
 import type { OrderViewData } from './order-view-data.ts';
 import { renderOrderWebhooks } from './order-view-webhooks.ts';
@@ -53,9 +54,7 @@ export function renderOrderView(data: OrderViewData): string {
     (ev) =>
       `<tr><td>${e(ev.seq)}</td><td>${when(ev.at)}</td><td>${e(ev.kind)}</td><td>${
         ev.shipmentId === null || ev.shipmentId === ev.newShipmentId ? e(ev.newShipmentId) : `${e(ev.shipmentId)} → ${e(ev.newShipmentId)}`
-      }</td><td>${ev.fromType ? `${e(ev.fromType)}/${e(ev.fromState)}` : '–'}</td><td>${e(ev.toType)}/${e(ev.toState)}</td><td>${e(ev.actorRole ?? '')} (brokerage ${e(
-        ev.actorBrokerageId,
-      )})</td><td class="mono">${e(ev.commandId ?? '')}</td></tr>`,
+      }</td><td>${ev.fromType ? `${e(ev.fromType)}/${e(ev.fromState)}` : '–'}</td><td>${e(ev.toType)}/${e(ev.toState)}</td><td>${e(actorText(ev))}</td><td class="mono">${e(ev.commandId ?? '')}</td></tr>`,
   );
   const cmds = data.commands.map(
     (c) =>

@@ -4,6 +4,7 @@ import { SHIPMENT_EVENT_TOPIC } from '@fulfil/contract';
 import { appendEventCtes, eventMessage, type SystemEventFacts } from '../../src/db/sql/append-event.ts';
 import { named } from '../../src/db/sql/named-params.ts';
 import { apiClient } from '../support/api.ts';
+import { runCli } from '../support/cli.ts';
 import { streamMessages } from '../support/events-stream.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, BUYER, ORDERS, SELLER } from '../support/fixtures.ts';
@@ -115,6 +116,32 @@ describe('system events', () => {
       await receiver.close();
     }
   });
+
+  it('the operator views name a system actor by its reason: order view, orders show, shipments history', async () => {
+    const tbd = (await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd3}/accept`, { reviewer_id: 100 })).body.shipments[0].id;
+    await appendSystemEvent(ORDERS.tbd3);
+    const page = await (await fetch(`${t.url}/ops/orders/${ORDERS.tbd3}`)).text();
+    expect(page).toContain('<td>system (deadline_passed)</td>');
+    expect(page).toContain('<td>seller (brokerage 1)</td>');
+    expect(page).not.toContain('(brokerage null)');
+    const env = {
+      DATABASE_URL: t.db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: t.prefix,
+      LOG_LEVEL: 'silent',
+      FULFIL_SECRET_KEY: t.config.FULFIL_SECRET_KEY!,
+    };
+    const show = await runCli(['orders', 'show', String(ORDERS.tbd3)], env);
+    expect(show.code).toBe(0);
+    expect(show.lines.filter((l) => / by /.test(l)).map((l) => l.slice(l.indexOf(' by ')))).toEqual([
+      expect.stringMatching(/^ by seller \(brokerage 1\), command c-/),
+      ' by system (deadline_passed), command -',
+    ]);
+    const history = await runCli(['shipments', 'history', String(tbd)], env);
+    expect(history.code).toBe(0);
+    expect(history.lines[1]).toMatch(/seller \(brokerage 1\), command c-\S+$/);
+    expect(history.lines[2]).toMatch(/system \(deadline_passed\)$/);
+  }, 60_000);
 
   it('the table refuses an actor that is neither a party with its command nor the system with a reason', async () => {
     const sql = t.db.database.sql!;

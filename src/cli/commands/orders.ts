@@ -3,6 +3,7 @@ import { loadConfig } from '../../config.ts';
 import { AppError } from '@fulfil/contract';
 import { ORDER_FILTERS } from '../../ops/order-filters.ts';
 import { searchOrders } from '../../ops/order-search.ts';
+import { actorText } from '../../events/actor-text.ts';
 import { loadOrderView } from '../../ops/order-view-data.ts';
 import type { OrderWebhookDelivery } from '../../ops/order-view-webhooks.ts';
 import { withCliDatabase } from '../database.ts';
@@ -78,7 +79,7 @@ function printView(view: NonNullable<Awaited<ReturnType<typeof loadOrderView>>>,
   for (const e of view.events) {
     const from = e.fromType ? `${e.fromType}/${e.fromState}` : '-';
     io.out(
-      `  ${String(e.seq).padEnd(4)}${time(e.at).padEnd(26)}${e.kind.padEnd(16)}${from} → ${e.toType}/${e.toState}  by ${e.actorRole} (brokerage ${e.actorBrokerageId}), command ${e.commandId ?? '-'}`,
+      `  ${String(e.seq).padEnd(4)}${time(e.at).padEnd(26)}${e.kind.padEnd(16)}${from} → ${e.toType}/${e.toState}  by ${actorText(e)}, command ${e.commandId ?? '-'}`,
     );
   }
   io.out('');

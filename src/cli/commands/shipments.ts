@@ -1,4 +1,5 @@
 import { loadConfig } from '../../config.ts';
+import { actorText } from '../../events/actor-text.ts';
 import { shipmentHistory } from '../../events/shipment-history.ts';
 import { openCliDatabase } from '../database.ts';
 import { intArg, UsageError, type CommandModule } from '../command.ts';
@@ -25,7 +26,7 @@ export const shipmentsHistory: CommandModule = {
         const ids = e.shipmentId === null || e.shipmentId === e.newShipmentId ? `${e.newShipmentId}` : `${e.shipmentId}→${e.newShipmentId}`;
         io.out(
           `${String(e.seq).padEnd(5)}${e.at.toISOString().padEnd(26)}${e.kind.padEnd(16)}${ids.padEnd(16)}` +
-            `${from.padEnd(22)}${`${e.toType}/${e.toState}`.padEnd(22)}${e.actorRole} (brokerage ${e.actorBrokerageId}, command ${e.commandId})`,
+            `${from.padEnd(22)}${`${e.toType}/${e.toState}`.padEnd(22)}${actorText(e)}${e.commandId ? `, command ${e.commandId}` : ''}`,
         );
       }
       return 0;
