@@ -6,21 +6,12 @@ import { apiClient } from '../support/api.ts';
 import { appendEvent, FOURTH, ringFixture } from '../support/feed-world.ts';
 import { BUYER, SELLER, SELLER_USER, STRANGER } from '../support/fixtures.ts';
 import { startTestService, TEST_SECRET_KEY, type TestService } from '../support/service.ts';
+import { valueWithin } from '../support/value-within.ts';
 
 // GET /v9/events cursors, against the real service: only cursors the feed gave to this brokerage
 // are taken, and none tells anything but "here" to whoever holds it.
 
 type Cred = typeof SELLER;
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function integerEncodings(n: number): Buffer[] {
   const b = Buffer.alloc(8);
@@ -46,7 +37,7 @@ describe('event feed cursors', () => {
     const seq = (seqs.get(orderId) ?? 0) + 1;
     seqs.set(orderId, seq);
     await appendEvent(t.db.database.sql!, orderId, seq, id);
-    await until('the event relayed', async () => {
+    await valueWithin('the event relayed', async () => {
       const [row] = await t.db.database.sql!`select relayed_at from outbox where event_id = ${id}`;
       return row?.relayed_at ? true : undefined;
     });

@@ -3,19 +3,10 @@ import { apiClient } from '../support/api.ts';
 import { baseFixture, BUYER, SELLER, SELLER_USER, STRANGER } from '../support/fixtures.ts';
 import { signedFetch } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { valueWithin } from '../support/value-within.ts';
 
 // Long polls of GET /v9/events share a process's places: one credential, or one brokerage,
 // cannot take them all. Small caps here: 6 places, 2 per credential, 3 per brokerage.
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('long poll caps', () => {
   let t: TestService;
@@ -58,7 +49,7 @@ describe('long poll caps', () => {
   it("one credential past its cap is answered at once with 429, and another brokerage's long poll still waits and is served", async () => {
     // More than the process's places, from one credential.
     const hog = hold(SELLER, 7, 6);
-    await until('every poll of the credential waiting or answered', async () =>
+    await valueWithin('every poll of the credential waiting or answered', async () =>
       hog.length + (await longPolls()) === 7 ? true : undefined,
     );
     expect(await longPolls()).toBe(2);
@@ -70,7 +61,7 @@ describe('long poll caps', () => {
 
     // The brokerage's other credential has the brokerage's last place, then is refused too.
     const colleague = hold(SELLER_USER, 2, 6);
-    await until('the colleague waiting or answered', async () => (colleague.length + (await longPolls()) === 4 ? true : undefined));
+    await valueWithin('the colleague waiting or answered', async () => (colleague.length + (await longPolls()) === 4 ? true : undefined));
     expect(await longPolls()).toBe(3);
     expect(colleague.map((a) => a.status)).toEqual([429]);
 
@@ -82,18 +73,18 @@ describe('long poll caps', () => {
 
     // The process's own limit stays: with every place taken, a poll is 503.
     const others = [hold(BUYER, 2, 6), hold(STRANGER, 1, 6)];
-    await until('every place taken', async () => ((await longPolls()) === 6 ? true : undefined));
+    await valueWithin('every place taken', async () => ((await longPolls()) === 6 ? true : undefined));
     const full = await call(STRANGER, 'GET', '/v9/events?wait=1');
     expect(full.status).toBe(503);
     expect(full.headers.get('retry-after')).toBe('1');
 
     // Polls that end give their places back: the credential waits again.
     const answered = () => hog.length === 7 && others.flat().length === 3;
-    await until('every poll answered', async () => ((await longPolls()) === 0 && answered() ? true : undefined), 15_000);
+    await valueWithin('every poll answered', async () => ((await longPolls()) === 0 && answered() ? true : undefined), 15_000);
     expect(hog.map((a) => a.status).sort()).toEqual([200, 200, 429, 429, 429, 429, 429]);
     const again = hold(SELLER, 2, 1);
-    await until('the credential waiting again', async () => ((await longPolls()) === 2 ? true : undefined));
-    await until('its polls answered', async () => (again.length === 2 ? true : undefined));
+    await valueWithin('the credential waiting again', async () => ((await longPolls()) === 2 ? true : undefined));
+    await valueWithin('its polls answered', async () => (again.length === 2 ? true : undefined));
     expect(again.map((a) => a.status)).toEqual([200, 200]);
     expect(others.flat().map((a) => a.status)).toEqual([200, 200, 200]);
   });

@@ -4,6 +4,7 @@ import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api
 import { baseFixture, BUYER, ORDERS, SELLER, SELLER_USER, STRANGER } from '../support/fixtures.ts';
 import { signedFetch } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { valueWithin } from '../support/value-within.ts';
 
 // GET /v9/events: the brokerage-wide feed, against the real service (relay, Postgres, Redis).
 
@@ -18,16 +19,6 @@ interface FeedEvent {
 }
 
 const EXTRA_ORDERS = Array.from({ length: 24 }, (_, i) => 800 + i);
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('event feed', () => {
   let t: TestService;
@@ -68,7 +59,7 @@ describe('event feed', () => {
     const lp2 = (await call(BUYER, 'PUT', `/v9/shipments/${lp}`, BUYER_PICKUP_BODY)).body.id;
     const lp3 = (await call(SELLER, 'PUT', `/v9/shipments/${lp2}`, SELLER_PICKUP_BODY)).body.id;
     await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, { reviewer_id: 100 });
-    await until('outbox drained', outboxDrained);
+    await valueWithin('outbox drained', outboxDrained);
 
     for (const cred of [SELLER, SELLER_USER, BUYER]) {
       const { events } = await drain(cred);
@@ -123,7 +114,7 @@ describe('event feed', () => {
 
     // Far longer than the test could wait: an answer with the event means it was woken by it.
     const polling = call(BUYER, 'GET', `/v9/events?after=${cursor}&wait=20`);
-    await until('the long poll waits', async () => ((await longPolls()) === 1 ? true : undefined));
+    await valueWithin('the long poll waits', async () => ((await longPolls()) === 1 ? true : undefined));
     const accepted = await call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd2}/accept`, { reviewer_id: 100 });
     expect(accepted.status).toBe(200);
     const woken = await polling;
@@ -139,10 +130,10 @@ describe('event feed', () => {
     const polling = signedFetch(t.url, STRANGER, 'GET', `/v9/events?after=${cursor}&wait=25`, undefined, {}, gone.signal).catch(
       (err: Error) => err.name,
     );
-    await until('the long poll waits', async () => ((await longPolls()) === 1 ? true : undefined));
+    await valueWithin('the long poll waits', async () => ((await longPolls()) === 1 ? true : undefined));
     gone.abort();
     expect(await polling).toBe('AbortError');
-    await until('the waiter released', async () => ((await longPolls()) === 0 ? true : undefined), 5_000);
+    await valueWithin('the waiter released', async () => ((await longPolls()) === 0 ? true : undefined), 5_000);
   });
 
   it('never skips an event whose transaction commits after a later one was already listed', async () => {
@@ -167,14 +158,14 @@ describe('event feed', () => {
       expect(Number(lateRow!.id)).toBeLessThan(Number(earlyRow!.id));
       await t2`commit`;
 
-      const seen = await until('the committed event in the feed', async () => {
+      const seen = await valueWithin('the committed event in the feed', async () => {
         const page = await drain(SELLER, 100, start);
         return page.events.some((e) => e.id === early) ? page : undefined;
       });
       expect(seen.events.map((e) => e.id)).not.toContain(late);
 
       await t1`commit`;
-      const after = await until('the late event in the feed', async () => {
+      const after = await valueWithin('the late event in the feed', async () => {
         const page = await drain(SELLER, 100, seen.cursor);
         return page.events.length > 0 ? page : undefined;
       });
@@ -205,10 +196,10 @@ describe('event feed', () => {
       EXTRA_ORDERS.slice(1).map((id) => call(SELLER, 'POST', `/v9/orders/${id}/accept`, { reviewer_id: 100 })),
     );
     expect(accepted.map((r) => r.status)).toEqual(EXTRA_ORDERS.slice(1).map(() => 200));
-    await until('outbox drained', outboxDrained);
+    await valueWithin('outbox drained', outboxDrained);
     const expected = (await drain(SELLER, 1000, start)).events.map((e) => e.id);
     expect(expected).toHaveLength(EXTRA_ORDERS.length - 1);
-    await until('the follower caught up', async () => (received.length >= expected.length ? true : undefined));
+    await valueWithin('the follower caught up', async () => (received.length >= expected.length ? true : undefined));
     stop = true;
     await follower;
     expect(received).toEqual(expected);
@@ -242,7 +233,7 @@ describe('event feed', () => {
     const { cursor } = await drain(BUYER);
     const began = Date.now();
     const polling = call(BUYER, 'GET', `/v9/events?after=${cursor}&wait=25`).then((r) => ({ ...r, at: Date.now() }));
-    await until('the long poll waits', async () => ((await longPolls()) === 1 ? true : undefined));
+    await valueWithin('the long poll waits', async () => ((await longPolls()) === 1 ? true : undefined));
     stopped = true;
     await t.stop();
     const answer = await polling;
