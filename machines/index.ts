@@ -17,5 +17,5 @@ export type {
   ShipmentView,
   ShipmentResult,
 } from './shipment.ts';
-export { ORDER_STATES, orderMachine, initialOrderSnapshot, applyOrderEvent, orderView } from './order.ts';
-export type { OrderState, OrderEvent, PersistedOrder, OrderView, OrderResult } from './order.ts';
+export { ORDER_STATES, OPEN_ORDER_STATES, orderMachine, initialOrderSnapshot, applyOrderEvent, orderView } from './order.ts';
+export type { OrderState, OrderParty, OrderEvent, PersistedOrder, OrderView, OrderResult } from './order.ts';

@@ -23,7 +23,9 @@ export type ShipmentEvent =
   | { type: 'MOBILE_TRANSFER'; transferType: MobileTransferType }
   | { type: 'SELLER_PICKUP' }
   | { type: 'BUYER_PICKUP' }
-  | { type: 'COMPLETE'; hasLink: boolean };
+  | { type: 'COMPLETE'; hasLink: boolean }
+  // The order was canceled by both parties (machines/order.ts): the shipment will not be delivered.
+  | { type: 'CANCEL' };
 
 export const shipmentMachine = setup({
   types: {} as { context: ShipmentContext; events: ShipmentEvent; input: ShipmentInput },
@@ -58,12 +60,13 @@ export const shipmentMachine = setup({
       ],
     },
     tbd: {
-      on: { MOBILE_TRANSFER: { target: 'pending', actions: 'takeTransferType' } },
+      on: { MOBILE_TRANSFER: { target: 'pending', actions: 'takeTransferType' }, CANCEL: 'canceled' },
     },
     pending: {
       on: {
         MOBILE_TRANSFER: { actions: 'takeTransferType' },
         COMPLETE: { guard: 'linkFitsType', target: 'delivered' },
+        CANCEL: 'canceled',
       },
     },
     localPickup: {
@@ -75,6 +78,7 @@ export const shipmentMachine = setup({
         SELLER_PICKUP: { actions: 'sellerSupplied' },
         BUYER_PICKUP: { actions: 'buyerSupplied' },
         MOBILE_TRANSFER: { guard: 'leavesPickup', target: 'pending', actions: 'takeTransferType' },
+        CANCEL: 'canceled',
       },
       states: {
         seller: {
@@ -95,6 +99,7 @@ export const shipmentMachine = setup({
       onDone: { target: 'delivered' },
     },
     delivered: { type: 'final' },
+    canceled: { type: 'final' },
   },
 });
 
@@ -108,7 +113,7 @@ export interface PersistedShipment {
 
 export type ShipmentView = {
   type: ShipmentType;
-  state: 'pending' | 'delivered';
+  state: 'pending' | 'delivered' | 'canceled';
   sellerSupplied: boolean;
   buyerSupplied: boolean;
   /** e.g. "tbd", "pending", "delivered", "localPickup(seller.supplied,buyer.awaiting)". */
@@ -152,11 +157,12 @@ export const shipmentView: (persisted: PersistedShipment) => ShipmentView = memo
 function viewOf(persisted: PersistedShipment): ShipmentView {
   const snapshot = rehydrate(persisted);
   const delivered = snapshot.matches('delivered');
+  const canceled = snapshot.matches('canceled');
   // A LocalPickup shipment can only reach delivered through both parties supplying.
   const pickupDone = delivered && snapshot.context.type === 'LocalPickup';
   return {
     type: snapshot.context.type,
-    state: delivered ? 'delivered' : 'pending',
+    state: delivered ? 'delivered' : canceled ? 'canceled' : 'pending',
     sellerSupplied: pickupDone || snapshot.matches({ localPickup: { seller: 'supplied' } }),
     buyerSupplied: pickupDone || snapshot.matches({ localPickup: { buyer: 'supplied' } }),
     stateValue: stateValueString(snapshot.value),
@@ -178,6 +184,9 @@ function refusal(view: ShipmentView, event: ShipmentEvent): string {
     case 'COMPLETE':
       // Only a pending mobile shipment is refused for its link; say so, the state alone won't.
       what = view.stateValue !== 'pending' ? 'be completed' : `be completed ${event.hasLink ? 'with' : 'without'} a link`;
+      break;
+    case 'CANCEL':
+      what = 'be canceled';
   }
   return `shipment is ${view.type} (${view.state}); it cannot ${what}`;
 }

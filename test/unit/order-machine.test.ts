@@ -9,17 +9,31 @@ import {
   type PersistedOrder,
 } from '../../machines/order.ts';
 
-const EVENTS: OrderEvent[] = [{ type: 'ACCEPT' }, { type: 'COMPLETE' }];
+const EVENTS: OrderEvent[] = [
+  { type: 'ACCEPT' },
+  { type: 'REJECT' },
+  { type: 'CANCEL', by: 'seller' },
+  { type: 'CANCEL', by: 'buyer' },
+  { type: 'WITHDRAW', by: 'seller' },
+  { type: 'WITHDRAW', by: 'buyer' },
+  { type: 'COMPLETE' },
+];
+const label = (e: OrderEvent) => ('by' in e ? `${e.type}(${e.by})` : e.type);
+const byLabel = new Map(EVENTS.map((e) => [label(e), e]));
 
-function drive(...events: OrderEvent['type'][]): PersistedOrder {
+function drive(...events: string[]): PersistedOrder {
   let snapshot = initialOrderSnapshot();
-  for (const type of events) {
-    const result = applyOrderEvent(snapshot, { type });
-    if (!result.ok) throw new Error(`setup step ${type} refused: ${result.reason}`);
+  for (const name of events) {
+    const event = byLabel.get(name);
+    if (!event) throw new Error(`no event ${name}`);
+    const result = applyOrderEvent(snapshot, event);
+    if (!result.ok) throw new Error(`setup step ${name} refused: ${result.reason}`);
     snapshot = result.snapshot;
   }
   return snapshot;
 }
+
+const stateName = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 describe('order graph paths', () => {
   const generators = { getShortestPaths, getSimplePaths };
@@ -40,54 +54,103 @@ describe('order graph paths', () => {
       }
       expect(snapshot.value).toEqual(path.state.value);
     }
-    expect(paths.map((p) => p.state.value).sort()).toEqual(['accepted', 'completed', 'pending']);
+    expect(new Set(paths.map((p) => stateName(p.state.value)))).toEqual(
+      new Set([
+        'pending',
+        'accepted',
+        'rejected',
+        'completed',
+        'canceled',
+        JSON.stringify({ cancel_proposed: 'seller' }),
+        JSON.stringify({ cancel_proposed: 'buyer' }),
+      ]),
+    );
   });
 });
 
 describe('order lifecycle', () => {
   it('starts pending and reaches completed through accepted', () => {
-    expect(orderView(initialOrderSnapshot())).toEqual({ state: 'pending' });
+    expect(orderView(initialOrderSnapshot())).toEqual({ state: 'pending', proposedBy: null });
     const done = drive('ACCEPT', 'COMPLETE');
-    expect(orderView(done)).toEqual({ state: 'completed' });
+    expect(orderView(done)).toEqual({ state: 'completed', proposedBy: null });
     expect(done.status).toBe('done');
+  });
+
+  it('is canceled when one party proposes and the other confirms, from either side', () => {
+    expect(orderView(drive('ACCEPT', 'CANCEL(seller)'))).toEqual({ state: 'cancel_proposed', proposedBy: 'seller' });
+    expect(orderView(drive('ACCEPT', 'CANCEL(buyer)', 'CANCEL(seller)'))).toEqual({ state: 'canceled', proposedBy: null });
+    expect(orderView(drive('ACCEPT', 'CANCEL(seller)', 'CANCEL(buyer)')).state).toBe('canceled');
+    expect(orderView(drive('ACCEPT', 'CANCEL(buyer)', 'WITHDRAW(buyer)', 'COMPLETE')).state).toBe('completed');
+  });
+
+  it('names why a refused event is refused', () => {
+    const proposed = drive('ACCEPT', 'CANCEL(seller)');
+    expect(applyOrderEvent(proposed, { type: 'COMPLETE' })).toMatchObject({
+      ok: false,
+      reason: "order is cancel_proposed; the buyer must answer the seller's cancellation first",
+    });
+    expect(applyOrderEvent(proposed, { type: 'WITHDRAW', by: 'buyer' })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('only the seller may withdraw'),
+    });
+    expect(applyOrderEvent(drive('ACCEPT'), { type: 'REJECT' })).toMatchObject({
+      ok: false,
+      reason: 'order is accepted; only a pending order can be rejected',
+    });
   });
 
   it('rehydrates a JSON round-tripped snapshot to the same state', () => {
     const accepted = drive('ACCEPT');
     const stored: PersistedOrder = JSON.parse(JSON.stringify(accepted));
-    expect(orderView(stored)).toEqual({ state: 'accepted' });
+    expect(orderView(stored)).toEqual({ state: 'accepted', proposedBy: null });
     const result = applyOrderEvent(stored, { type: 'COMPLETE' });
     expect(result.ok && result.view.state).toBe('completed');
   });
 });
 
 // For each state, where each allowed event leads; any event missing from `allowed` is refused.
-const TABLE: { state: string; from: () => PersistedOrder; allowed: Partial<Record<OrderEvent['type'], string>> }[] = [
-  { state: 'pending', from: () => drive(), allowed: { ACCEPT: 'accepted' } },
-  { state: 'accepted', from: () => drive('ACCEPT'), allowed: { COMPLETE: 'completed' } },
+const TABLE: { state: string; from: () => PersistedOrder; allowed: Record<string, string> }[] = [
+  { state: 'pending', from: () => drive(), allowed: { ACCEPT: 'accepted', REJECT: 'rejected' } },
+  { state: 'rejected', from: () => drive('REJECT'), allowed: {} },
+  {
+    state: 'accepted',
+    from: () => drive('ACCEPT'),
+    allowed: { COMPLETE: 'completed', 'CANCEL(seller)': 'cancel_proposed', 'CANCEL(buyer)': 'cancel_proposed' },
+  },
+  {
+    state: 'cancel_proposed',
+    from: () => drive('ACCEPT', 'CANCEL(seller)'),
+    allowed: { 'CANCEL(buyer)': 'canceled', 'WITHDRAW(seller)': 'accepted' },
+  },
+  {
+    state: 'cancel_proposed',
+    from: () => drive('ACCEPT', 'CANCEL(buyer)'),
+    allowed: { 'CANCEL(seller)': 'canceled', 'WITHDRAW(buyer)': 'accepted' },
+  },
+  { state: 'canceled', from: () => drive('ACCEPT', 'CANCEL(buyer)', 'CANCEL(seller)'), allowed: {} },
   { state: 'completed', from: () => drive('ACCEPT', 'COMPLETE'), allowed: {} },
 ];
 const CASES = TABLE.flatMap((row) =>
-  EVENTS.map((event) => ({ state: row.state, from: row.from, event, expected: row.allowed[event.type] })),
+  EVENTS.map((event) => ({ state: row.state, from: row.from, event, name: label(event), expected: row.allowed[label(event)] })),
 );
 
 describe('allowed and refused events per state', () => {
   // Checked against the machine itself, not the table: a state or an event the machine gains
   // and the table lacks fails here.
   it('table covers every reachable state and every event the machine takes', () => {
-    const reachable = getShortestPaths(orderMachine, { events: EVENTS }).map((p) => p.state.value);
+    const reachable = getShortestPaths(orderMachine, { events: EVENTS }).map((p) => stateName(p.state.value));
     expect(TABLE.map((row) => orderView(row.from()).state)).toEqual(TABLE.map((row) => row.state));
-    expect(new Set(TABLE.map((row) => row.state))).toEqual(new Set(reachable));
-    expect(new Set(reachable)).toEqual(new Set(Object.keys(orderMachine.states)));
+    expect(new Set(TABLE.map((row) => stateName(row.from().value)))).toEqual(new Set(reachable));
+    expect(new Set(TABLE.map((row) => row.state))).toEqual(new Set(Object.keys(orderMachine.states)));
     const machineEvents = orderMachine.events.filter((type) => !type.startsWith('xstate.'));
     expect(new Set(EVENTS.map((e) => e.type))).toEqual(new Set(machineEvents));
   });
 
-  it.each(CASES)('$state: $event.type → $expected', ({ state, from, event, expected }) => {
+  it.each(CASES)('$state: $name → $expected', ({ state, from, event, expected }) => {
     const result = applyOrderEvent(from(), event);
     if (expected === undefined) {
       expect(result).toMatchObject({ ok: false, view: { state } });
-      if (!result.ok) expect(result.reason).toContain(`order is ${state}`);
+      if (!result.ok) expect(result.reason).toMatch(new RegExp(`^order is ${state}`));
     } else {
       expect(result.ok).toBe(true);
       if (result.ok) expect(result.view.state).toBe(expected);

@@ -19,6 +19,7 @@ const EVENTS: Record<string, ShipmentEvent> = {
   BUYER: { type: 'BUYER_PICKUP' },
   'COMPLETE:link': { type: 'COMPLETE', hasLink: true },
   'COMPLETE:nolink': { type: 'COMPLETE', hasLink: false },
+  CANCEL: { type: 'CANCEL' },
 };
 const ALL_EVENTS = Object.values(EVENTS);
 const INPUTS: ShipmentInput[] = [{ type: 'TBD' }, { type: 'XSeats' }, { type: 'LocalPickup' }];
@@ -39,9 +40,9 @@ const PICKUP = 'localPickup(seller.awaiting,buyer.awaiting)';
 const SELLER_ONLY = 'localPickup(seller.supplied,buyer.awaiting)';
 const BUYER_ONLY = 'localPickup(seller.awaiting,buyer.supplied)';
 const REACHABLE: Record<ShipmentInput['type'], string[]> = {
-  TBD: ['tbd', 'pending', 'delivered'],
-  XSeats: ['pending', 'delivered'],
-  LocalPickup: [PICKUP, SELLER_ONLY, BUYER_ONLY, 'pending', 'delivered'],
+  TBD: ['tbd', 'pending', 'delivered', 'canceled'],
+  XSeats: ['pending', 'delivered', 'canceled'],
+  LocalPickup: [PICKUP, SELLER_ONLY, BUYER_ONLY, 'pending', 'delivered', 'canceled'],
 };
 
 describe.each(INPUTS)('graph paths from $type', (input) => {
@@ -131,44 +132,65 @@ describe('local pickup join', () => {
 const transfers = (leadsTo: string, types: readonly string[] = MOBILE_TRANSFER_TYPES) =>
   Object.fromEntries(types.map((t) => [`MT:${t}`, `${leadsTo}/${t}`]));
 const TABLE: { name: string; from: () => PersistedShipment; allowed: Record<string, string> }[] = [
-  { name: 'tbd', from: () => drive({ type: 'TBD' }), allowed: transfers('pending') },
+  { name: 'tbd', from: () => drive({ type: 'TBD' }), allowed: { ...transfers('pending'), CANCEL: 'canceled/TBD' } },
   {
     name: 'pending XMobile',
     from: () => drive({ type: 'TBD' }, 'MT:XMobile'),
-    allowed: { ...transfers('pending'), 'COMPLETE:link': 'delivered/XMobile', 'COMPLETE:nolink': 'delivered/XMobile' },
+    allowed: {
+      ...transfers('pending'),
+      'COMPLETE:link': 'delivered/XMobile',
+      'COMPLETE:nolink': 'delivered/XMobile',
+      CANCEL: 'canceled/XMobile',
+    },
   },
   {
     name: 'pending XMobileLink',
     from: () => drive({ type: 'TBD' }, 'MT:XMobileLink'),
-    allowed: { ...transfers('pending'), 'COMPLETE:link': 'delivered/XMobileLink' },
+    allowed: { ...transfers('pending'), 'COMPLETE:link': 'delivered/XMobileLink', CANCEL: 'canceled/XMobileLink' },
   },
   {
     name: 'pending XSeats',
     from: () => drive({ type: 'XSeats' }),
-    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/XSeats' },
+    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/XSeats', CANCEL: 'canceled/XSeats' },
   },
   {
     name: 'pending Eticket',
     from: () => drive({ type: 'TBD' }, 'MT:Eticket'),
-    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/Eticket' },
+    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/Eticket', CANCEL: 'canceled/Eticket' },
   },
   {
     name: 'localPickup, neither supplied',
     from: () => drive({ type: 'LocalPickup' }),
-    allowed: { ...transfers('pending', ['XMobile', 'XSeats']), SELLER: `${SELLER_ONLY}/LocalPickup`, BUYER: `${BUYER_ONLY}/LocalPickup` },
+    allowed: {
+      ...transfers('pending', ['XMobile', 'XSeats']),
+      SELLER: `${SELLER_ONLY}/LocalPickup`,
+      BUYER: `${BUYER_ONLY}/LocalPickup`,
+      CANCEL: 'canceled/LocalPickup',
+    },
   },
   {
     name: 'localPickup, seller supplied',
     from: () => drive({ type: 'LocalPickup' }, 'SELLER'),
-    allowed: { ...transfers('pending', ['XMobile', 'XSeats']), SELLER: `${SELLER_ONLY}/LocalPickup`, BUYER: 'delivered/LocalPickup' },
+    allowed: {
+      ...transfers('pending', ['XMobile', 'XSeats']),
+      SELLER: `${SELLER_ONLY}/LocalPickup`,
+      BUYER: 'delivered/LocalPickup',
+      CANCEL: 'canceled/LocalPickup',
+    },
   },
   {
     name: 'localPickup, buyer supplied',
     from: () => drive({ type: 'LocalPickup' }, 'BUYER'),
-    allowed: { ...transfers('pending', ['XMobile', 'XSeats']), SELLER: 'delivered/LocalPickup', BUYER: `${BUYER_ONLY}/LocalPickup` },
+    allowed: {
+      ...transfers('pending', ['XMobile', 'XSeats']),
+      SELLER: 'delivered/LocalPickup',
+      BUYER: `${BUYER_ONLY}/LocalPickup`,
+      CANCEL: 'canceled/LocalPickup',
+    },
   },
   { name: 'delivered (completed)', from: () => drive({ type: 'XSeats' }, 'COMPLETE:nolink'), allowed: {} },
   { name: 'delivered (picked up)', from: () => drive({ type: 'LocalPickup' }, 'SELLER', 'BUYER'), allowed: {} },
+  { name: 'canceled', from: () => drive({ type: 'XSeats' }, 'CANCEL'), allowed: {} },
 ];
 const CASES = TABLE.flatMap((row) =>
   Object.keys(EVENTS).map((label) => ({ row: row.name, from: row.from, label, expected: row.allowed[label] })),
@@ -187,8 +209,8 @@ describe('allowed and refused events per state', () => {
     const stateOf = (key: string) => key.slice(0, key.lastIndexOf('/'));
     expect(new Set(rows).size).toBe(rows.length);
     expect(new Set(rows.map(stateOf))).toEqual(new Set(reachable.map(stateOf)));
-    // Outside delivered (final, takes nothing) the type decides what is allowed: every pair counts.
-    const live = (keys: string[]) => new Set(keys.filter((k) => stateOf(k) !== 'delivered'));
+    // Outside delivered and canceled (final, take nothing) the type decides what is allowed: every pair counts.
+    const live = (keys: string[]) => new Set(keys.filter((k) => stateOf(k) !== 'delivered' && stateOf(k) !== 'canceled'));
     expect(live(rows)).toEqual(live(reachable));
 
     const machineEvents = shipmentMachine.events.filter((type) => !type.startsWith('xstate.'));

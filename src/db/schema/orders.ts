@@ -9,7 +9,7 @@ const ref = (name: string) => bigint(name, { mode: 'number' });
 export const DELIVERY_METHODS = ['tbd', 'flash', 'local_pickup'] as const;
 // The machines own these names; the columns only store them.
 export { ORDER_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
-export const SHIPMENT_STATES = ['pending', 'delivered'] as const;
+export const SHIPMENT_STATES = ['pending', 'delivered', 'canceled'] as const;
 
 export const orders = pgTable(
   'orders',

@@ -9,7 +9,7 @@ import { SHIPMENT_TYPES } from './shipment-types.ts';
 export const id = z.number().int().positive();
 export const instant = z.string().describe('ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z');
 export const shipmentType = z.enum(SHIPMENT_TYPES);
-export const shipmentState = z.enum(['pending', 'delivered']);
+export const shipmentState = z.enum(['pending', 'delivered', 'canceled']);
 export const url = z.string().describe('relative path of the shipment: /shipments/<id>');
 
 export const emailAddress = z.strictObject({ id, url: z.null(), address: z.string(), label: z.string().nullable(), updated_at: instant });
