@@ -12,7 +12,7 @@ import type { SigningSecrets } from './endpoint-secrets.ts';
 import { redactedUrl } from '../redact-url.ts';
 import { payloadOf } from './event-payload.ts';
 import { sendWebhook, type SendOptions, type SendResult } from './send.ts';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from '@fulfil/contract';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload, standardWebhookHeaders } from '@fulfil/contract';
 import type { WebhookJob, WebhookQueue } from './webhook-queue.ts';
 
 export interface DeliverDeps {
@@ -186,6 +186,7 @@ async function sendOne(deps: DeliverDeps, endpointId: number, head: Claimed): Pr
         'user-agent': 'fulfil-webhooks/1',
         [SIGNATURE_HEADER]: signPayload(secrets, t, body),
         [EVENT_ID_HEADER]: head.eventId,
+        ...standardWebhookHeaders(secrets, head.eventId, t, body),
       },
     },
     deps.send,

@@ -28,9 +28,12 @@ export class EndpointLimitReached extends AppError {
   }
 }
 
-/** `whsec_` and 32 random bytes in base64url: recognisable in a secret store, no spaces or padding. */
+/**
+ * `whsec_` and 32 random bytes in standard base64: Standard Webhooks' form, which its verifiers
+ * take as is (D-085). Secrets made before were base64url; both sign the same way.
+ */
 function generateWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 /** The endpoint as the API shows it: never its secrets. */

@@ -40,9 +40,24 @@ const signedHeaders = [
     description: 't=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…]',
   },
   { name: 'Fulfil-Event-Id', in: 'header', required: true, schema: { type: 'string' }, description: 'the event id' },
+  { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'Standard Webhooks: the event id' },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description: 'Standard Webhooks: unix seconds, signed',
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description: 'Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated',
+  },
 ];
-// security []: the receiver authenticates the sender by the Fulfil-Signature header it verifies
-// (verifyWebhook), not by a scheme of this document's.
+// security []: the receiver authenticates the sender by the signature headers it verifies
+// (verifyWebhook, or any Standard Webhooks verifier), not by a scheme of this document's.
 const delivery = (operationId: string, summary: string, schema: z.ZodType) => ({
   post: {
     operationId,
