@@ -190,7 +190,7 @@ CREATE TABLE public.shipment_events (
     from_type text,
     to_type text,
     from_state text,
-    to_state text NOT NULL,
+    to_state text,
     actor_brokerage_id bigint,
     actor_user_id bigint,
     actor_role text,
@@ -199,6 +199,7 @@ CREATE TABLE public.shipment_events (
     actor_type text DEFAULT 'party'::text NOT NULL,
     actor_reason text,
     shipment_as_left jsonb,
+    details jsonb,
     CONSTRAINT shipment_events_actor CHECK ((((actor_type = 'party'::text) AND (actor_brokerage_id IS NOT NULL) AND (actor_role = ANY (ARRAY['seller'::text, 'buyer'::text])) AND (command_id IS NOT NULL) AND (actor_reason IS NULL)) OR ((actor_type = 'system'::text) AND (actor_brokerage_id IS NULL) AND (actor_user_id IS NULL) AND (actor_role IS NULL) AND (command_id IS NULL) AND (actor_reason IS NOT NULL))))
 );
 

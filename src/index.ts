@@ -4,4 +4,4 @@
  * starts from bin/fulfil.mjs; nothing here opens Postgres.
  */
 export * from '@fulfil/client';
-export type { EventActor, ShipmentEventKind, ShipmentEventMessage } from '@fulfil/contract';
+export type { EventActor, EventKind, EventMessage } from '@fulfil/contract';

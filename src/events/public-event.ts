@@ -3,7 +3,7 @@ import { shipmentEvents } from '../db/schema.ts';
 import { shipmentVersionJson } from '../db/sql/shipment-version.ts';
 import type { LiveShipment } from '../read/live-shipment.ts';
 import { shipmentReadJson } from '../read/shipment-json.ts';
-import { eventTypeOf, type EventActor, type ShipmentEventKind, type ShipmentEventType } from '@fulfil/contract';
+import { eventTypeOf, type EventActor, type EventDetails, type EventKind, type EventType } from '@fulfil/contract';
 
 /** An event's row as its readers select it: the shipment version it kept comes apart (shipmentAsLeft, below). */
 export type ShipmentEventRow = Omit<typeof shipmentEvents.$inferSelect, 'shipmentAsLeft'>;
@@ -33,13 +33,14 @@ export function eventItem(e: ShipmentEventRow, brokerageId: number) {
   return {
     event_id: e.eventId,
     seq: e.seq,
-    kind: e.kind as ShipmentEventKind,
+    kind: e.kind as EventKind,
     shipment_id: e.shipmentId,
     new_shipment_id: e.newShipmentId,
     from_type: e.fromType,
     from_state: e.fromState,
     to_type: e.toType,
     to_state: e.toState,
+    details: (e.details ?? null) as EventDetails | null,
     actor: actorOf(e, own),
     command_id: own ? e.commandId : null,
     at: e.at.toISOString(),
@@ -59,7 +60,7 @@ export type ShipmentJson = ReturnType<typeof shipmentReadJson>;
 export interface PublicEvent {
   /** The event id: the same for every delivery of the event and in the feed, for de-duplication. */
   id: string;
-  type: ShipmentEventType;
+  type: EventType;
   created_at: string;
   order_id: number;
   seq: number;

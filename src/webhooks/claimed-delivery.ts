@@ -27,6 +27,7 @@ export interface Claimed extends SealedSecrets {
   actorRole: string | null;
   actorReason: string | null;
   commandId: string | null;
+  details: unknown;
   evAtMs: number | null;
   /** The shipment version the event left, with its contacts (shipment-version.ts); null for none. */
   version: unknown;

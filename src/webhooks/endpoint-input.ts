@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { queryInteger } from '../domain/query-params.ts';
-import { SHIPMENT_EVENT_KINDS, uniqueArray, type ShipmentEventKind } from '@fulfil/contract';
+import { EVENT_KINDS, uniqueArray, type EventKind } from '@fulfil/contract';
 
 /** `event_kinds: ["*"]`: every kind, those added later included (as when event_kinds is left out). */
 export const EVERY_EVENT_KIND = '*';
@@ -17,11 +17,11 @@ const url = z
   .describe('Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true).');
 // '*' alone, or kinds: one array of items so that a wrong item is named by its index; the anyOf
 // tells the document's readers what the refinement checks.
-const eventKinds = uniqueArray(z.enum([...SHIPMENT_EVENT_KINDS, EVERY_EVENT_KIND]), 'must not repeat a kind')
+const eventKinds = uniqueArray(z.enum([...EVENT_KINDS, EVERY_EVENT_KIND]), 'must not repeat a kind')
   .min(1)
-  .max(SHIPMENT_EVENT_KINDS.length)
+  .max(EVENT_KINDS.length)
   .refine((kinds) => kinds.length === 1 || !kinds.includes(EVERY_EVENT_KIND), `"${EVERY_EVENT_KIND}" (every kind) stands alone`)
-  .meta({ anyOf: [{ maxItems: 1 }, { items: { enum: [...SHIPMENT_EVENT_KINDS] } }] })
+  .meta({ anyOf: [{ maxItems: 1 }, { items: { enum: [...EVENT_KINDS] } }] })
   .describe(
     'Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.',
   );
@@ -31,15 +31,15 @@ const eventKinds = uniqueArray(z.enum([...SHIPMENT_EVENT_KINDS, EVERY_EVENT_KIND
  * A list naming every kind counts as every kind, as endpoints stored before "every kind" had a
  * value of its own do, so an answer's list sent back unchanged keeps the endpoint as it was.
  */
-export function storedEventKinds(kinds: readonly (ShipmentEventKind | typeof EVERY_EVENT_KIND)[] | undefined): ShipmentEventKind[] | null {
+export function storedEventKinds(kinds: readonly (EventKind | typeof EVERY_EVENT_KIND)[] | undefined): EventKind[] | null {
   if (kinds === undefined || kinds.includes(EVERY_EVENT_KIND)) return null;
-  const named = kinds.filter((k): k is ShipmentEventKind => k !== EVERY_EVENT_KIND);
-  return SHIPMENT_EVENT_KINDS.every((k) => named.includes(k)) ? null : named;
+  const named = kinds.filter((k): k is EventKind => k !== EVERY_EVENT_KIND);
+  return EVENT_KINDS.every((k) => named.includes(k)) ? null : named;
 }
 
 /** The kinds an endpoint answers with: every current kind for an endpoint that receives them all. */
 export function answeredEventKinds(stored: readonly string[] | null): string[] {
-  return stored === null ? [...SHIPMENT_EVENT_KINDS] : [...stored];
+  return stored === null ? [...EVENT_KINDS] : [...stored];
 }
 
 export const createEndpointBody = z.strictObject({

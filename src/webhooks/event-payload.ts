@@ -14,7 +14,7 @@ export function payloadOf(endpointId: number, head: Claimed): object {
 
 /** The shipment_events row the claim read beside the delivery. */
 function eventRow(c: Claimed): ShipmentEventRow | undefined {
-  if (c.evId === null || c.evAtMs === null || c.orderId === null || c.toState === null || c.actorType === null) return undefined;
+  if (c.evId === null || c.evAtMs === null || c.orderId === null || c.actorType === null) return undefined;
   return {
     id: c.evId,
     eventId: c.eventId,
@@ -33,6 +33,7 @@ function eventRow(c: Claimed): ShipmentEventRow | undefined {
     actorRole: c.actorRole,
     actorReason: c.actorReason,
     commandId: c.commandId,
+    details: c.details,
     at: new Date(c.evAtMs),
   };
 }

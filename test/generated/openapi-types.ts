@@ -514,6 +514,186 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "shipment.etickets_uploaded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.etickets_uploaded
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentEticketsUploaded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.transfer_verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.transfer_verified
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentTransferVerified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.due_soon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.due_soon
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentDueSoon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.overdue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.overdue
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentOverdue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.rejected
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancel_proposed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.cancel_proposed
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderCancelProposed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancel_withdrawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.cancel_withdrawn
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderCancelWithdrawn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.canceled
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderCanceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.in_hand_updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.in_hand_updated
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderInHandUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -1183,7 +1363,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
                             /** @enum {string} */
-                            state?: "pending" | "delivered";
+                            state?: "pending" | "delivered" | "canceled";
                             /** @description XMobile and XSeats: the recipient the seller transfers to */
                             ship_to_name?: string | null;
                             /** @description XMobile and XSeats: where the seller transfers to */
@@ -1417,7 +1597,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
                         /** @enum {string} */
-                        state: "pending" | "delivered";
+                        state: "pending" | "delivered" | "canceled";
                         /** @description XMobile and XSeats: the recipient the seller transfers to */
                         ship_to_name?: string | null;
                         /** @description XMobile and XSeats: where the seller transfers to */
@@ -1437,7 +1617,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "LocalPickup";
                         /** @enum {string} */
-                        state: "pending" | "delivered";
+                        state: "pending" | "delivered" | "canceled";
                         ship_from_name: string | null;
                         ship_from_address: {
                             id: number;
@@ -1663,7 +1843,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
                         /** @enum {string} */
-                        state: "pending" | "delivered";
+                        state: "pending" | "delivered" | "canceled";
                         /** @description XMobile and XSeats: the recipient the seller transfers to */
                         ship_to_name?: string | null;
                         /** @description XMobile and XSeats: where the seller transfers to */
@@ -2662,7 +2842,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
                             /** @enum {string} */
-                            state: "pending" | "delivered";
+                            state: "pending" | "delivered" | "canceled";
                             /** @description XMobile and XSeats: the recipient the seller transfers to */
                             ship_to_name?: string | null;
                             /** @description XMobile and XSeats: where the seller transfers to */
@@ -2682,7 +2862,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "LocalPickup";
                             /** @enum {string} */
-                            state: "pending" | "delivered";
+                            state: "pending" | "delivered" | "canceled";
                             ship_from_name: string | null;
                             ship_from_address: {
                                 id: number;
@@ -2849,17 +3029,20 @@ export interface operations {
                             /** @description per order, across shipment replacements */
                             seq: number;
                             /** @enum {string} */
-                            kind: "created" | "updated" | "pickup_details" | "delivered" | "completed";
+                            kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated";
                             /** @description the shipment acted on; null for created */
                             shipment_id: number | null;
-                            /** @description the shipment after the event (a replacement for updates) */
-                            new_shipment_id: number;
+                            /** @description the shipment after the event (a replacement for updates); null for an order that has none */
+                            new_shipment_id: number | null;
                             from_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
-                            from_state: ("pending" | "delivered") | null;
-                            /** @enum {string} */
-                            to_type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
-                            /** @enum {string} */
-                            to_state: "pending" | "delivered";
+                            from_state: ("pending" | "delivered" | "canceled") | null;
+                            /** @description null, with to_state, for an order that has no shipment */
+                            to_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
+                            to_state: ("pending" | "delivered" | "canceled") | null;
+                            /** @description what the event says beyond its transition, by kind (docs/WEBHOOKS.md, "Event details"); null for kinds that say nothing more */
+                            details: {
+                                [key: string]: unknown;
+                            } | null;
                             /** @description a party (seller or buyer, through a command) or the system (a deadline, an operator), by `type` */
                             actor: {
                                 /** @enum {string} */
@@ -3013,7 +3196,7 @@ export interface operations {
                             /** @description the event id: the same in every webhook delivery of the event and in the feed; de-duplicate on it */
                             id: string;
                             /** @enum {string} */
-                            type: "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed";
+                            type: "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated";
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             created_at: string;
                             order_id: number;
@@ -3026,17 +3209,20 @@ export interface operations {
                                     /** @description per order, across shipment replacements */
                                     seq: number;
                                     /** @enum {string} */
-                                    kind: "created" | "updated" | "pickup_details" | "delivered" | "completed";
+                                    kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated";
                                     /** @description the shipment acted on; null for created */
                                     shipment_id: number | null;
-                                    /** @description the shipment after the event (a replacement for updates) */
-                                    new_shipment_id: number;
+                                    /** @description the shipment after the event (a replacement for updates); null for an order that has none */
+                                    new_shipment_id: number | null;
                                     from_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
-                                    from_state: ("pending" | "delivered") | null;
-                                    /** @enum {string} */
-                                    to_type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
-                                    /** @enum {string} */
-                                    to_state: "pending" | "delivered";
+                                    from_state: ("pending" | "delivered" | "canceled") | null;
+                                    /** @description null, with to_state, for an order that has no shipment */
+                                    to_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
+                                    to_state: ("pending" | "delivered" | "canceled") | null;
+                                    /** @description what the event says beyond its transition, by kind (docs/WEBHOOKS.md, "Event details"); null for kinds that say nothing more */
+                                    details: {
+                                        [key: string]: unknown;
+                                    } | null;
                                     /** @description a party (seller or buyer, through a command) or the system (a deadline, an operator), by `type` */
                                     actor: {
                                         /** @enum {string} */
@@ -3065,7 +3251,7 @@ export interface operations {
                                     /** @enum {string} */
                                     type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
                                     /** @enum {string} */
-                                    state: "pending" | "delivered";
+                                    state: "pending" | "delivered" | "canceled";
                                     /** @description XMobile and XSeats: the recipient the seller transfers to */
                                     ship_to_name?: string | null;
                                     /** @description XMobile and XSeats: where the seller transfers to */
@@ -3085,7 +3271,7 @@ export interface operations {
                                     /** @enum {string} */
                                     type: "LocalPickup";
                                     /** @enum {string} */
-                                    state: "pending" | "delivered";
+                                    state: "pending" | "delivered" | "canceled";
                                     ship_from_name: string | null;
                                     ship_from_address: {
                                         id: number;
@@ -3229,7 +3415,7 @@ export interface operations {
                             id: number;
                             url: string;
                             /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                            event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
+                            event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
                             enabled: boolean;
                             /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                             disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -3320,7 +3506,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url: string;
                     /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "*")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
                     /** @description Default true. */
                     enabled?: boolean;
                 };
@@ -3337,7 +3523,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -3496,7 +3682,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -3628,7 +3814,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
                     /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "*")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -3645,7 +3831,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -3917,7 +4103,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
                     /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "*")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -3934,7 +4120,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -4098,7 +4284,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -4668,6 +4854,12 @@ export interface operations {
                 "Fulfil-Signature": string;
                 /** @description the event id */
                 "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -4736,6 +4928,12 @@ export interface operations {
                 "Fulfil-Signature": string;
                 /** @description the event id */
                 "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -4804,6 +5002,12 @@ export interface operations {
                 "Fulfil-Signature": string;
                 /** @description the event id */
                 "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -4872,6 +5076,12 @@ export interface operations {
                 "Fulfil-Signature": string;
                 /** @description the event id */
                 "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -4940,6 +5150,12 @@ export interface operations {
                 "Fulfil-Signature": string;
                 /** @description the event id */
                 "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -5000,6 +5216,672 @@ export interface operations {
             };
         };
     };
+    receiveShipmentEticketsUploaded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.etickets_uploaded";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "etickets_uploaded";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentTransferVerified: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.transfer_verified";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "transfer_verified";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentDueSoon: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.due_soon";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "due_soon";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentOverdue: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.overdue";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "overdue";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.rejected";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "rejected";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderCancelProposed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.cancel_proposed";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "cancel_proposed";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderCancelWithdrawn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.cancel_withdrawn";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "cancel_withdrawn";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderCanceled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.canceled";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "canceled";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderInHandUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.in_hand_updated";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "in_hand_updated";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     receivePing: {
         parameters: {
             query?: never;
@@ -5008,6 +5890,12 @@ export interface operations {
                 "Fulfil-Signature": string;
                 /** @description the event id */
                 "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;

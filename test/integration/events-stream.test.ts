@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsStreamKey, parseEventStreamEntry, type ShipmentEventMessage } from '@fulfil/contract';
+import { eventsStreamKey, parseEventStreamEntry, type EventMessage } from '@fulfil/contract';
 import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, BUYER, ORDERS, SELLER } from '../support/fixtures.ts';
@@ -134,7 +134,7 @@ describe('the events channel in Redis', () => {
       await call(SELLER, 'PUT', `/v9/shipments/${lp2}`, SELLER_PICKUP_BODY);
 
       const readGroup = async (group: string) => {
-        const seen: ShipmentEventMessage[] = [];
+        const seen: EventMessage[] = [];
         await until(`group ${group} to read six events`, async () => {
           const got = (await redis.xreadgroup('GROUP', group, 'one', 'COUNT', 100, 'STREAMS', key, '>')) as Array<
             [string, Array<[string, string[]]>]

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHIPMENT_EVENT_TOPIC } from '@fulfil/contract';
-import { appendEventCtes, eventMessage, type SystemEventFacts } from '../../src/db/sql/append-event.ts';
-import { named } from '../../src/db/sql/named-params.ts';
+import type { EventFacts, SystemEventFacts } from '../../src/db/sql/append-event.ts';
+import { appendOrderEvent } from '../../src/db/sql/append-order-event.ts';
 import { apiClient } from '../support/api.ts';
 import { runCli } from '../support/cli.ts';
 import { streamMessages } from '../support/events-stream.ts';
@@ -12,20 +12,13 @@ import { openApiChecker } from '../support/openapi-check.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startReceiver, until } from '../support/webhook-receiver.ts';
 
-// An event no party caused (a deadline passing, an operator acting): no service code emits one
-// yet, so the test appends it through the path every event takes (appendEventCtes and
-// eventMessage), under a statement shaped as the shipment statements are: `o` bumps the order's
-// counter, `n` names the shipment. Then every reader renders it with the system actor.
-
-const SYSTEM_EVENT = named<{ orderId: number; message: string }>(
-  (p) => `
-with o as (update orders set event_seq = event_seq + 1 where id = ${p.orderId}::bigint returning id, event_seq),
-n as (select id from shipments where order_id = ${p.orderId}::bigint and replaced_by is null),
-${appendEventCtes(p.message)}
-select m.msg->>'event_id' as "eventId" from m`,
-);
+// An event no party caused (a deadline passing, an operator acting), appended through the path
+// such events take (appendOrderEvent: the order's counter bumped, the live shipment named, the
+// event and its details written with the outbox row). Then every reader renders it with the
+// system actor and its details.
 
 const SYSTEM = { type: 'system', reason: 'deadline_passed' } as const;
+const DETAILS = { deliver_by: '2026-12-01T01:00:00.000Z' };
 
 describe('system events', () => {
   let t: TestService;
@@ -44,16 +37,15 @@ describe('system events', () => {
       select id::int, type, state from shipments where order_id = ${orderId} and replaced_by is null`;
     const facts: SystemEventFacts = {
       orderId,
-      kind: 'updated',
+      kind: 'overdue',
       shipmentId: live.id,
       from: { type: live.type, state: live.state },
       to: { type: live.type, state: live.state },
       actor: SYSTEM,
+      details: DETAILS,
     };
-    const [row] = await t.db.database.transaction((tx) =>
-      tx.rows<{ eventId: string }>(SYSTEM_EVENT.text, SYSTEM_EVENT.params({ orderId, message: eventMessage(facts) })),
-    );
-    return row!.eventId;
+    const { eventId } = await t.db.database.transaction((tx) => appendOrderEvent(tx, facts));
+    return eventId;
   }
 
   it('is stored, relayed and rendered with the system actor and no command: feed, order history, webhooks, events stream', async () => {
@@ -84,7 +76,14 @@ describe('system events', () => {
           [1, 'party'],
           [2, 'system'],
         ]);
-        expect(history.body.events[1]).toMatchObject({ event_id: eventId, kind: 'updated', actor: SYSTEM, command_id: null });
+        expect(history.body.events[1]).toMatchObject({
+          event_id: eventId,
+          kind: 'overdue',
+          actor: SYSTEM,
+          command_id: null,
+          details: DETAILS,
+        });
+        expect(history.body.events[0].details).toBeNull();
         expect(history.body.events[1].actor).toEqual(SYSTEM);
 
         let feed: { events: Array<{ id: string; type: string; data: { event: object } }> } | undefined;
@@ -95,18 +94,27 @@ describe('system events', () => {
           return r.body.events.some((e: { id: string }) => e.id === eventId);
         });
         const object = feed!.events.find((e) => e.id === eventId)!;
-        expect(object.type).toBe('shipment.updated');
+        expect(object.type).toBe('shipment.overdue');
         expect(object.data.event).toEqual(history.body.events[1]);
       }
 
       await until('the webhook delivery', () => receiver.acknowledged.some((r) => r.eventId === eventId));
       const delivered = receiver.acknowledged.find((r) => r.eventId === eventId)!;
-      expect(delivered.body.data.event).toMatchObject({ actor: SYSTEM, command_id: null });
+      expect(delivered.body.data.event).toMatchObject({ actor: SYSTEM, command_id: null, details: DETAILS });
+      expect(delivered.body.type).toBe('shipment.overdue');
 
       const streamed = await streamMessages(redis, t.prefix);
       const message = streamed.find((m) => m.event_id === eventId);
       expect(message?.topic).toBe(SHIPMENT_EVENT_TOPIC);
-      expect(message).toMatchObject({ event_id: eventId, order_id: ORDERS.tbd, seq: 2, kind: 'updated', actor: SYSTEM, command_id: null });
+      expect(message).toMatchObject({
+        event_id: eventId,
+        order_id: ORDERS.tbd,
+        seq: 2,
+        kind: 'overdue',
+        actor: SYSTEM,
+        command_id: null,
+        details: DETAILS,
+      });
       const first = (await call(SELLER, 'GET', `/v9/orders/${ORDERS.tbd}/events`)).body.events[0];
       const partyMessage = streamed.find((m) => m.event_id === first.event_id)!;
       expect(partyMessage.actor).toEqual({ type: 'party', brokerage_id: 1, user_id: null, role: 'seller' });
@@ -142,6 +150,45 @@ describe('system events', () => {
     expect(history.lines[1]).toMatch(/seller \(brokerage 1\), command c-\S+$/);
     expect(history.lines[2]).toMatch(/system \(deadline_passed\)$/);
   }, 60_000);
+
+  it('an event of an order with no shipment leaves none: order.* type, null shipment fields, in history, feed and webhook', async () => {
+    const receiver = await startReceiver();
+    try {
+      const hook = await call(SELLER, 'POST', '/v9/webhook_endpoints', { url: receiver.url });
+      expect(hook.status).toBe(201);
+      const facts: EventFacts = {
+        orderId: ORDERS.flash,
+        kind: 'rejected',
+        shipmentId: null,
+        from: null,
+        to: null,
+        actor: { brokerageId: 1, userId: null, role: 'seller' },
+        commandId: 'c-test-rejected',
+        details: { reason: 'Other' },
+      };
+      const { eventId, seq } = await t.db.database.transaction((tx) => appendOrderEvent(tx, facts));
+      expect(seq).toBe(1);
+      const history = await call(SELLER, 'GET', `/v9/orders/${ORDERS.flash}/events`);
+      expect(history.body.events).toEqual([
+        expect.objectContaining({
+          event_id: eventId,
+          kind: 'rejected',
+          shipment_id: null,
+          new_shipment_id: null,
+          to_type: null,
+          to_state: null,
+          details: { reason: 'Other' },
+        }),
+      ]);
+      await until('the delivery', () => receiver.acknowledged.some((r) => r.eventId === eventId));
+      const delivered = receiver.acknowledged.find((r) => r.eventId === eventId)!;
+      expect(delivered.body.type).toBe('order.rejected');
+      expect(delivered.body.data.shipment).toBeNull();
+      expect(delivered.body.data.event).toEqual(history.body.events[0]);
+    } finally {
+      await receiver.close();
+    }
+  });
 
   it('the table refuses an actor that is neither a party with its command nor the system with a reason', async () => {
     const sql = t.db.database.sql!;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHIPMENT_EVENT_KINDS, SHIPMENT_EVENT_TOPIC } from '@fulfil/contract';
+import { EVENT_KINDS, SHIPMENT_EVENT_TOPIC } from '@fulfil/contract';
 import { MIGRATIONS_FOLDER } from '../../src/db/migrate.ts';
 import { WebhookFanOut } from '../../src/webhooks/fan-out.ts';
 import type { WebhookQueue } from '../../src/webhooks/webhook-queue.ts';
@@ -11,7 +11,7 @@ import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // An endpoint that receives every kind is stored as "every kind" (event_kinds null), not as the
-// list of today's kinds, so a kind added to SHIPMENT_EVENT_KINDS later reaches it unchanged.
+// list of today's kinds, so a kind added to EVENT_KINDS later reaches it unchanged.
 
 /** A kind the constant does not hold yet: what an endpoint created today meets after a release adds one. */
 const LATER_KIND = 'a_kind_added_later';
@@ -72,17 +72,17 @@ describe('webhook endpoints and event kinds', () => {
   it('every kind is stored as such, answered as the list of every kind, and fanned out every kind, a later one too', async () => {
     const omitted = await create({});
     const star = await create({ event_kinds: ['*'] });
-    const named = await create({ event_kinds: [...SHIPMENT_EVENT_KINDS].reverse() });
+    const named = await create({ event_kinds: [...EVENT_KINDS].reverse() });
     const some = await create({ event_kinds: ['created', 'completed'] });
     for (const every of [omitted, star, named]) {
       expect(await stored(every.id)).toBeNull();
-      expect(every.event_kinds).toEqual([...SHIPMENT_EVENT_KINDS]);
+      expect(every.event_kinds).toEqual([...EVENT_KINDS]);
     }
     expect(await stored(some.id)).toEqual(['created', 'completed']);
     expect(some.event_kinds).toEqual(['created', 'completed']);
 
-    const owed = await fannedOut([...SHIPMENT_EVENT_KINDS, LATER_KIND]);
-    for (const kind of [...SHIPMENT_EVENT_KINDS, LATER_KIND]) {
+    const owed = await fannedOut([...EVENT_KINDS, LATER_KIND]);
+    for (const kind of [...EVENT_KINDS, LATER_KIND]) {
       const expected = [omitted.id, star.id, named.id, ...(kind === 'created' || kind === 'completed' ? [some.id] : [])];
       expect(
         owed.get(kind)!.sort((a, b) => a - b),
@@ -95,7 +95,7 @@ describe('webhook endpoints and event kinds', () => {
     expect(narrowed.body.event_kinds).toEqual(['delivered']);
     expect(await stored(omitted.id)).toEqual(['delivered']);
     const widened = await call(SELLER, 'PATCH', `/v9/webhook_endpoints/${omitted.id}`, { event_kinds: ['*'] });
-    expect(widened.body.event_kinds).toEqual([...SHIPMENT_EVENT_KINDS]);
+    expect(widened.body.event_kinds).toEqual([...EVENT_KINDS]);
     expect(await stored(omitted.id)).toBeNull();
     // An answer sent back unchanged keeps the endpoint as it was.
     await call(SELLER, 'PATCH', `/v9/webhook_endpoints/${omitted.id}`, { event_kinds: widened.body.event_kinds });

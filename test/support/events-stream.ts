@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
-import { eventsStreamKey, parseEventStreamEntry, type ShipmentEventMessage } from '@fulfil/contract';
+import { eventsStreamKey, parseEventStreamEntry, type EventMessage } from '@fulfil/contract';
 
-export type StreamMessage = ShipmentEventMessage & { entryId: string; entryEventId: string };
+export type StreamMessage = EventMessage & { entryId: string; entryEventId: string };
 
 /** Every entry of the prefix's events stream, oldest first, as a consumer parses it (XRANGE - +). */
 export async function streamMessages(redis: Redis | Cluster, prefix: string): Promise<StreamMessage[]> {

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SHIPMENT_EVENT_KINDS, SHIPMENT_EVENT_TYPES, shipmentEventKind, shipmentEventType } from '@fulfil/contract';
+import { EVENT_KINDS, EVENT_TYPE_OF_KIND, EVENT_TYPES, eventKind, eventType } from '@fulfil/contract';
+import { ORDER_STATES, SHIPMENT_STATES } from '../../src/db/schema/orders.ts';
 import { orderEvent, publicEvent } from '../../src/http/openapi/response-bodies.ts';
 import { createEndpointBody, EVERY_EVENT_KIND, updateEndpointBody } from '../../src/webhooks/endpoint-input.ts';
 
@@ -21,12 +22,15 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const KIND = `(?:shipment\\.)?(?:${SHIPMENT_EVENT_KINDS.join('|')})`;
-/** Two kinds (or two `shipment.<kind>` types) quoted one after the other in a list or a union type. */
+// Some kinds are also states' names (an order is `canceled` or `completed`, as its events are):
+// a list of states is not a list of kinds, so those kinds count only as types (`order.canceled`).
+const STATES: readonly string[] = [...ORDER_STATES, ...SHIPMENT_STATES];
+const KINDS_ONLY = EVENT_KINDS.filter((k) => !STATES.includes(k));
+const KIND = `(?:(?:shipment|order)\\.(?:${EVENT_KINDS.join('|')})|${KINDS_ONLY.join('|')})`;
+/** Two kinds (or two `shipment.<kind>`/`order.<kind>` types) quoted one after the other in a list or a union type. */
 const WRITTEN_OUT = new RegExp(`(['"\`])${KIND}\\1\\s*[,|]\\s*(['"\`])${KIND}\\2`);
 
-const isKindOrType = (v: unknown) =>
-  (SHIPMENT_EVENT_KINDS as readonly unknown[]).includes(v) || (SHIPMENT_EVENT_TYPES as readonly unknown[]).includes(v);
+const isKindOrType = (v: unknown) => (KINDS_ONLY as readonly unknown[]).includes(v) || (EVENT_TYPES as readonly unknown[]).includes(v);
 
 /** Every enum in a JSON document that holds two kinds or types or more (a shipment state's 'delivered' is not a list of kinds). */
 function kindEnums(node: unknown, at = '#'): Array<{ at: string; values: unknown[] }> {
@@ -42,22 +46,28 @@ describe('event kinds', () => {
       .filter((file) => file !== CONSTANT_FILE)
       .filter((file) => WRITTEN_OUT.test(readFileSync(file, 'utf8')))
       .map((file) => path.relative(ROOT, file));
-    expect(offenders, 'derive these lists from SHIPMENT_EVENT_KINDS (@fulfil/contract)').toEqual([]);
+    expect(offenders, 'derive these lists from EVENT_KINDS (@fulfil/contract)').toEqual([]);
+  });
+
+  it('each type is its kind under the prefix of what it is about, so the stored kind names the type', () => {
+    for (const kind of EVENT_KINDS) expect(EVENT_TYPE_OF_KIND[kind]).toMatch(new RegExp(`^(shipment|order)\\.${kind}$`));
   });
 
   it('the pattern catches a list written out, across lines too', () => {
     expect(WRITTEN_OUT.test(`z.enum(['created', 'updated'])`)).toBe(true);
     expect(WRITTEN_OUT.test(`[\n  "shipment.delivered",\n  "shipment.completed",\n]`)).toBe(true);
-    expect(WRITTEN_OUT.test(`type K = 'pickup_details' | 'completed';`)).toBe(true);
+    expect(WRITTEN_OUT.test(`type K = 'pickup_details' | 'overdue';`)).toBe(true);
     expect(WRITTEN_OUT.test(`z.enum(['pending', 'delivered'])`)).toBe(false);
+    expect(WRITTEN_OUT.test(`['accepted', 'canceled', 'completed']`)).toBe(false);
+    expect(WRITTEN_OUT.test(`['order.canceled', 'shipment.completed']`)).toBe(true);
   });
 
   it('every zod enum of kinds or types has exactly the constant as its options', () => {
-    const kinds = [...SHIPMENT_EVENT_KINDS];
-    const types = SHIPMENT_EVENT_KINDS.map((k) => `shipment.${k}`);
-    expect([...SHIPMENT_EVENT_TYPES]).toEqual(types);
-    expect(shipmentEventKind.options).toEqual(kinds);
-    expect(shipmentEventType.options).toEqual(types);
+    const kinds = [...EVENT_KINDS];
+    const types = EVENT_KINDS.map((k) => EVENT_TYPE_OF_KIND[k]);
+    expect([...EVENT_TYPES]).toEqual(types);
+    expect(eventKind.options).toEqual(kinds);
+    expect(eventType.options).toEqual(types);
     expect(orderEvent.shape.kind.options).toEqual(kinds);
     expect(publicEvent.shape.type.options).toEqual(types);
     for (const body of [createEndpointBody, updateEndpointBody]) {
@@ -71,8 +81,8 @@ describe('event kinds', () => {
     const doc = JSON.parse(readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8')) as { webhooks: Record<string, unknown> };
     const found = kindEnums(doc);
     expect(found.length).toBeGreaterThan(0);
-    const kinds = [...SHIPMENT_EVENT_KINDS];
-    const types = SHIPMENT_EVENT_KINDS.map((k) => `shipment.${k}`);
+    const kinds = [...EVENT_KINDS];
+    const types = [...EVENT_TYPES];
     for (const { at, values } of found) {
       expect([kinds, [...kinds, EVERY_EVENT_KIND], types], at).toContainEqual(values);
     }

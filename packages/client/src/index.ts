@@ -87,4 +87,4 @@ export {
   type WebhookHeaders,
   type WebhookVerificationCode,
 } from '@fulfil/contract';
-export { parseEventStreamEntry, type EventActor, type ShipmentEventMessage } from '@fulfil/contract';
+export { parseEventStreamEntry, type EventActor, type EventMessage } from '@fulfil/contract';

@@ -69,7 +69,10 @@ export const shipmentEvents = pgTable(
     fromType: text('from_type'),
     toType: text('to_type'),
     fromState: text('from_state'),
-    toState: text('to_state').notNull(),
+    /** Null with to_type for an event of an order that has no shipment (a refused order). */
+    toState: text('to_state'),
+    /** What the event says beyond its transition, by kind (EventDetails in @fulfil/contract); null when nothing. */
+    details: jsonb('details'),
     /** party: a party's command caused it (brokerage, role, command id); system: the service did (a reason, nothing else). */
     actorType: text('actor_type', { enum: EVENT_ACTOR_TYPES }).notNull().default('party'),
     actorBrokerageId: bigint('actor_brokerage_id', { mode: 'number' }),

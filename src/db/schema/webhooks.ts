@@ -16,7 +16,7 @@ export const webhookEndpoints = pgTable(
       .notNull()
       .references(() => brokerages.id),
     url: text('url').notNull(),
-    /** The ShipmentEventKind values this endpoint receives; null: every kind, those added later included. */
+    /** The EventKind values this endpoint receives; null: every kind, those added later included. */
     eventKinds: text('event_kinds').array(),
     enabled: boolean('enabled').notNull().default(true),
     disabledReason: text('disabled_reason', { enum: WEBHOOK_DISABLED_REASONS }),

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { SHIPMENT_EVENT_TOPIC, type ShipmentEventKind, type ShipmentEventMessage, type SystemActor } from '@fulfil/contract';
+import { SHIPMENT_EVENT_TOPIC, type EventDetails, type EventKind, type EventMessage, type SystemActor } from '@fulfil/contract';
 
 /**
  * The tail every shipment-changing statement ends with: given CTEs `o` (the order row, updated
  * with `event_seq = event_seq + 1` and returning id, event_seq) and `n` (the shipment as it now
- * is, returning id), it appends the event to the order's history and the outbox in the same
+ * is, returning id; no row for an order that has none, such as a refused one), it appends the event to the order's history and the outbox in the same
  * statement. The per-order sequence is the order's own counter, bumped under the order lock: no
  * max(seq) scan. The message is built in JavaScript except for what only the statement knows
  * (seq, the new shipment id); jsonb keeps no key order, so consumers read it by name. A party's
@@ -13,12 +13,12 @@ import { SHIPMENT_EVENT_TOPIC, type ShipmentEventKind, type ShipmentEventMessage
 export function appendEventCtes(messageParam: string): string {
   return `
 m as (select ${messageParam}::text::jsonb || jsonb_build_object('seq', o.event_seq, 'new_shipment_id', n.id) as msg,
-             o.id as order_id, o.event_seq, n.id as new_id from o, n),
+             o.id as order_id, o.event_seq, n.id as new_id from o left join n on true),
 e as (insert into shipment_events (event_id, order_id, seq, kind, shipment_id, new_shipment_id, from_type, from_state,
-        to_type, to_state, actor_type, actor_brokerage_id, actor_user_id, actor_role, actor_reason, command_id, at)
+        to_type, to_state, details, actor_type, actor_brokerage_id, actor_user_id, actor_role, actor_reason, command_id, at)
       select msg->>'event_id', order_id, event_seq, msg->>'kind', (msg->>'shipment_id')::bigint, new_id,
-        msg->>'from_type', msg->>'from_state', msg->>'to_type', msg->>'to_state', msg#>>'{actor,type}',
-        (msg#>>'{actor,brokerage_id}')::bigint, (msg#>>'{actor,user_id}')::bigint, msg#>>'{actor,role}',
+        msg->>'from_type', msg->>'from_state', msg->>'to_type', msg->>'to_state', nullif(msg->'details', 'null'::jsonb),
+        msg#>>'{actor,type}', (msg#>>'{actor,brokerage_id}')::bigint, (msg#>>'{actor,user_id}')::bigint, msg#>>'{actor,role}',
         msg#>>'{actor,reason}', msg->>'command_id', (msg->>'at')::timestamptz
       from m),
 x as (insert into outbox (event_id, topic, order_id, payload) select msg->>'event_id', '${SHIPMENT_EVENT_TOPIC}', order_id, msg from m)`;
@@ -26,10 +26,13 @@ x as (insert into outbox (event_id, topic, order_id, payload) select msg->>'even
 
 interface TransitionFacts {
   orderId: number;
-  kind: ShipmentEventKind;
+  kind: EventKind;
   shipmentId: number | null;
   from: { type: string; state: string } | null;
-  to: { type: string; state: string };
+  /** The shipment as the event leaves it; null for an order that has none. */
+  to: { type: string; state: string } | null;
+  /** What the event says beyond the transition (EventDetails); never file bytes. */
+  details?: EventDetails;
 }
 
 /** An event a party caused with a command. */
@@ -56,11 +59,12 @@ export function eventMessage(t: EventFacts | SystemEventFacts): string {
     shipment_id: t.shipmentId,
     from_type: t.from?.type ?? null,
     from_state: t.from?.state ?? null,
-    to_type: t.to.type,
-    to_state: t.to.state,
+    to_type: t.to?.type ?? null,
+    to_state: t.to?.state ?? null,
+    details: t.details ?? null,
     at: new Date().toISOString(),
   } as const;
-  const message: WithoutStatementFields<ShipmentEventMessage> =
+  const message: WithoutStatementFields<EventMessage> =
     'commandId' in t
       ? {
           ...transition,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { COMMAND_OUTCOMES } from '../../commands/command-outcome.ts';
-import { eventActor, shipmentAnswers, shipmentEventKind, shipmentEventType } from '@fulfil/contract';
+import { eventActor, shipmentAnswers, eventKind, eventType } from '@fulfil/contract';
 
 // What each route answers, as documentation: the renderers in src/domain/shipment-response.ts
 // and src/read/ build these bodies, and the contract test checks real answers against them.
@@ -52,13 +52,19 @@ export const readOrder = acceptedOrder.extend({
 export const orderEvent = z.strictObject({
   event_id: z.string(),
   seq: z.number().int().positive().describe('per order, across shipment replacements'),
-  kind: shipmentEventKind,
+  kind: eventKind,
   shipment_id: id.nullable().describe('the shipment acted on; null for created'),
-  new_shipment_id: id.describe('the shipment after the event (a replacement for updates)'),
+  new_shipment_id: id.nullable().describe('the shipment after the event (a replacement for updates); null for an order that has none'),
   from_type: shipmentType.nullable(),
   from_state: shipmentState.nullable(),
-  to_type: shipmentType,
-  to_state: shipmentState,
+  to_type: shipmentType.nullable().describe('null, with to_state, for an order that has no shipment'),
+  to_state: shipmentState.nullable(),
+  details: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe(
+      'what the event says beyond its transition, by kind (docs/WEBHOOKS.md, "Event details"); null for kinds that say nothing more',
+    ),
   actor: eventActor.describe('a party (seller or buyer, through a command) or the system (a deadline, an operator), by `type`'),
   command_id: z.string().nullable().describe("the command that caused it; null for another brokerage's event and for a system event"),
   at: instant,
@@ -72,7 +78,7 @@ export const orderEvents = z.strictObject({
 
 export const publicEvent = z.strictObject({
   id: z.string().describe('the event id: the same in every webhook delivery of the event and in the feed; de-duplicate on it'),
-  type: shipmentEventType,
+  type: eventType,
   created_at: instant,
   order_id: id,
   seq: z.number().int().positive().describe('per order: events of one order come in seq order'),

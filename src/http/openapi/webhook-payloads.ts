@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventActor, eventTypeOf, SHIPMENT_EVENT_KINDS, type ShipmentEventKind } from '@fulfil/contract';
+import { eventActor, eventTypeOf, EVENT_KINDS, type EventKind } from '@fulfil/contract';
 import { jsonSchemaOf } from './json-schema.ts';
 
 // What webhook endpoints are sent (the OpenAPI 3.1 `webhooks` section); the endpoint routes'
@@ -7,7 +7,7 @@ import { jsonSchemaOf } from './json-schema.ts';
 
 export const instant = z.string().describe('ISO 8601 UTC timestamp');
 
-const eventObject = (kind: ShipmentEventKind) =>
+const eventObject = (kind: EventKind) =>
   z.strictObject({
     id: z.string().describe('the event id, also in the Fulfil-Event-Id header: de-duplicate by it'),
     type: z.literal(eventTypeOf(kind)),
@@ -73,9 +73,9 @@ const delivery = (operationId: string, summary: string, schema: z.ZodType) => ({
 /** The OpenAPI 3.1 `webhooks` section: one entry per event kind, and the ping. */
 export const WEBHOOK_PAYLOADS: Record<string, object> = {
   ...Object.fromEntries(
-    SHIPMENT_EVENT_KINDS.map((k) => [
+    EVENT_KINDS.map((k) => [
       eventTypeOf(k),
-      delivery(`receiveShipment${k.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase())}`, eventTypeOf(k), eventObject(k)),
+      delivery(`receive${eventTypeOf(k).replace(/(^|[._])(\w)/g, (_m, _u, c: string) => c.toUpperCase())}`, eventTypeOf(k), eventObject(k)),
     ]),
   ),
   ping: delivery('receivePing', 'ping (on demand)', ping),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shipmentEventKind } from '@fulfil/contract';
+import { eventKind } from '@fulfil/contract';
 import { WEBHOOK_DISABLED_REASONS, WEBHOOK_OUTCOMES } from '../../db/schema.ts';
 import { createEndpointBody, deliveriesQuery, redeliverBody, rotateSecretBody, updateEndpointBody } from '../../webhooks/endpoint-input.ts';
 import { routeError } from '../openapi/error-responses.ts';
@@ -13,7 +13,7 @@ const endpoint = z.strictObject({
   id: z.number().int().positive(),
   url: z.string(),
   event_kinds: z
-    .array(shipmentEventKind)
+    .array(eventKind)
     .describe('the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])'),
   enabled: z.boolean(),
   disabled_reason: z

@@ -1,30 +1,52 @@
 import { z } from 'zod';
 
 /**
- * Every kind of shipment event, defined once: the TypeScript types, the zod enums of the answers,
- * the webhook endpoint filters and the OpenAPI document (its `webhooks` section has one entry per
- * kind) all derive from this list. A kind is added here and nowhere else; a webhook endpoint that
- * receives every kind receives it without being changed.
+ * Every kind of event an order's history holds, defined once, each with its public type (what event
+ * objects, webhooks and GET /v9/events call it). The TypeScript types, the zod enums of the
+ * answers, the webhook endpoint filters and the OpenAPI document (its `webhooks` section has one
+ * entry per type) all derive from this table. A kind is added here and nowhere else; a webhook
+ * endpoint that receives every kind receives it without being changed.
+ *
+ * The prefix says what the event is about: `shipment.*` a shipment of the order (its versions, its
+ * files, its deadline), `order.*` the order itself (refused, cancelled, its in-hand date moved).
+ * Kinds are unique across both, so the stored kind alone names the type.
  */
-export const SHIPMENT_EVENT_KINDS = ['created', 'updated', 'pickup_details', 'delivered', 'completed'] as const;
+export const EVENT_TYPE_OF_KIND = {
+  created: 'shipment.created',
+  updated: 'shipment.updated',
+  pickup_details: 'shipment.pickup_details',
+  delivered: 'shipment.delivered',
+  completed: 'shipment.completed',
+  etickets_uploaded: 'shipment.etickets_uploaded',
+  transfer_verified: 'shipment.transfer_verified',
+  due_soon: 'shipment.due_soon',
+  overdue: 'shipment.overdue',
+  rejected: 'order.rejected',
+  cancel_proposed: 'order.cancel_proposed',
+  cancel_withdrawn: 'order.cancel_withdrawn',
+  canceled: 'order.canceled',
+  in_hand_updated: 'order.in_hand_updated',
+} as const;
 
-export type ShipmentEventKind = (typeof SHIPMENT_EVENT_KINDS)[number];
+export type EventKind = keyof typeof EVENT_TYPE_OF_KIND;
 
 /** The public type of an event kind, as event objects (webhooks, GET /v9/events) name it. */
-export type ShipmentEventType = `shipment.${ShipmentEventKind}`;
+export type EventType = (typeof EVENT_TYPE_OF_KIND)[EventKind];
 
-export function eventTypeOf<K extends ShipmentEventKind>(kind: K): `shipment.${K}` {
-  return `shipment.${kind}`;
+type Kinds = ReadonlyArray<EventKind> & { readonly 0: EventKind };
+type Types = ReadonlyArray<EventType> & { readonly 0: EventType };
+
+/** The kinds in the table's order (z.enum takes a non-empty tuple, hence the casts). */
+export const EVENT_KINDS = Object.keys(EVENT_TYPE_OF_KIND) as unknown as Kinds;
+export const EVENT_TYPES = Object.values(EVENT_TYPE_OF_KIND) as unknown as Types;
+
+export function eventTypeOf<K extends EventKind>(kind: K): (typeof EVENT_TYPE_OF_KIND)[K] {
+  return EVENT_TYPE_OF_KIND[kind];
 }
 
-type TypesOf<K extends readonly string[]> = { readonly [I in keyof K]: `shipment.${K[I] & string}` };
+export const eventKind = z.enum(EVENT_KINDS as unknown as [EventKind, ...EventKind[]]);
+export const eventType = z.enum(EVENT_TYPES as unknown as [EventType, ...EventType[]]);
 
-// map() gives an array of the union; the tuple type keeps each type at its kind's place.
-export const SHIPMENT_EVENT_TYPES = SHIPMENT_EVENT_KINDS.map(eventTypeOf) as unknown as TypesOf<typeof SHIPMENT_EVENT_KINDS>;
-
-export const shipmentEventKind = z.enum(SHIPMENT_EVENT_KINDS);
-export const shipmentEventType = z.enum(SHIPMENT_EVENT_TYPES);
-
-export function isShipmentEventKind(value: string): value is ShipmentEventKind {
-  return (SHIPMENT_EVENT_KINDS as readonly string[]).includes(value);
+export function isEventKind(value: string): value is EventKind {
+  return Object.hasOwn(EVENT_TYPE_OF_KIND, value);
 }
