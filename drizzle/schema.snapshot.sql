@@ -107,6 +107,17 @@ CREATE TABLE public.events (
     occurs_at timestamp with time zone
 );
 
+CREATE TABLE public.file_links (
+    token_sha256 text NOT NULL,
+    file_id bigint NOT NULL,
+    brokerage_id bigint NOT NULL,
+    user_id bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    used_by text
+);
+
 CREATE TABLE public.offices (
     id bigint NOT NULL,
     brokerage_id bigint NOT NULL,
@@ -130,7 +141,16 @@ CREATE TABLE public.orders (
     accepted_at timestamp with time zone,
     completed_at timestamp with time zone,
     event_seq integer DEFAULT 0 NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    in_hand_on date,
+    event_starts_at timestamp with time zone,
+    deliver_by timestamp with time zone,
+    due_soon_at timestamp with time zone,
+    due_soon_fired_at timestamp with time zone,
+    overdue_fired_at timestamp with time zone,
+    rejection_reason text,
+    rejection_notes text,
+    closed_at timestamp with time zone
 );
 
 CREATE TABLE public.outbox (
@@ -212,6 +232,46 @@ CREATE SEQUENCE public.shipment_events_id_seq
 
 ALTER SEQUENCE public.shipment_events_id_seq OWNED BY public.shipment_events.id;
 
+CREATE TABLE public.shipment_file_sets (
+    id bigint NOT NULL,
+    order_id bigint NOT NULL,
+    shipment_id bigint NOT NULL,
+    kind text NOT NULL,
+    command_id text NOT NULL,
+    brokerage_id bigint NOT NULL,
+    user_id bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    replaced_at timestamp with time zone
+);
+
+CREATE SEQUENCE public.shipment_file_sets_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.shipment_file_sets_id_seq OWNED BY public.shipment_file_sets.id;
+
+CREATE TABLE public.shipment_files (
+    id bigint NOT NULL,
+    set_id bigint NOT NULL,
+    "position" integer NOT NULL,
+    sha256 text NOT NULL,
+    seat text,
+    barcode text,
+    note text
+);
+
+CREATE SEQUENCE public.shipment_files_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.shipment_files_id_seq OWNED BY public.shipment_files.id;
+
 CREATE TABLE public.shipments (
     id bigint NOT NULL,
     order_id bigint NOT NULL,
@@ -243,6 +303,17 @@ CREATE SEQUENCE public.shipments_id_seq
     CACHE 1;
 
 ALTER SEQUENCE public.shipments_id_seq OWNED BY public.shipments.id;
+
+CREATE TABLE public.stored_files (
+    sha256 text NOT NULL,
+    bytes integer NOT NULL,
+    media_type text NOT NULL,
+    pages integer,
+    width integer,
+    height integer,
+    content bytea,
+    stored_at timestamp with time zone DEFAULT now() NOT NULL
+);
 
 CREATE TABLE public.ticket_groups (
     pk bigint NOT NULL,
@@ -374,6 +445,10 @@ ALTER TABLE ONLY public.phone_numbers ALTER COLUMN id SET DEFAULT nextval('publi
 
 ALTER TABLE ONLY public.shipment_events ALTER COLUMN id SET DEFAULT nextval('public.shipment_events_id_seq'::regclass);
 
+ALTER TABLE ONLY public.shipment_file_sets ALTER COLUMN id SET DEFAULT nextval('public.shipment_file_sets_id_seq'::regclass);
+
+ALTER TABLE ONLY public.shipment_files ALTER COLUMN id SET DEFAULT nextval('public.shipment_files_id_seq'::regclass);
+
 ALTER TABLE ONLY public.shipments ALTER COLUMN id SET DEFAULT nextval('public.shipments_id_seq'::regclass);
 
 ALTER TABLE ONLY public.ticket_groups ALTER COLUMN pk SET DEFAULT nextval('public.ticket_groups_pk_seq'::regclass);
@@ -408,6 +483,9 @@ ALTER TABLE ONLY public.event_feed_head
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.file_links
+    ADD CONSTRAINT file_links_pkey PRIMARY KEY (token_sha256);
+
 ALTER TABLE ONLY public.offices
     ADD CONSTRAINT offices_pkey PRIMARY KEY (id);
 
@@ -432,8 +510,20 @@ ALTER TABLE ONLY public.shipment_events
 ALTER TABLE ONLY public.shipment_events
     ADD CONSTRAINT shipment_events_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.shipment_file_sets
+    ADD CONSTRAINT shipment_file_sets_command_id_unique UNIQUE (command_id);
+
+ALTER TABLE ONLY public.shipment_file_sets
+    ADD CONSTRAINT shipment_file_sets_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.shipment_files
+    ADD CONSTRAINT shipment_files_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.shipments
     ADD CONSTRAINT shipments_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.stored_files
+    ADD CONSTRAINT stored_files_pkey PRIMARY KEY (sha256);
 
 ALTER TABLE ONLY public.ticket_groups
     ADD CONSTRAINT ticket_groups_pkey PRIMARY KEY (pk);
@@ -464,6 +554,8 @@ CREATE INDEX orders_buyer_brokerage_created_idx ON public.orders USING btree (bu
 
 CREATE INDEX orders_created_idx ON public.orders USING btree (created_at, id);
 
+CREATE INDEX orders_open_deliver_by_idx ON public.orders USING btree (deliver_by, id) WHERE ((state = ANY (ARRAY['pending'::text, 'accepted'::text, 'cancel_proposed'::text])) AND (deliver_by IS NOT NULL));
+
 CREATE INDEX orders_seller_office_created_idx ON public.orders USING btree (seller_office_id, created_at, id);
 
 CREATE INDEX orders_state_created_idx ON public.orders USING btree (state, created_at, id);
@@ -473,6 +565,16 @@ CREATE INDEX orders_updated_idx ON public.orders USING btree (updated_at);
 CREATE INDEX outbox_unrelayed_idx ON public.outbox USING btree (id) WHERE (relayed_at IS NULL);
 
 CREATE UNIQUE INDEX shipment_events_order_seq ON public.shipment_events USING btree (order_id, seq);
+
+CREATE UNIQUE INDEX shipment_file_sets_one_current ON public.shipment_file_sets USING btree (shipment_id) WHERE ((kind = 'etickets'::text) AND (replaced_at IS NULL));
+
+CREATE INDEX shipment_file_sets_replaced_idx ON public.shipment_file_sets USING btree (replaced_at) WHERE (replaced_at IS NOT NULL);
+
+CREATE INDEX shipment_file_sets_shipment_idx ON public.shipment_file_sets USING btree (shipment_id, kind);
+
+CREATE UNIQUE INDEX shipment_files_set_position ON public.shipment_files USING btree (set_id, "position");
+
+CREATE INDEX shipment_files_sha256_idx ON public.shipment_files USING btree (sha256);
 
 CREATE UNIQUE INDEX shipments_one_live_per_order ON public.shipments USING btree (order_id) WHERE (replaced_by IS NULL);
 
@@ -514,6 +616,9 @@ ALTER TABLE ONLY public.credentials
 ALTER TABLE ONLY public.credentials
     ADD CONSTRAINT credentials_user_id_users_id_fk FOREIGN KEY (user_id) REFERENCES public.users(id);
 
+ALTER TABLE ONLY public.file_links
+    ADD CONSTRAINT file_links_file_id_shipment_files_id_fk FOREIGN KEY (file_id) REFERENCES public.shipment_files(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY public.offices
     ADD CONSTRAINT offices_brokerage_id_brokerages_id_fk FOREIGN KEY (brokerage_id) REFERENCES public.brokerages(id);
 
@@ -528,6 +633,12 @@ ALTER TABLE ONLY public.orders
 
 ALTER TABLE ONLY public.seats
     ADD CONSTRAINT seats_ticket_group_pk_ticket_groups_pk_fk FOREIGN KEY (ticket_group_pk) REFERENCES public.ticket_groups(pk) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.shipment_files
+    ADD CONSTRAINT shipment_files_set_id_shipment_file_sets_id_fk FOREIGN KEY (set_id) REFERENCES public.shipment_file_sets(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.shipment_files
+    ADD CONSTRAINT shipment_files_sha256_stored_files_sha256_fk FOREIGN KEY (sha256) REFERENCES public.stored_files(sha256) ON DELETE RESTRICT;
 
 ALTER TABLE ONLY public.shipments
     ADD CONSTRAINT shipments_email_address_id_email_addresses_id_fk FOREIGN KEY (email_address_id) REFERENCES public.email_addresses(id);

@@ -4,8 +4,10 @@
 import { getInitialSnapshot, setup, transition, type StateValue } from 'xstate';
 import { memoized } from './memo.ts';
 
-export const ORDER_STATES = ['pending', 'accepted', 'rejected', 'cancel_proposed', 'canceled', 'completed'] as const;
-export type OrderState = (typeof ORDER_STATES)[number];
+import { ORDER_STATES, type OrderState } from '@fulfil/contract';
+
+export { ORDER_STATES, type OrderState };
+
 /** States an order can still leave: its deadline is watched and its in-hand date may move. */
 export const OPEN_ORDER_STATES = ['pending', 'accepted', 'cancel_proposed'] as const satisfies readonly OrderState[];
 export type OrderParty = 'seller' | 'buyer';

@@ -12,6 +12,15 @@ const optionalString = z
   .optional()
   .transform((s) => (s === '' ? undefined : s));
 
+function validTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function ms(min: number, max: number, fallback: number) {
   return z.coerce.number().int().min(min).max(max).default(fallback);
 }
@@ -144,6 +153,20 @@ const envSchema = z
     WEBHOOK_BACKOFF_MAX_MS: ms(1, 24 * 3600_000, 3600_000),
     /** How often the sweep re-queues deliveries Postgres owes but Redis lost (or a killed worker left). */
     WEBHOOK_SWEEP_EVERY_MS: ms(10, 3600_000, 30_000),
+    /** The deadline policy's time zone (an IANA name): deliver_by is DEADLINE_LOCAL_TIME there (src/domain/deadline-policy.ts). */
+    DEADLINE_TIME_ZONE: z
+      .string()
+      .default('America/New_York')
+      .refine((v) => validTimeZone(v), 'must be an IANA time zone such as America/New_York'),
+    /** The local time of day of a deadline on its day, HH:MM. */
+    DEADLINE_LOCAL_TIME: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (24-hour)')
+      .default('20:00'),
+    /** How long before its deadline an open order's reminder (shipment.due_soon) fires. */
+    DUE_SOON_BEFORE_MS: ms(0, 30 * 24 * 3600_000, 24 * 3600_000),
+    /** How often the timer sweep arms again the deadline timers Postgres has and Redis lost. */
+    TIMER_SWEEP_EVERY_MS: ms(10, 3600_000, 60_000),
     /** Calls in flight at once to one brokerage's endpoints, per process (unset: half of WEBHOOK_CONCURRENCY). */
     WEBHOOK_MAX_INFLIGHT_PER_BROKERAGE: z.coerce.number().int().min(1).max(256).optional(),
     /** Calls in flight at once to one endpoint, per process (unset: a quarter of WEBHOOK_CONCURRENCY). */

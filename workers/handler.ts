@@ -1,16 +1,23 @@
 import type { Logger } from 'pino';
+import type { DeadlinePolicy } from '../src/domain/deadline-policy.ts';
 import type { SqlTx } from '../src/db/client.ts';
 import type { CommandResult, Envelope, JobMap, JobName } from '@fulfil/contract';
 
 export interface HandlerContext {
   log: Logger;
+  /** How an order's deadline follows from its in-hand date (DEADLINE_* settings). */
+  deadlines: DeadlinePolicy;
 }
 
 /**
  * A handler's answer. `stored: true` says its last statement already stored the answer in the
  * commands row (db/sql/store-result.ts storeAnswerCte), which saves the runner a statement.
  */
-export type HandlerResult = CommandResult & { stored?: true };
+export type HandlerResult = CommandResult & {
+  stored?: true;
+  /** The order whose deadline timers changed: armed or removed after the commit, from what Postgres holds (src/timers/). */
+  timersOf?: number;
+};
 
 /**
  * One command's handler. `handle` runs inside the transaction that claimed the command, so its

@@ -4,12 +4,20 @@ import inventoryMap from './inventory-map.ts';
 import inventoryRemove from './inventory-remove.ts';
 import inventoryUpsert from './inventory-upsert.ts';
 import orderAccept from './order-accept.ts';
+import orderCancel from './order-cancel.ts';
+import orderReject from './order-reject.ts';
+import orderUpdate from './order-update.ts';
+import orderWithdrawCancel from './order-withdraw-cancel.ts';
 import shipmentComplete from './shipment-complete.ts';
 import shipmentUpdate from './shipment-update.ts';
 
 /** Every command handler; adding a job name to the job map without a handler here fails start-up. */
 export const HANDLERS: readonly Handler[] = [
   orderAccept,
+  orderReject,
+  orderCancel,
+  orderWithdrawCancel,
+  orderUpdate,
   shipmentUpdate,
   shipmentComplete,
   inventoryUpsert,

@@ -11,6 +11,7 @@ import { retryDelay, isJobName } from '@fulfil/contract';
 import { closeWorker, countRunning, type WorkerClose } from '../src/queues/close-worker.ts';
 import type { QueuePlace, Envelope } from '@fulfil/contract';
 import { LocalInboxes, ReplySender } from '../src/queues/reply-channel.ts';
+import { DEFAULT_DEADLINE_POLICY, type DeadlinePolicy } from '../src/domain/deadline-policy.ts';
 
 export interface WorkerPool {
   readonly workers: readonly Worker[];
@@ -34,6 +35,10 @@ export function startWorkers(opts: {
   replies?: ReplySender;
   /** Called after a command committed (its events wait in the outbox): wakes the relay (src/events/relay-wake.ts). */
   onCommitted?: () => void;
+  /** Called after a command committed that changed an order's deadline timers (src/timers/). */
+  onTimers?: (orderId: number) => void;
+  /** The deadline policy handlers use (default: DEFAULT_DEADLINE_POLICY). */
+  deadlines?: DeadlinePolicy;
 }): WorkerPool {
   const { database, registry, log } = opts;
   let replies = opts.replies;
@@ -44,6 +49,7 @@ export function startWorkers(opts: {
     // Made only when something logs: most commands never do below info.
     let jobLog: Logger | undefined;
     const ctx = {
+      deadlines: opts.deadlines ?? DEFAULT_DEADLINE_POLICY,
       get log() {
         return (jobLog ??= log.child({
           job: job.name,
@@ -55,7 +61,7 @@ export function startWorkers(opts: {
     };
     const started = performance.now();
     // The job carries the trace of the request that sent it (job.opts.telemetry.metadata).
-    const result = await runCommand(database, handler, job.data, ctx, job.opts.telemetry?.metadata);
+    const { timersOf, ...result } = await runCommand(database, handler, job.data, ctx, job.opts.telemetry?.metadata);
     if (log.isLevelEnabled('info')) {
       // How long it waited in the queue and how long it ran: the two halves of a slow command.
       const queuedMs = job.processedOn ? job.processedOn - job.timestamp : undefined;
@@ -64,6 +70,7 @@ export function startWorkers(opts: {
     observeCommand(job.name, result.status, (performance.now() - started) / 1000);
     // Only a success wrote events; a spurious wake (a replayed answer) costs the relay one empty look.
     if (result.status === 200) opts.onCommitted?.();
+    if (timersOf !== undefined) opts.onTimers?.(timersOf);
     // Committed in Postgres: the waiting caller may answer now, before BullMQ marks the job done.
     if (typeof job.data.replyTo === 'string') replySender().send(job.data.replyTo, job.data.commandId, result);
     // Postgres stays the record (HTTP reads it there); the job carries the same result for

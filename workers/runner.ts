@@ -15,6 +15,9 @@ function errorResult(err: AppError): CommandResult {
 const conflict = (commandId: string) =>
   errorResult(new IdempotencyConflict(`command id ${commandId} was already used for another command`));
 
+/** The answer, and the order whose deadline timers the committed command changed (HandlerResult). */
+export type RunResult = CommandResult & { timersOf?: number };
+
 /** Thrown inside the transaction to roll it back and answer with the rejection. */
 class Rejected extends Error {
   constructor(readonly error: AppError) {
@@ -36,7 +39,7 @@ export async function runCommand<N extends JobName>(
   raw: Envelope<unknown>,
   ctx: HandlerContext,
   traceMetadata?: string,
-): Promise<CommandResult> {
+): Promise<RunResult> {
   // A child of the request's span (the context the job carried); the transaction is its child.
   return traced(
     `command ${handler.name}`,
@@ -62,7 +65,7 @@ async function runOnce<N extends JobName>(
   raw: Envelope<unknown>,
   ctx: HandlerContext,
   span: TraceSpan | undefined,
-): Promise<CommandResult> {
+): Promise<RunResult> {
   if (typeof raw?.commandId !== 'string' || typeof raw.actor?.brokerageId !== 'number' || typeof raw.requestHash !== 'string') {
     throw new Error('malformed job: the envelope needs commandId, actor.brokerageId and requestHash');
   }
@@ -98,7 +101,7 @@ async function runOnce<N extends JobName>(
         throw err instanceof AppError ? new Rejected(err) : err;
       }
       if (!result.stored) await storeResult(tx, raw.commandId, result.status, result.body);
-      return { status: result.status, body: result.body };
+      return { status: result.status, body: result.body, ...(result.timersOf ? { timersOf: result.timersOf } : {}) };
     });
   } catch (err) {
     if (!(err instanceof Rejected)) throw err;

@@ -54,6 +54,7 @@ export default defineHandler({
       event: { actor: { brokerageId: actor.brokerageId, userId: actor.userId, role }, commandId },
       answer: { commandId, status: 200, body },
     });
-    return { status: 200, body, stored: true };
+    // The order is completed: its deadline timers go (they would find it finished and do nothing).
+    return { status: 200, body, stored: true, timersOf: order.id };
   },
 });

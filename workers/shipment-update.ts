@@ -118,6 +118,6 @@ export default defineHandler({
       },
       answer: { commandId, status: 200, body },
     });
-    return { status: 200, body, stored: true };
+    return { status: 200, body, stored: true, ...(orderCompletion ? { timersOf: order.id } : {}) };
   },
 });

@@ -3,6 +3,7 @@ import { Queue, Worker } from 'bullmq';
 import type { RedisConnection } from '@fulfil/client/transport';
 import pino from 'pino';
 import type { Database } from '../../src/db/client.ts';
+import { DEFAULT_DEADLINE_POLICY } from '../../src/domain/deadline-policy.ts';
 import type { JobName } from '@fulfil/contract';
 import { CommandWaiters } from '@fulfil/client/transport';
 import { registry } from '../../workers/index.ts';
@@ -10,7 +11,7 @@ import { runCommand } from '../../workers/runner.ts';
 import { isPickupOrder, PICKUP_BUYER, PICKUP_SELLER, SELLER_BROKERAGE, type FlowAnswer } from './flows.ts';
 import type { Recorder } from './load.ts';
 
-const silent = { log: pino({ level: 'silent' }) };
+const silent = { log: pino({ level: 'silent' }), deadlines: DEFAULT_DEADLINE_POLICY };
 const handlers = registry();
 
 /**

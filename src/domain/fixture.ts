@@ -38,6 +38,15 @@ export const fixtureSchema = z.strictObject({
         delivery: z.enum(['tbd', 'flash', 'local_pickup']),
         quantity: z.number().int().positive(),
         recipient: z.strictObject({ name: z.string().min(1), email: z.string().email() }),
+        /** The day the tickets are due in the buyer's hands; the deadline follows by the policy (deadline-policy.ts). */
+        in_hand_on: z
+          .string()
+          .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a calendar date, YYYY-MM-DD')
+          .optional(),
+        /** When the event starts: an in-hand date on its day makes the deadline the evening before. */
+        event_starts_at: z.string().datetime({ offset: true }).optional(),
+        /** An explicit deadline, overriding the policy (until the seller moves in_hand_on). */
+        deliver_by: z.string().datetime({ offset: true }).optional(),
       }),
     )
     .default([]),

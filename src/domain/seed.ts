@@ -3,6 +3,7 @@ import type { Fixture } from './fixture.ts';
 import { upsertTicketGroups } from '../inventory/upsert-ticket-groups.ts';
 import type { Database } from '../db/client.ts';
 import { brokerages, credentials, events, offices, orders, users } from '../db/schema.ts';
+import { DEFAULT_DEADLINE_POLICY, deliverByFor, dueSoonAt, parseCalendarDate, type DeadlinePolicy } from './deadline-policy.ts';
 
 export interface SeedCounts {
   brokerages: number;
@@ -18,8 +19,17 @@ export interface SeedCounts {
  * Loads a fixture in one transaction. Reference data is upserted by its explicit id; orders and
  * credentials that exist are left as they are (a re-seed must not reset an order that has been
  * accepted since, nor re-encrypt a secret), so loading the same file twice changes nothing.
+ * An order's deadline is its explicit deliver_by, else the policy's from in_hand_on; its timers
+ * are armed by the worker's next timer sweep (src/timers/sweep-timers.ts).
  */
-export async function seedDatabase(database: Database, fixture: Fixture, box: SecretBox): Promise<SeedCounts> {
+export async function seedDatabase(
+  database: Database,
+  fixture: Fixture,
+  box: SecretBox,
+  policy: DeadlinePolicy = DEFAULT_DEADLINE_POLICY,
+): Promise<SeedCounts> {
+  // Checked before the transaction: a bad date stops the seed before anything is written.
+  const deadlines = new Map(fixture.orders.map((o) => [o.id, deadlineOf(o, policy)]));
   const counts: SeedCounts = { brokerages: 0, offices: 0, users: 0, credentials: 0, events: 0, orders: 0, ticket_groups: 0 };
   await database.db.transaction(async (tx) => {
     for (const b of fixture.brokerages) {
@@ -81,6 +91,7 @@ export async function seedDatabase(database: Database, fixture: Fixture, box: Se
           quantity: o.quantity,
           recipientName: o.recipient.name,
           recipientEmail: o.recipient.email,
+          ...deadlines.get(o.id),
         })
         .onConflictDoNothing()
         .returning({ id: orders.id });
@@ -91,4 +102,11 @@ export async function seedDatabase(database: Database, fixture: Fixture, box: Se
     for (const [officeId, groups] of byOffice) counts.ticket_groups += await upsertTicketGroups(tx, officeId, groups);
   });
   return counts;
+}
+
+function deadlineOf(o: Fixture['orders'][number], policy: DeadlinePolicy) {
+  const eventStartsAt = o.event_starts_at ? new Date(o.event_starts_at) : null;
+  const inHandOn = o.in_hand_on === undefined ? null : parseCalendarDate(o.in_hand_on, `orders[${o.id}].in_hand_on`);
+  const deliverBy = o.deliver_by ? new Date(o.deliver_by) : inHandOn ? deliverByFor(inHandOn, eventStartsAt, policy) : null;
+  return { inHandOn, eventStartsAt, deliverBy, dueSoonAt: deliverBy && dueSoonAt(deliverBy, policy) };
 }

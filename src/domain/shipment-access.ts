@@ -8,7 +8,8 @@ import { shipmentEvents } from '../db/schema.ts';
 import { liveShipment } from '../db/sql/live-shipment.ts';
 import { sentAhead } from '../db/sent-ahead.ts';
 import { lockOrderOfShipment, type LockedOrder } from '../db/sql/lock-order.ts';
-import { Forbidden, NotFound, ShipmentReplaced } from '@fulfil/contract';
+import { orderView, type PersistedOrder } from '../../machines/index.ts';
+import { Forbidden, InvalidTransition, NotFound, ShipmentReplaced } from '@fulfil/contract';
 import type { Actor } from '@fulfil/contract';
 
 export interface OpenedShipment {
@@ -63,6 +64,7 @@ export async function openShipment(
 ): Promise<OpenedShipment> {
   const order = await sent.locking;
   if (!order) throw await refusal(tx, shipmentId, actor, opts);
+  if (order.state === 'cancel_proposed') throw awaitingCancelAnswer(order);
   const live = await sent.reading;
   if (!live) throw new NotFound(`shipment ${shipmentId} not found`);
   if (live.shipment.id !== shipmentId) {
@@ -72,6 +74,15 @@ export async function openShipment(
     if (!opts.followOtherPartysPickup || !(await onlyPickupsBy(tx, chain, other))) throw new ShipmentReplaced(live.shipment.id);
   }
   return { order, shipment: live.shipment, email: live.email, role: opts.role, nextId: live.nextId };
+}
+
+/** A proposed cancellation holds the shipment still until the other party answers it (docs/LIFECYCLE.md). */
+function awaitingCancelAnswer(order: LockedOrder): InvalidTransition {
+  const by = orderView(order.snapshot as PersistedOrder).proposedBy ?? 'seller';
+  const other = by === 'seller' ? 'buyer' : 'seller';
+  return new InvalidTransition(
+    `order ${order.id} is cancel_proposed by the ${by}: its shipment cannot change until the ${other} confirms the cancellation or the ${by} withdraws it`,
+  );
 }
 
 /** Why the lock found nothing: no such shipment or a stranger's (404), or the other party (403). */

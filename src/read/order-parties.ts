@@ -4,12 +4,15 @@ import type { Caller } from '../auth/caller.ts';
 import type { Executor } from '../db/client.ts';
 import { offices, orders } from '../db/schema.ts';
 import { NotFound } from '@fulfil/contract';
+import { orderFactsJson, type OrderFacts } from './order-json.ts';
 
 export interface OrderHead {
   id: number;
   oid: string;
   state: string;
   role: Exclude<OrderRole, 'stranger'>;
+  /** What the order's answers show beyond id and oid (order-json.ts). */
+  facts: OrderFacts;
 }
 
 /**
@@ -22,6 +25,11 @@ export async function readableOrder(ex: Executor, orderId: number, caller: Pick<
       id: orders.id,
       oid: orders.oid,
       state: orders.state,
+      snapshot: orders.snapshot,
+      inHandOn: orders.inHandOn,
+      deliverBy: orders.deliverBy,
+      rejectionReason: orders.rejectionReason,
+      rejectionNotes: orders.rejectionNotes,
       buyerBrokerageId: orders.buyerBrokerageId,
       sellerBrokerageId: offices.brokerageId,
     })
@@ -30,5 +38,5 @@ export async function readableOrder(ex: Executor, orderId: number, caller: Pick<
     .where(eq(orders.id, orderId));
   const role = row ? orderRole(caller, row) : 'stranger';
   if (!row || role === 'stranger') throw new NotFound(`order ${orderId} not found`);
-  return { id: row.id, oid: row.oid, state: row.state, role };
+  return { id: row.id, oid: row.oid, state: row.state, role, facts: orderFactsJson(row) };
 }

@@ -14,7 +14,7 @@ export async function readOrder(ex: Executor, orderId: number, caller: Pick<Call
   return {
     id: order.id,
     oid: order.oid,
-    state: order.state,
+    ...order.facts,
     shipments: live ? [shipmentReadJson(live.shipment, live.contacts)] : [],
   };
 }

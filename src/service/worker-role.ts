@@ -8,6 +8,9 @@ import { CommandQueues } from '@fulfil/client/transport';
 import { inventoryPlace } from '@fulfil/contract';
 import { ReplySender } from '../queues/reply-channel.ts';
 import { WebhookFanOut } from '../webhooks/fan-out.ts';
+import { deadlinePolicyOf } from '../domain/deadline-policy.ts';
+import { TimerQueue } from '../timers/deadline-timers.ts';
+import { startTimerWorker, syncOrderTimers } from '../timers/timer-worker.ts';
 import type { RoleContext } from './role-context.ts';
 
 /**
@@ -34,6 +37,8 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
   });
   // Commands wake the relay after their commit, not inside it (relay-wake.ts).
   const wake = new RelayWake({ database, log, local: () => relay.nudge() });
+  // Deadline timers: armed after the commands that change them commit, fired here (src/timers/).
+  const timerQueue = new TimerQueue({ prefix, connection: workerProducer });
   const pool: WorkerPool = startWorkers({
     database,
     registry: registry(),
@@ -43,12 +48,22 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     places: [inventoryPlace(prefix)],
     replies: new ReplySender(workerProducer, inboxes),
     onCommitted: () => wake.committed(),
+    onTimers: (orderId) => void syncOrderTimers(database, timerQueue, orderId, log),
+    deadlines: deadlinePolicyOf(config),
+  });
+  const timers = startTimerWorker({
+    database,
+    prefix,
+    connection: blocking,
+    concurrency: config.WORKER_CONCURRENCY,
+    log,
+    onFired: () => wake.committed(),
   });
   onStop({
     phase: 'workers',
     name: 'workers',
     close: async () => {
-      await pool.close(config.SHUTDOWN_DEADLINE_MS);
+      await Promise.all([pool.close(config.SHUTDOWN_DEADLINE_MS), timers.close()]);
       wake.stop();
     },
   });
@@ -85,6 +100,7 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     queues: requeue,
     shardCounts: () => layouts.counts(),
     webhookQueue,
+    timerQueue,
     log,
   });
   onStop({
@@ -93,6 +109,7 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     close: async () => {
       await housekeeping.close();
       await requeue.close();
+      await timerQueue.close();
     },
   });
 }

@@ -48,6 +48,24 @@ export const outboxLagGauge = new Gauge({
   registers: [metricsRegistry],
 });
 
+export const ordersOverdueGauge = new Gauge({
+  name: 'fulfil_orders_overdue',
+  help: 'Open orders (pending, accepted, cancel_proposed) whose deadline (deliver_by) has passed, from Postgres (read at scrape).',
+  registers: [metricsRegistry],
+});
+
+const timerLateness = new Histogram({
+  name: 'fulfil_timer_lateness_seconds',
+  help: 'How long after its time a deadline timer emitted its event (shipment.due_soon, shipment.overdue).',
+  labelNames: ['kind'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 15, 60, 300],
+  registers: [metricsRegistry],
+});
+
+export function observeTimerLateness(kind: string, seconds: number): void {
+  timerLateness.observe({ kind }, Math.max(0, seconds));
+}
+
 export const feedLongPollsGauge = new Gauge({
   name: 'fulfil_feed_long_polls',
   help: 'Requests to GET /v9/events waiting for an event in this process (long polls).',

@@ -1,12 +1,13 @@
 import type { Queue } from 'bullmq';
 import { isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
-import { commands, outbox } from '../db/schema.ts';
+import { commands, orders, outbox } from '../db/schema.ts';
 import {
   commandsOldestUnfinishedGauge,
   commandsUnfinishedGauge,
   dependencyUpGauge,
   metricsRegistry,
+  ordersOverdueGauge,
   outboxBacklogGauge,
   outboxLagGauge,
   queueWorkersGauge,
@@ -49,6 +50,17 @@ export async function unfinishedCommands(ex: Executor): Promise<{ count: number;
   return { count: n, oldestSeconds: age };
 }
 
+/** Open orders past their deadline (the partial index orders_open_deliver_by_idx keeps it one range). */
+export async function overdueOrders(ex: Executor): Promise<number> {
+  const [row] = await ex
+    .select({ n: sql<number>`count(*)::int` })
+    .from(orders)
+    .where(
+      sql`${orders.state} in ('pending', 'accepted', 'cancel_proposed') and ${orders.deliverBy} is not null and ${orders.deliverBy} < now()`,
+    );
+  return Number(row?.n ?? 0);
+}
+
 /**
  * BullMQ writes HELP and TYPE per queue; the text format wants each family once, so the samples
  * of every queue are gathered under one header (and the label lists lose their blanks).
@@ -81,7 +93,7 @@ export function mergeFamilies(texts: readonly string[]): string {
  */
 export async function renderMetrics(sources: ScrapeSources): Promise<string> {
   const [postgres, redis] = await Promise.allSettled([
-    Promise.all([outboxState(sources.db), unfinishedCommands(sources.db), readWebhookGauges(sources.db)]),
+    Promise.all([outboxState(sources.db), unfinishedCommands(sources.db), readWebhookGauges(sources.db), overdueOrders(sources.db)]),
     Promise.all([
       Promise.all(sources.queues.map((q) => q.exportPrometheusMetrics({ prefix: q.opts.prefix ?? '' }))),
       Promise.all(sources.queues.map(async (q) => [q.name, q.opts.prefix ?? '', await q.getWorkersCount()] as const)),
@@ -90,7 +102,8 @@ export async function renderMetrics(sources: ScrapeSources): Promise<string> {
   dependencyUpGauge.set({ dependency: 'postgres' }, postgres.status === 'fulfilled' ? 1 : 0);
   dependencyUpGauge.set({ dependency: 'redis' }, redis.status === 'fulfilled' ? 1 : 0);
   if (postgres.status === 'fulfilled') {
-    const [state, unfinished] = postgres.value;
+    const [state, unfinished, , overdue] = postgres.value;
+    ordersOverdueGauge.set(overdue);
     outboxBacklogGauge.set(state.backlog);
     outboxLagGauge.set(state.lagSeconds);
     commandsUnfinishedGauge.set(unfinished.count);

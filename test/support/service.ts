@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { deadlinePolicyOf } from '../../src/domain/deadline-policy.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -65,7 +66,7 @@ export async function startTestService(
     db,
     prefix,
     async seed(fixture) {
-      await seedDatabase(db.database, fixtureSchema.parse(fixture), service.secretBox);
+      await seedDatabase(db.database, fixtureSchema.parse(fixture), service.secretBox, deadlinePolicyOf(config));
     },
     async stop() {
       await service.stop();

@@ -15,14 +15,19 @@ describe('housekeeping registry', () => {
     const schedules = housekeepingSchedules(config);
     expect(schedules.map((s) => s.name).sort()).toEqual(names);
     for (const s of schedules) expect(s.everyMs, s.name).toBeGreaterThan(0);
-    expect(names).toEqual(['prune-commands', 'recover-lost-commands', 'sweep-webhooks']);
+    expect(names).toEqual(['prune-commands', 'recover-lost-commands', 'sweep-timers', 'sweep-webhooks']);
     expect(names).toContain(RECOVER_LOST);
   });
 
   it('takes each period from the configuration it is given', () => {
-    const changed = loadConfig({ NODE_ENV: 'development', RECOVERY_EVERY_MS: '1234', WEBHOOK_SWEEP_EVERY_MS: '4321' });
+    const changed = loadConfig({
+      NODE_ENV: 'development',
+      RECOVERY_EVERY_MS: '1234',
+      WEBHOOK_SWEEP_EVERY_MS: '4321',
+      TIMER_SWEEP_EVERY_MS: '987',
+    });
     const every = Object.fromEntries(housekeepingSchedules(changed).map((s) => [s.name, s.everyMs]));
-    expect(every).toMatchObject({ 'recover-lost-commands': 1234, 'sweep-webhooks': 4321 });
+    expect(every).toMatchObject({ 'recover-lost-commands': 1234, 'sweep-webhooks': 4321, 'sweep-timers': 987 });
   });
 
   it('runs the task a job names, and fails a job whose name no task has', async () => {

@@ -1,6 +1,7 @@
 import type { Config } from '../../src/config.ts';
 import { pruneCommandsTask } from './prune-commands.ts';
 import { recoverLostCommandsTask } from './recover-lost-commands.ts';
+import { sweepTimersTask } from './sweep-timers.ts';
 import { sweepWebhooksTask } from './sweep-webhooks.ts';
 import type { HousekeepingContext, HousekeepingTask } from './task.ts';
 
@@ -12,6 +13,7 @@ export const HOUSEKEEPING_TASKS = {
   'recover-lost-commands': recoverLostCommandsTask,
   'prune-commands': pruneCommandsTask,
   'sweep-webhooks': sweepWebhooksTask,
+  'sweep-timers': sweepTimersTask,
 } as const satisfies Record<string, HousekeepingTask>;
 
 export type HousekeepingName = keyof typeof HOUSEKEEPING_TASKS;

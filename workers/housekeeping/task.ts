@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { CommandQueues } from '@fulfil/client/transport';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/client.ts';
+import type { TimerQueue } from '../../src/timers/deadline-timers.ts';
 import type { WebhookQueue } from '../../src/webhooks/webhook-queue.ts';
 
 /** What every housekeeping task may use; a task reads its own settings from `config`. */
@@ -15,6 +16,8 @@ export interface HousekeepingContext {
   shardCounts?: () => readonly number[];
   /** Where owed webhook deliveries are queued again. */
   webhookQueue: WebhookQueue;
+  /** Where deadline timers Redis lost are armed again. */
+  timerQueue: TimerQueue;
 }
 
 /**

@@ -16,6 +16,7 @@ export * from './payloads/country-codes.ts';
 export * from './payloads/contact-input.ts';
 export * from './payloads/ticket-group-input.ts';
 export * from './payloads/order-accept-input.ts';
+export * from './payloads/order-commands.ts';
 export * from './payloads/shipment-update-input.ts';
 export * from './payloads/shipment-complete-input.ts';
 export * from './payloads/inventory-commands.ts';

@@ -1,4 +1,5 @@
 import { loadConfig } from '../../config.ts';
+import { deadlinePolicyOf } from '../../domain/deadline-policy.ts';
 import { seedDatabase, type SeedCounts } from '../../domain/seed.ts';
 import { secretBoxFor } from '../../service/database.ts';
 import { openCliDatabase } from '../database.ts';
@@ -19,7 +20,7 @@ export const seed: CommandModule = {
     const config = loadConfig();
     const { database } = await openCliDatabase(config);
     try {
-      io.out(describeSeed(file, await seedDatabase(database, fixture, secretBoxFor(config))));
+      io.out(describeSeed(file, await seedDatabase(database, fixture, secretBoxFor(config), deadlinePolicyOf(config))));
       return 0;
     } finally {
       await database.close();

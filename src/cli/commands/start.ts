@@ -1,4 +1,5 @@
 import { loadConfig } from '../../config.ts';
+import { deadlinePolicyOf } from '../../domain/deadline-policy.ts';
 import { createLogger } from '../../logger.ts';
 import { installFatalHandlers } from '../../process-fatal.ts';
 import { seedDatabase } from '../../domain/seed.ts';
@@ -25,7 +26,10 @@ export const start: CommandModule = {
     // Read before starting, so a bad fixture stops nothing half-started.
     const fixture = values.seed ? await readFixtureFile(String(values.seed)) : undefined;
     const service = await startService(config, roles, log);
-    if (fixture) log.info(describeSeed(String(values.seed), await seedDatabase(service.database, fixture, service.secretBox)));
+    if (fixture)
+      log.info(
+        describeSeed(String(values.seed), await seedDatabase(service.database, fixture, service.secretBox, deadlinePolicyOf(config))),
+      );
     log.info({ url: service.url, role: values.role }, 'fulfil started');
     await new Promise<void>((resolve) => {
       let stopping = false;

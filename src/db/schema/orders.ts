@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { addresses, emailAddresses, phoneNumbers } from './contact.ts';
 import { ORDER_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
 import { brokerages, offices, users } from './tenancy.ts';
@@ -38,6 +38,20 @@ export const orders = pgTable(
     completedAt: timestamp('completed_at', { withTimezone: true }),
     /** The seq of the order's latest shipment event: the next event takes event_seq + 1 under the order lock. */
     eventSeq: integer('event_seq').notNull().default(0),
+    /** The day the tickets must be in the buyer's hands (the seller may move it); src/domain/deadline-policy.ts. */
+    inHandOn: date('in_hand_on', { mode: 'string' }),
+    eventStartsAt: timestamp('event_starts_at', { withTimezone: true }),
+    /** The deadline: from in_hand_on by the policy, or given with the order. Null: no deadline, no timers. */
+    deliverBy: timestamp('deliver_by', { withTimezone: true }),
+    /** When the reminder (shipment.due_soon) is due; the deadline's timer is due at deliver_by. */
+    dueSoonAt: timestamp('due_soon_at', { withTimezone: true }),
+    /** Set under the order's lock with the event: a timer fires its event once (src/timers/). */
+    dueSoonFiredAt: timestamp('due_soon_fired_at', { withTimezone: true }),
+    overdueFiredAt: timestamp('overdue_fired_at', { withTimezone: true }),
+    rejectionReason: text('rejection_reason'),
+    rejectionNotes: text('rejection_notes'),
+    /** When the order was rejected or canceled. */
+    closedAt: timestamp('closed_at', { withTimezone: true }),
   },
   // The operators' order search (src/ops/order-search.ts) pages newest first by (created_at, id),
   // alone or within one state, seller office or buyer brokerage; these indexes give each such page
@@ -48,6 +62,9 @@ export const orders = pgTable(
     index('orders_state_created_idx').on(t.state, t.createdAt, t.id),
     index('orders_seller_office_created_idx').on(t.sellerOfficeId, t.createdAt, t.id),
     index('orders_buyer_brokerage_created_idx').on(t.buyerBrokerageId, t.createdAt, t.id),
+    index('orders_open_deliver_by_idx')
+      .on(t.deliverBy, t.id)
+      .where(sql`${t.state} in ('pending', 'accepted', 'cancel_proposed') and ${t.deliverBy} is not null`),
   ],
 );
 

@@ -1,3 +1,4 @@
+import type { OrderState } from '../../../machines/index.ts';
 import type { SqlRunner } from '../client.ts';
 import { named, type Placeholders } from './named-params.ts';
 import { nextShipmentIdSql } from './shipment-id.ts';
@@ -10,7 +11,7 @@ export interface LockedOrder {
   quantity: number;
   recipientName: string;
   recipientEmail: string;
-  state: 'pending' | 'accepted' | 'completed';
+  state: OrderState;
   snapshot: unknown;
   sellerBrokerageId: number;
   buyerBrokerageId: number;
@@ -69,6 +70,53 @@ export async function lockOrderForAccept(
     LOCK_FOR_ACCEPT.params({ orderId, brokerageId, reviewerId }),
   );
   return row;
+}
+
+/** An order as the commands on the order itself need it (reject, cancel, its in-hand date). */
+export interface LockedPartyOrder extends LockedOrder {
+  role: 'seller' | 'buyer';
+  reviewerOk: boolean;
+  inHandOn: string | null;
+  eventStartsAt: Date | null;
+  deliverBy: Date | null;
+  dueSoonAt: Date | null;
+  /** The live shipment, if the order has one. */
+  shipment: { id: number; type: string; state: string; snapshot: unknown } | null;
+}
+
+// Either party: the role comes back with the row (the seller's, should one brokerage be both).
+const LOCK_AS_PARTY = named<{ orderId: number; brokerageId: number; reviewerId: number }>(
+  (p) => `
+select ${ORDER_COLUMNS}, case when f.brokerage_id = ${p.brokerageId}::bigint then 'seller' else 'buyer' end as role,
+  exists (select 1 from users u where u.id = ${p.reviewerId}::bigint and u.brokerage_id = ${p.brokerageId}::bigint) as "reviewerOk",
+  o.in_hand_on::text as "inHandOn", o.event_starts_at as "eventStartsAt", o.deliver_by as "deliverBy", o.due_soon_at as "dueSoonAt",
+  (select json_build_object('id', s.id, 'type', s.type, 'state', s.state, 'snapshot', s.snapshot) from shipments s
+    where s.order_id = o.id and s.replaced_by is null) as shipment
+from orders o join offices f on f.id = o.seller_office_id
+where o.id = ${p.orderId}::bigint and (f.brokerage_id = ${p.brokerageId}::bigint or o.buyer_brokerage_id = ${p.brokerageId}::bigint)
+for update of o`,
+);
+
+/**
+ * Locks an order either party acts on and tells which party the caller is. Undefined: no such
+ * order or a stranger's (the caller cannot take or wait on a lock of an order not theirs).
+ * `reviewerId`: whether that user is of the caller's brokerage (0 when the command names none).
+ */
+export async function lockOrderAsParty(
+  tx: SqlRunner,
+  orderId: number,
+  brokerageId: number,
+  reviewerId = 0,
+): Promise<LockedPartyOrder | undefined> {
+  const [row] = await tx.rows<LockedPartyOrder>(LOCK_AS_PARTY.text, LOCK_AS_PARTY.params({ orderId, brokerageId, reviewerId }));
+  if (!row) return undefined;
+  // json_build_object gives the id as a JSON number and timestamps as they are typed.
+  return {
+    ...row,
+    eventStartsAt: row.eventStartsAt && new Date(row.eventStartsAt),
+    deliverBy: row.deliverBy && new Date(row.deliverBy),
+    dueSoonAt: row.dueSoonAt && new Date(row.dueSoonAt),
+  };
 }
 
 /** Locks the order of a shipment when the caller is its `role`; undefined otherwise. */

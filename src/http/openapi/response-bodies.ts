@@ -9,6 +9,7 @@ import { eventActor, shipmentAnswers, eventKind, eventType } from '@fulfil/contr
 
 export const {
   acceptedOrder,
+  orderAnswer,
   acceptedShipment,
   address,
   buyerPhoneNumber,
@@ -20,7 +21,7 @@ export const {
   sellerPickupShipment,
   updatedShipment,
 } = shipmentAnswers;
-const { id, instant, recipient, shipmentState, shipmentType, url } = shipmentAnswers;
+const { id, instant, orderFacts, recipient, shipmentState, shipmentType, url } = shipmentAnswers;
 
 export const readShipment = z.union([
   z
@@ -46,6 +47,7 @@ export const readShipment = z.union([
 ]);
 
 export const readOrder = acceptedOrder.extend({
+  ...orderFacts,
   shipments: z.array(readShipment).max(1).describe('the live shipment; empty before the order is accepted'),
 });
 

@@ -1,4 +1,4 @@
-import { acceptBody } from '@fulfil/contract';
+import { acceptBody, cancelBody, orderUpdateBody, REJECTION_REASONS, rejectBody } from '@fulfil/contract';
 import { eventsQuery } from '../../read/events-query.ts';
 import { EXAMPLES } from '../openapi/examples.ts';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
@@ -33,6 +33,59 @@ export const ORDER_DOCS = {
       },
       ...toCommand,
     },
+  }),
+  reject: v9({
+    tag: 'Orders',
+    operationId: 'rejectOrder',
+    summary: 'Reject an order (seller)',
+    description: `The order must be pending; it becomes rejected (final, no shipment) and both parties get \`order.rejected\` with the reason and notes in \`details\`. \`reason\` is one of: ${REJECTION_REASONS.map((r) => `"${r}"`).join(', ')}.`,
+    params: idParam('order'),
+    headers: commandHeaders,
+    body: { ...jsonSchemaOf(rejectBody), examples: [{ reviewer_id: 100, reason: 'Tickets No Longer Available' }] },
+    response: { ...ok(bodies.orderAnswer, 'the rejected order'), ...accepted202 },
+    errors: COMMAND_ERRORS,
+    badRequest: '`reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `reason` not in the list',
+    links: { 200: { readOrder: link('getOrder', '$request.path.id', 'the order') }, ...toCommand },
+  }),
+  cancel: v9({
+    tag: 'Orders',
+    operationId: 'cancelOrder',
+    summary: 'Propose or confirm a cancellation (seller or buyer)',
+    description:
+      "On an accepted order the first party's call proposes: the order becomes `cancel_proposed` and both parties get `order.cancel_proposed`. The other party's call confirms: the order and its live shipment become `canceled` (`order.canceled`). While proposed, shipment updates and completion are refused (422) until the other party answers; the proposer may withdraw with DELETE. Calling again as the proposer is 422.",
+    params: idParam('order'),
+    headers: commandHeaders,
+    body: { ...jsonSchemaOf(cancelBody), examples: [{ reason: 'event postponed' }] },
+    bodyOptional: true,
+    response: { ...ok(bodies.orderAnswer, 'the order, cancel_proposed or canceled'), ...accepted202 },
+    errors: COMMAND_ERRORS,
+    links: { 200: { readOrder: link('getOrder', '$request.path.id', 'the order') }, ...toCommand },
+  }),
+  withdrawCancel: v9({
+    tag: 'Orders',
+    operationId: 'withdrawOrderCancellation',
+    summary: 'Withdraw a proposed cancellation (its proposer)',
+    description:
+      'Only while the order is `cancel_proposed`, and only by the party that proposed it: the order is accepted again and both parties get `order.cancel_withdrawn`.',
+    params: idParam('order'),
+    headers: commandHeaders,
+    response: { ...ok(bodies.orderAnswer, 'the order, accepted again'), ...accepted202 },
+    errors: COMMAND_ERRORS.filter((s) => s !== 413),
+    links: { 200: { readOrder: link('getOrder', '$request.path.id', 'the order') }, ...toCommand },
+  }),
+  update: v9({
+    tag: 'Orders',
+    operationId: 'updateOrder',
+    summary: "Move an order's in-hand date (seller)",
+    description:
+      "While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date after the event's day is 400.",
+    params: idParam('order'),
+    headers: commandHeaders,
+    body: { ...jsonSchemaOf(orderUpdateBody), examples: [{ in_hand_on: '2026-12-10' }] },
+    response: { ...ok(bodies.orderAnswer, 'the order with its new deadline'), ...accepted202 },
+    errors: COMMAND_ERRORS,
+    badRequest: '`in_hand_on` that is not a calendar date or lies after the event (`field`: in_hand_on)',
+    links: { 200: { readOrder: link('getOrder', '$request.path.id', 'the order') }, ...toCommand },
   }),
   read: v9({
     tag: 'Orders',

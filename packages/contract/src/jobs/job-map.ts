@@ -1,5 +1,6 @@
 import { RETRY_BACKOFF_TYPE } from './retry-backoff.ts';
 import type { AcceptCommand } from '../payloads/order-accept-input.ts';
+import type { CancelCommand, OrderUpdateCommand, RejectCommand, WithdrawCancelCommand } from '../payloads/order-commands.ts';
 import type { CompleteCommand } from '../payloads/shipment-complete-input.ts';
 import type { UpdateCommand } from '../payloads/shipment-update-input.ts';
 import type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from '../payloads/inventory-commands.ts';
@@ -33,6 +34,10 @@ export interface CommandResult {
 /** Job name → payload. Every name has exactly one handler in workers/ (checked at start-up). */
 export interface JobMap {
   'order.accept': AcceptCommand;
+  'order.reject': RejectCommand;
+  'order.cancel': CancelCommand;
+  'order.withdraw_cancel': WithdrawCancelCommand;
+  'order.update': OrderUpdateCommand;
   'shipment.update': UpdateCommand;
   'shipment.complete': CompleteCommand;
   'inventory.upsert': InventoryUpsertCommand;
@@ -51,6 +56,10 @@ export type CommandQueueName = typeof COMMAND_QUEUE | typeof INVENTORY_QUEUE;
 /** Inventory batches are large and slow; their own queue keeps them from delaying shipments. */
 export const QUEUE_OF: { readonly [N in JobName]: CommandQueueName } = {
   'order.accept': COMMAND_QUEUE,
+  'order.reject': COMMAND_QUEUE,
+  'order.cancel': COMMAND_QUEUE,
+  'order.withdraw_cancel': COMMAND_QUEUE,
+  'order.update': COMMAND_QUEUE,
   'shipment.update': COMMAND_QUEUE,
   'shipment.complete': COMMAND_QUEUE,
   'inventory.upsert': INVENTORY_QUEUE,

@@ -10,6 +10,8 @@
 import { COMMAND_QUEUE, INVENTORY_QUEUE, WEBHOOKS_QUEUE } from './job-map.ts';
 
 export const HOUSEKEEPING_QUEUE = 'fulfil-housekeeping';
+/** The deadline timers of open orders: one delayed job per order and kind (the service's src/timers/). */
+export const TIMERS_QUEUE = 'fulfil-timers';
 
 /** A BullMQ queue's address: its prefix (which carries the hash tag on a cluster) and name. */
 export interface QueuePlace {
@@ -40,6 +42,11 @@ export function eventsStreamKey(prefix: string): string {
 
 export function housekeepingPlace(prefix: string): QueuePlace {
   return { prefix: ownTag(prefix, '.housekeeping'), name: HOUSEKEEPING_QUEUE };
+}
+
+/** The deadline timers: a tag of their own, since a sweep arms many at once. */
+export function timersPlace(prefix: string): QueuePlace {
+  return { prefix: ownTag(prefix, '.timers'), name: TIMERS_QUEUE };
 }
 
 /** Outgoing webhook queues (`fulfil-webhooks`, …): a tag of their own, apart from commands and events. */

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { inventoryMapCommand, inventoryRemoveCommand, inventoryUpsertCommand } from './inventory-commands.ts';
 import { acceptCommand } from './order-accept-input.ts';
+import { cancelCommand, orderUpdateCommand, rejectCommand, withdrawCancelCommand } from './order-commands.ts';
 import { completeBody, completeCommand } from './shipment-complete-input.ts';
 import { buyerPickupBody, mobileTransferBody, sellerPickupBody, updateCommand } from './shipment-update-input.ts';
 import type { JobMap, JobName } from '../jobs/job-map.ts';
@@ -8,6 +9,10 @@ import type { JobMap, JobName } from '../jobs/job-map.ts';
 /** The schema of each job's payload: the ones the workers parse with (workers/*.ts). */
 export const PAYLOAD_SCHEMAS = {
   'order.accept': acceptCommand,
+  'order.reject': rejectCommand,
+  'order.cancel': cancelCommand,
+  'order.withdraw_cancel': withdrawCancelCommand,
+  'order.update': orderUpdateCommand,
   'shipment.update': updateCommand,
   'shipment.complete': completeCommand,
   'inventory.upsert': inventoryUpsertCommand,
@@ -19,6 +24,9 @@ export const PAYLOAD_SCHEMAS = {
 export type JobInput<N extends JobName> = z.input<(typeof PAYLOAD_SCHEMAS)[N]>;
 
 export type AcceptOrderInput = JobInput<'order.accept'>;
+export type RejectOrderInput = JobInput<'order.reject'>;
+export type CancelOrderInput = JobInput<'order.cancel'>;
+export type UpdateOrderInput = JobInput<'order.update'>;
 /** Exactly a PUT /v9/shipments/:id body: a mobile transfer, a seller or a buyer local pickup. */
 export type UpdateShipmentBody = z.input<typeof mobileTransferBody> | z.input<typeof sellerPickupBody> | z.input<typeof buyerPickupBody>;
 /** Exactly a PUT /v9/shipments/:id/complete body. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { acceptedOrder, completedShipment, updatedShipment } from './shipment-answers.ts';
+import type { acceptedOrder, completedShipment, orderAnswer, updatedShipment } from './shipment-answers.ts';
 import type {
   ErrorBody,
   Forbidden,
@@ -15,6 +15,10 @@ import type { JobName } from '../jobs/job-map.ts';
 /** What each command answers when it succeeds (200): the body the synchronous HTTP call gives. */
 export interface AnswerBodies {
   'order.accept': z.output<typeof acceptedOrder>;
+  'order.reject': z.output<typeof orderAnswer>;
+  'order.cancel': z.output<typeof orderAnswer>;
+  'order.withdraw_cancel': z.output<typeof orderAnswer>;
+  'order.update': z.output<typeof orderAnswer>;
   'shipment.update': z.output<typeof updatedShipment>;
   'shipment.complete': z.output<typeof completedShipment>;
   'inventory.upsert': { upserted: number };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { SHIPMENT_TYPES } from './shipment-types.ts';
+import { ORDER_STATES, SHIPMENT_TYPES } from './shipment-types.ts';
+import { REJECTION_REASONS } from '../payloads/order-commands.ts';
 
 // What a shipment command answers (accept, update, complete): the HTTP call's 200 body, and an
 // awaited producer command's. The service's renderers build these bodies (src/domain/
@@ -95,4 +96,21 @@ export const completedShipment = z.strictObject({
   type: shipmentType,
   state: z.literal('delivered'),
   x_mobile_link: z.string().optional().describe('present when the completion carried one'),
+});
+
+/** What every answer about an order says of it beyond its id: its state, deadline and how it ended. */
+export const orderFacts = {
+  state: z.enum(ORDER_STATES),
+  in_hand_on: z.string().nullable().describe("YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one"),
+  deliver_by: instant.nullable().describe('the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines)'),
+  cancel_proposed_by: z.enum(['seller', 'buyer']).nullable().describe('cancel_proposed: the party whose cancellation awaits the other'),
+  rejection_reason: z.enum(REJECTION_REASONS).nullable().describe('rejected: why'),
+  rejection_notes: z.string().nullable().describe("rejected: the seller's notes"),
+};
+
+/** The answer of reject, cancel, withdrawing a cancellation and PUT /v9/orders/:id. */
+export const orderAnswer = z.strictObject({
+  id,
+  oid: z.string().describe('order identifier: two numbers joined by a hyphen'),
+  ...orderFacts,
 });

@@ -1,0 +1,97 @@
+import { Queue } from 'bullmq';
+import type { RedisConnection } from '@fulfil/client/transport';
+import { timersPlace } from '@fulfil/contract';
+
+/**
+ * The two timers of an open order's deadline: the reminder (`due_soon`, DUE_SOON_BEFORE_MS before
+ * it) and the deadline itself (`overdue`). Postgres holds when each is due and whether it fired
+ * (orders.due_soon_at, deliver_by, *_fired_at); Redis holds one delayed BullMQ job per order and
+ * kind, which only says "look at this order's timer now". A job lost, late, early or run twice
+ * changes nothing Postgres does not agree to (fire-timer.ts); a missing one is armed again by the
+ * sweep (sweep-timers.ts).
+ */
+export const TIMER_KINDS = ['due_soon', 'overdue'] as const;
+export type TimerKind = (typeof TIMER_KINDS)[number];
+
+export interface TimerJob {
+  orderId: number;
+  kind: TimerKind;
+  /** When Postgres said it is due (ms since the epoch) when the job was armed: how the sweep tells a stale job. */
+  dueAt: number;
+}
+
+/** One id per order and kind (BullMQ ids may not hold ':'): arming twice is one job. */
+export function timerJobId(orderId: number, kind: TimerKind): string {
+  return `deadline-${orderId}-${kind}`;
+}
+
+/** The system actor's reason each timer's event carries. */
+export const TIMER_REASONS: Record<TimerKind, string> = { due_soon: 'deadline_reminder', overdue: 'deadline_passed' };
+
+export class TimerQueue {
+  readonly queue: Queue<TimerJob>;
+
+  constructor(opts: { prefix: string; connection: RedisConnection }) {
+    const place = timersPlace(opts.prefix);
+    this.queue = new Queue<TimerJob>(place.name, {
+      prefix: place.prefix,
+      connection: opts.connection,
+      // Retries are for Postgres or Redis trouble while firing; a job that gives up is armed again
+      // by the sweep, and done jobs go at once so their ids can be armed again.
+      defaultJobOptions: { attempts: 8, backoff: { type: 'exponential', delay: 1_000 }, removeOnComplete: true, removeOnFail: true },
+    });
+    // Connection trouble is logged once by the connection's owner; what an arm loses, the sweep arms.
+    this.queue.on('error', () => {});
+  }
+
+  /** The Redis key of a timer's job hash. */
+  jobKey(orderId: number, kind: TimerKind): string {
+    return this.queue.toKey(timerJobId(orderId, kind));
+  }
+
+  /** Arms the timers (a job per timer, due at its time); an armed one due at another time is moved. */
+  async arm(timers: readonly TimerJob[]): Promise<void> {
+    for (const t of timers) {
+      const id = timerJobId(t.orderId, t.kind);
+      const job = await this.queue.getJob(id);
+      if (job && job.data.dueAt === t.dueAt) continue;
+      // Removal fails for a job running now: that run reads Postgres and delays itself to the new time.
+      if (job) await job.remove().catch(() => undefined);
+      await this.queue.add(t.kind, t, { jobId: id, delay: Math.max(0, t.dueAt - Date.now()) });
+    }
+  }
+
+  /** Arms the timers Redis has no job for, in one round trip per call (the sweep's batches). */
+  async armMissing(timers: readonly TimerJob[]): Promise<number> {
+    if (timers.length === 0) return 0;
+    const client = await this.queue.getBackend().client;
+    const pipeline = client.pipeline();
+    for (const t of timers) pipeline.runCommand('hget', [this.jobKey(t.orderId, t.kind), 'data']);
+    const answers = (await pipeline.exec()) ?? [];
+    const stale: TimerJob[] = [];
+    const missing: TimerJob[] = [];
+    timers.forEach((t, i) => {
+      const data = answers[i]?.[1];
+      if (typeof data !== 'string') return missing.push(t);
+      if ((JSON.parse(data) as TimerJob).dueAt !== t.dueAt) stale.push(t);
+    });
+    await this.queue.addBulk(
+      missing.map((t) => ({
+        name: t.kind,
+        data: t,
+        opts: { jobId: timerJobId(t.orderId, t.kind), delay: Math.max(0, t.dueAt - Date.now()) },
+      })),
+    );
+    if (stale.length) await this.arm(stale);
+    return missing.length + stale.length;
+  }
+
+  /** Removes an order's timers (it finished); one running now finds the order finished and does nothing. */
+  async remove(orderId: number, kinds: readonly TimerKind[] = TIMER_KINDS): Promise<void> {
+    for (const kind of kinds) await this.queue.remove(timerJobId(orderId, kind)).catch(() => undefined);
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}

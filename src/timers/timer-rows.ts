@@ -1,0 +1,65 @@
+import type { SqlRunner } from '../db/client.ts';
+import { named } from '../db/sql/named-params.ts';
+import type { TimerJob } from './deadline-timers.ts';
+
+// What Postgres says of deadline timers: the truth the jobs in Redis are armed from.
+
+const OPEN = `state in ('pending', 'accepted', 'cancel_proposed')`;
+
+interface TimerRow {
+  id: number;
+  open: boolean;
+  dueSoonAt: Date | null;
+  deliverBy: Date | null;
+  dueSoonFired: boolean;
+  overdueFired: boolean;
+}
+
+const ORDER_TIMERS = named<{ orderId: number }>(
+  (p) => `
+select id, ${OPEN} as open, due_soon_at as "dueSoonAt", deliver_by as "deliverBy",
+  due_soon_fired_at is not null as "dueSoonFired", overdue_fired_at is not null as "overdueFired"
+from orders where id = ${p.orderId}::bigint`,
+);
+
+/** The timers still to fire of an order's row: none once it finished or has no deadline. */
+function pendingTimers(r: TimerRow): TimerJob[] {
+  if (!r.open || !r.deliverBy) return [];
+  const timers: TimerJob[] = [];
+  if (r.dueSoonAt && !r.dueSoonFired) timers.push({ orderId: Number(r.id), kind: 'due_soon', dueAt: new Date(r.dueSoonAt).getTime() });
+  if (!r.overdueFired) timers.push({ orderId: Number(r.id), kind: 'overdue', dueAt: new Date(r.deliverBy).getTime() });
+  return timers;
+}
+
+/** An order's timers to arm; the kinds to remove from Redis are the others. */
+export async function timersOfOrder(db: SqlRunner, orderId: number): Promise<TimerJob[]> {
+  const [row] = await db.rows<TimerRow>(ORDER_TIMERS.text, ORDER_TIMERS.params({ orderId }));
+  return row ? pendingTimers(row) : [];
+}
+
+// A page of open orders by deadline (orders_open_deliver_by_idx), after the last one seen.
+const OPEN_TIMERS = named<{ afterDeliverBy: string; afterId: number; limit: number }>(
+  (p) => `
+select id, true as open, due_soon_at as "dueSoonAt", deliver_by as "deliverBy",
+  due_soon_fired_at is not null as "dueSoonFired", overdue_fired_at is not null as "overdueFired"
+from orders
+where ${OPEN} and deliver_by is not null and (deliver_by, id) > (${p.afterDeliverBy}::timestamptz, ${p.afterId}::bigint)
+  and (due_soon_fired_at is null or overdue_fired_at is null)
+order by deliver_by, id limit ${p.limit}::int`,
+);
+
+/** Every timer still to fire of every open order, a page at a time. */
+export async function* openTimers(db: SqlRunner, pageSize = 5_000): AsyncGenerator<TimerJob[]> {
+  let after = { deliverBy: '-infinity', id: 0 };
+  for (;;) {
+    const rows = await db.rows<TimerRow>(
+      OPEN_TIMERS.text,
+      OPEN_TIMERS.params({ afterDeliverBy: after.deliverBy, afterId: after.id, limit: pageSize }),
+    );
+    if (rows.length === 0) return;
+    yield rows.flatMap(pendingTimers);
+    const last = rows[rows.length - 1]!;
+    after = { deliverBy: new Date(last.deliverBy!).toISOString(), id: Number(last.id) };
+    if (rows.length < pageSize) return;
+  }
+}

@@ -1,0 +1,68 @@
+import { DelayedError, Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { RedisConnection } from '@fulfil/client/transport';
+import { timersPlace } from '@fulfil/contract';
+import type { Database } from '../db/client.ts';
+import { closeWorker, countRunning } from '../queues/close-worker.ts';
+import { observeTimerLateness } from '../telemetry/metrics-registry.ts';
+import { TimerQueue, type TimerJob } from './deadline-timers.ts';
+import { fireTimer } from './fire-timer.ts';
+import { timersOfOrder } from './timer-rows.ts';
+
+/**
+ * Runs the deadline timers that come due (fire-timer.ts). A run that finds its timer not yet due
+ * (the deadline moved later while the job waited or ran) puts itself back as a delayed job at the
+ * time Postgres says.
+ */
+export function startTimerWorker(opts: {
+  database: Database;
+  prefix: string;
+  connection: () => RedisConnection;
+  concurrency: number;
+  log: Logger;
+  /** A timer's event committed (it waits in the outbox): wakes the relay. */
+  onFired?: () => void;
+}): { close(): Promise<void> } {
+  const place = timersPlace(opts.prefix);
+  const run = async (job: Job<TimerJob>, token?: string) => {
+    const { orderId, kind } = job.data;
+    const outcome = await fireTimer(opts.database, orderId, kind);
+    if (outcome.kind === 'not_due') {
+      await job.updateData({ ...job.data, dueAt: outcome.dueAt });
+      await job.moveToDelayed(outcome.dueAt, token);
+      throw new DelayedError();
+    }
+    if (outcome.kind === 'fired') {
+      observeTimerLateness(kind, (Date.now() - outcome.dueAt) / 1000);
+      opts.onFired?.();
+    }
+    return outcome.kind;
+  };
+  const counted = countRunning(run);
+  const connection = opts.connection();
+  const worker = new Worker<TimerJob>(place.name, counted.processor, { prefix: place.prefix, connection, concurrency: opts.concurrency });
+  worker.on('failed', (job, err) =>
+    opts.log.warn({ err, timer: job?.id }, 'deadline timer run failed; it is retried, or armed again by the sweep'),
+  );
+  worker.on('error', (err) => opts.log.warn({ err }, 'deadline timer worker error'));
+  return { close: () => closeWorker(worker, connection, { deadlineMs: 3_000, running: counted.running }).then(() => undefined) };
+}
+
+/**
+ * After a command that changed an order's deadline or ended the order committed: its timers as
+ * Postgres now has them are armed (moved when their time changed), the others removed. A failure
+ * is logged only: the sweep arms what is missing, and a job left for a finished order does nothing.
+ */
+export async function syncOrderTimers(database: Database, queue: TimerQueue, orderId: number, log: Logger): Promise<void> {
+  try {
+    const timers = await timersOfOrder(database, orderId);
+    const armed = new Set(timers.map((t) => t.kind));
+    await queue.remove(
+      orderId,
+      (['due_soon', 'overdue'] as const).filter((k) => !armed.has(k)),
+    );
+    await queue.arm(timers);
+  } catch (err) {
+    log.warn({ err, orderId }, 'could not arm the order deadline timers; the sweep will');
+  }
+}
