@@ -9,6 +9,8 @@ import orderReject from './order-reject.ts';
 import orderUpdate from './order-update.ts';
 import orderWithdrawCancel from './order-withdraw-cancel.ts';
 import shipmentComplete from './shipment-complete.ts';
+import shipmentEtickets from './shipment-etickets.ts';
+import shipmentTransferVerification from './shipment-transfer-verification.ts';
 import shipmentUpdate from './shipment-update.ts';
 
 /** Every command handler; adding a job name to the job map without a handler here fails start-up. */
@@ -20,6 +22,8 @@ export const HANDLERS: readonly Handler[] = [
   orderUpdate,
   shipmentUpdate,
   shipmentComplete,
+  shipmentEtickets,
+  shipmentTransferVerification,
   inventoryUpsert,
   inventoryMap,
   inventoryRemove,

@@ -5,6 +5,7 @@ import { nextOrderState } from '../src/domain/order-transition.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { completedShipmentJson } from '../src/domain/shipment-response.ts';
 import { defineHandler } from './handler.ts';
+import { completionDetails } from '../src/domain/completion-files.ts';
 
 const OPENING = { role: 'seller', operation: 'complete a shipment', followOtherPartysPickup: false, replaces: false } as const;
 
@@ -36,6 +37,8 @@ export default defineHandler({
     }
     const result = applyShipmentEvent(snapshot, { type: 'COMPLETE', hasLink });
     if (!result.ok) throw new InvalidTransition(result.reason);
+    // An Eticket shipment is delivered by its files: none uploaded, nothing to complete (422).
+    const details = await completionDetails(tx, shipment);
     const orderNext = nextOrderState(order, { type: 'COMPLETE' });
 
     const completed = {
@@ -51,7 +54,7 @@ export default defineHandler({
       old: shipment,
       completed,
       order: { id: order.id, ...orderNext },
-      event: { actor: { brokerageId: actor.brokerageId, userId: actor.userId, role }, commandId },
+      event: { actor: { brokerageId: actor.brokerageId, userId: actor.userId, role }, commandId, ...(details ? { details } : {}) },
       answer: { commandId, status: 200, body },
     });
     // The order is completed: its deadline timers go (they would find it finished and do nothing).

@@ -5,3 +5,4 @@ export * from './schema/commands.ts';
 export * from './schema/inventory.ts';
 export * from './schema/webhooks.ts';
 export * from './schema/feed.ts';
+export * from './schema/files.ts';

@@ -20,6 +20,9 @@ import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { opsRoutes, type OpsDeps } from './routes/ops.ts';
 import type { WebhookRouteDeps } from './routes/webhook-endpoints.ts';
 import { v9Routes } from './v9.ts';
+import { PostgresFileStore, type FileStore } from '../files/file-store.ts';
+import { downloadLinkRoutes } from './routes/shipment-files.ts';
+import { UploadSlots } from './upload-slots.ts';
 
 export interface AppDeps {
   config: Config;
@@ -37,6 +40,8 @@ export interface AppDeps {
   webhooks?: WebhookRouteDeps['webhooks'];
   /** Credentials kept in memory (auth/credential-cache.ts); absent: read on every request. */
   credentialCache?: CredentialCache;
+  /** Where file bytes live (FILE_STORE_URL); default: Postgres. */
+  files?: FileStore;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -98,6 +103,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     feedCursors: FeedCursors.from(deps.secretBox),
     maxWaitMs: Math.max(0, deps.config.HTTP_HANDLER_TIMEOUT_MS - 1_000),
   };
-  await app.register(v9Routes({ ...deps, feed }), { prefix: '/v9' });
+  const files = deps.files ?? new PostgresFileStore(deps.database);
+  const uploadSlots = new UploadSlots(deps.config.UPLOAD_CONCURRENCY, deps.config.UPLOAD_QUEUE_MS);
+  await app.register(v9Routes({ ...deps, feed, files, uploadSlots }), { prefix: '/v9' });
+  // One-time e-ticket links work without credentials: beside the signed scope, not in it.
+  await app.register(downloadLinkRoutes({ database: deps.database, files }), { prefix: '/v9' });
   return app;
 }

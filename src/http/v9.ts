@@ -13,6 +13,7 @@ import { orderReadRoutes } from './routes/order-read.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { shipmentReadRoutes } from './routes/shipment-read.ts';
 import { shipmentRoutes } from './routes/shipments.ts';
+import { shipmentFileRoutes, type FileRouteDeps } from './routes/shipment-files.ts';
 import { webhookEndpointRoutes, type WebhookRouteDeps } from './routes/webhook-endpoints.ts';
 
 /**
@@ -26,7 +27,7 @@ export function v9Routes(
     dispatcher: Dispatch;
     feed: Omit<FeedDeps, 'database' | 'readDatabase'>;
     webhooks?: WebhookRouteDeps['webhooks'];
-  },
+  } & Pick<FileRouteDeps, 'files' | 'uploadSlots'>,
 ): FastifyPluginAsync {
   // A replica may lag: it serves the reads that tolerate that (docs/SCALING.md §Read replica);
   // command status, orders and shipments answer from the primary.
@@ -42,6 +43,7 @@ export function v9Routes(
     commandRoutes(v9, deps);
     orderRoutes(v9, deps);
     shipmentRoutes(v9, deps);
+    shipmentFileRoutes(v9, deps);
     inventoryRoutes(v9, replica);
     orderReadRoutes(v9, deps);
     shipmentReadRoutes(v9, deps);

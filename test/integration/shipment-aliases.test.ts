@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, ISO } from '../support/api.ts';
 import { baseFixture, SELLER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { b64, makePdf } from '../support/test-files.ts';
 
 // docs/API.md §Shipments: the legacy names of existing clients (TMMobile, TMMobileLink, tm_mobile_link) are
 // accepted and answered with the new ones; Eticket; transfer_source kept from update to complete.
@@ -77,10 +78,13 @@ describe('shipment aliases, Eticket and transfer_source', () => {
     expect(await shipmentRow(updated.id)).toMatchObject({ type: 'XMobile', state: 'pending' });
   });
 
-  it('Eticket: the update answers exactly id, url, type and state; complete with no body delivers it', async () => {
+  it('Eticket: the update answers exactly id, url, type and state; complete with no body delivers it once e-tickets are uploaded', async () => {
     const updated = await update(await tbdShipment(ORDER.eticket), { mobile_transfer_type: 'Eticket' });
     expect(updated).toEqual({ id: expect.any(Number), url: `/shipments/${updated.id}`, type: 'Eticket', state: 'pending' });
 
+    expect((await call(SELLER, 'PUT', `/v9/shipments/${updated.id}/complete`)).status).toBe(422);
+    const uploaded = await call(SELLER, 'POST', `/v9/shipments/${updated.id}/etickets`, { etickets: [{ eticket: b64(await makePdf(2)) }] });
+    expect(uploaded.status).toBe(200);
     const completed = await call(SELLER, 'PUT', `/v9/shipments/${updated.id}/complete`);
     expect(completed.status).toBe(200);
     expect(completed.body).toEqual({ id: updated.id, url: `/shipments/${updated.id}`, type: 'Eticket', state: 'delivered' });

@@ -3,6 +3,7 @@ import type { AcceptCommand } from '../payloads/order-accept-input.ts';
 import type { CancelCommand, OrderUpdateCommand, RejectCommand, WithdrawCancelCommand } from '../payloads/order-commands.ts';
 import type { CompleteCommand } from '../payloads/shipment-complete-input.ts';
 import type { UpdateCommand } from '../payloads/shipment-update-input.ts';
+import type { EticketsCommand, TransferVerificationCommand } from '../payloads/shipment-files-input.ts';
 import type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from '../payloads/inventory-commands.ts';
 
 /** Who a command acts for. HTTP calls carry the credential's; upstream jobs name a brokerage. */
@@ -40,6 +41,8 @@ export interface JobMap {
   'order.update': OrderUpdateCommand;
   'shipment.update': UpdateCommand;
   'shipment.complete': CompleteCommand;
+  'shipment.etickets': EticketsCommand;
+  'shipment.transfer_verification': TransferVerificationCommand;
   'inventory.upsert': InventoryUpsertCommand;
   'inventory.map': InventoryMapCommand;
   'inventory.remove': InventoryRemoveCommand;
@@ -62,6 +65,8 @@ export const QUEUE_OF: { readonly [N in JobName]: CommandQueueName } = {
   'order.update': COMMAND_QUEUE,
   'shipment.update': COMMAND_QUEUE,
   'shipment.complete': COMMAND_QUEUE,
+  'shipment.etickets': COMMAND_QUEUE,
+  'shipment.transfer_verification': COMMAND_QUEUE,
   'inventory.upsert': INVENTORY_QUEUE,
   'inventory.map': INVENTORY_QUEUE,
   'inventory.remove': INVENTORY_QUEUE,

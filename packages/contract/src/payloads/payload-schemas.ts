@@ -3,6 +3,7 @@ import { inventoryMapCommand, inventoryRemoveCommand, inventoryUpsertCommand } f
 import { acceptCommand } from './order-accept-input.ts';
 import { cancelCommand, orderUpdateCommand, rejectCommand, withdrawCancelCommand } from './order-commands.ts';
 import { completeBody, completeCommand } from './shipment-complete-input.ts';
+import { eticketsCommand, transferVerificationCommand } from './shipment-files-input.ts';
 import { buyerPickupBody, mobileTransferBody, sellerPickupBody, updateCommand } from './shipment-update-input.ts';
 import type { JobMap, JobName } from '../jobs/job-map.ts';
 
@@ -15,6 +16,8 @@ export const PAYLOAD_SCHEMAS = {
   'order.update': orderUpdateCommand,
   'shipment.update': updateCommand,
   'shipment.complete': completeCommand,
+  'shipment.etickets': eticketsCommand,
+  'shipment.transfer_verification': transferVerificationCommand,
   'inventory.upsert': inventoryUpsertCommand,
   'inventory.map': inventoryMapCommand,
   'inventory.remove': inventoryRemoveCommand,

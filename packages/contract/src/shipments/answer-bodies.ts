@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { acceptedOrder, completedShipment, orderAnswer, updatedShipment } from './shipment-answers.ts';
+import type { shipmentWithEtickets, transferVerification } from './file-answers.ts';
 import type {
   ErrorBody,
   Forbidden,
@@ -21,6 +22,8 @@ export interface AnswerBodies {
   'order.update': z.output<typeof orderAnswer>;
   'shipment.update': z.output<typeof updatedShipment>;
   'shipment.complete': z.output<typeof completedShipment>;
+  'shipment.etickets': z.output<typeof shipmentWithEtickets>;
+  'shipment.transfer_verification': z.output<typeof transferVerification>;
   'inventory.upsert': { upserted: number };
   'inventory.map': { mapped: number; unmapped: number };
   'inventory.remove': { removed: number };

@@ -1,0 +1,69 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { eticketLinkBody, InvalidParams, NotFound, parseOrThrow } from '@fulfil/contract';
+import type { SqlRunner } from '../db/database.ts';
+import { fileSetsOf, type SetFile } from '../db/sql/file-sets.ts';
+import type { FileStore } from '../files/file-store.ts';
+import { partyOfShipment, servableFile } from '../read/shipment-files.ts';
+
+/** Where a one-time link downloads (outside /v9's signed scope: it works without credentials). */
+export const DOWNLOAD_LINK_PATH = '/v9/eticket_downloads';
+const DEFAULT_MINUTES = 24 * 60;
+
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/**
+ * POST /v9/shipments/:id/etickets/link: a one-time link to one e-ticket of the current set, for
+ * the attendee. The token is 32 random bytes (base64url); only its sha256 is stored, so the
+ * database cannot give a working link away. It expires, and the first download uses it up.
+ */
+export async function createDownloadLink(
+  db: SqlRunner,
+  shipmentId: number,
+  caller: { brokerageId: number; userId: number | null },
+  body: unknown,
+): Promise<{ token: string; path: string; eticketId: number; expiresAt: Date }> {
+  const parsed = parseOrThrow(eticketLinkBody, body ?? {});
+  await partyOfShipment(db, shipmentId, caller.brokerageId);
+  const current = (await fileSetsOf(db, shipmentId, 'etickets')).filter((s) => s.replacedAt === null);
+  const files = current.flatMap((s) => s.files);
+  if (files.length === 0) throw new NotFound(`shipment ${shipmentId} has no e-tickets`);
+  let file: SetFile | undefined;
+  if (parsed.eticket_id === undefined) {
+    if (files.length > 1) throw new InvalidParams(`eticket_id: required, the shipment has ${files.length} e-tickets`, 'eticket_id');
+    file = files[0];
+  } else {
+    file = servableFile(current, parsed.eticket_id);
+    if (!file) throw new NotFound(`e-ticket ${parsed.eticket_id} of shipment ${shipmentId} not found`);
+  }
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + (parsed.expires_in_minutes ?? DEFAULT_MINUTES) * 60_000);
+  await db.rows(
+    `insert into file_links (token_sha256, file_id, brokerage_id, user_id, expires_at) values ($1, $2::bigint, $3::bigint, $4::bigint, $5::timestamptz)`,
+    [hashOf(token), file!.id, caller.brokerageId, caller.userId, expiresAt.toISOString()],
+  );
+  return { token, path: `${DOWNLOAD_LINK_PATH}/${token}`, eticketId: file!.id, expiresAt };
+}
+
+/**
+ * GET /v9/eticket_downloads/:token: uses the link up (one statement: only one download can take
+ * it) and answers the file. A link unknown, expired or used is 404, the same for all three.
+ */
+export async function redeemDownloadLink(
+  deps: { database: SqlRunner; files: FileStore },
+  token: string,
+  usedBy: string,
+): Promise<{ file: { id: number; sha256: string; shipmentId: number }; bytes: Buffer }> {
+  const gone = new NotFound('this download link is unknown, expired or already used');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) throw gone;
+  const [row] = await deps.database.rows<{ id: number; sha256: string; shipmentId: number }>(
+    `update file_links l set used_at = now(), used_by = $2
+     from shipment_files f join shipment_file_sets s on s.id = f.set_id
+     where l.token_sha256 = $1 and l.used_at is null and l.expires_at > now() and f.id = l.file_id and s.replaced_at is null
+     returning f.id, f.sha256, s.shipment_id as "shipmentId"`,
+    [hashOf(token), usedBy],
+  );
+  if (!row) throw gone;
+  const bytes = await deps.files.get(row.sha256);
+  if (!bytes) throw new Error(`file ${row.sha256} of e-ticket ${row.id} is missing from the ${deps.files.kind} store`);
+  return { file: { ...row, id: Number(row.id), shipmentId: Number(row.shipmentId) }, bytes };
+}

@@ -1,0 +1,109 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { MAX_UPLOAD_REQUEST_BYTES, parseId } from '@fulfil/contract';
+import { callerOf } from '../../auth/caller.ts';
+import type { SqlRunner } from '../../db/database.ts';
+import { createDownloadLink, redeemDownloadLink } from '../../domain/download-links.ts';
+import { prepareEtickets, prepareTransferVerification } from '../../domain/file-upload.ts';
+import type { FileStore } from '../../files/file-store.ts';
+import type { Dispatch } from '../../queues/dispatcher.ts';
+import { listEtickets, listTransferVerifications, readShipmentFile } from '../../read/shipment-files.ts';
+import { sendCommand } from '../send-command.ts';
+import type { UploadSlots } from '../upload-slots.ts';
+import { DOWNLOAD_LINK_DOC, SHIPMENT_FILE_DOCS as DOCS } from './shipment-files.docs.ts';
+
+export interface FileRouteDeps {
+  database: SqlRunner;
+  dispatcher: Dispatch;
+  files: FileStore;
+  uploadSlots: UploadSlots;
+}
+
+const EXTENSION = { 'application/pdf': 'pdf', 'image/png': 'png', 'image/jpeg': 'jpg' } as const;
+
+function sendFile(reply: FastifyReply, name: string, file: { sha256: string; mediaType: keyof typeof EXTENSION }, bytes: Buffer) {
+  return reply
+    .type(file.mediaType)
+    .header('content-disposition', `attachment; filename="${name}.${EXTENSION[file.mediaType]}"`)
+    .header('etag', `"${file.sha256}"`)
+    .header('cache-control', 'private, no-store')
+    .header('x-content-type-options', 'nosniff')
+    .send(bytes);
+}
+
+/**
+ * The files of shipments: uploads are checked and stored here (src/domain/file-upload.ts), then
+ * attached by a command; reads and downloads answer the two parties only.
+ */
+export function shipmentFileRoutes(v9: FastifyInstance, deps: FileRouteDeps): void {
+  // Upload routes alone take bodies this large; a slot is taken before the body is read.
+  const upload = { bodyLimit: MAX_UPLOAD_REQUEST_BYTES, onRequest: deps.uploadSlots.take };
+
+  v9.post<{ Params: { id: string } }>('/shipments/:id/etickets', { ...upload, schema: DOCS.uploadEtickets }, async (request, reply) => {
+    const shipmentId = parseId(request.params.id, 'id');
+    const command = await prepareEtickets(deps, shipmentId, callerOf(request).brokerageId, request.body);
+    return sendCommand(deps, request, reply, 'shipment.etickets', command);
+  });
+
+  v9.get<{ Params: { id: string } }>('/shipments/:id/etickets', { schema: DOCS.listEtickets }, async (request) => {
+    return listEtickets(deps.database, parseId(request.params.id, 'id'), callerOf(request).brokerageId);
+  });
+
+  v9.get<{ Params: { id: string; eticket_id: string } }>(
+    '/shipments/:id/etickets/:eticket_id',
+    { schema: DOCS.getEticket },
+    async (request, reply) => {
+      const shipmentId = parseId(request.params.id, 'id');
+      const fileId = parseId(request.params.eticket_id, 'eticket_id');
+      const { file, bytes } = await readShipmentFile(deps, shipmentId, callerOf(request).brokerageId, 'etickets', fileId);
+      return sendFile(reply, `eticket-${fileId}`, file, bytes);
+    },
+  );
+
+  v9.post<{ Params: { id: string } }>('/shipments/:id/etickets/link', { schema: DOCS.eticketLink }, async (request, reply) => {
+    const shipmentId = parseId(request.params.id, 'id');
+    const caller = callerOf(request);
+    const link = await createDownloadLink(deps.database, shipmentId, caller, request.body);
+    request.log.info(
+      { shipmentId, eticketId: link.eticketId, expiresAt: link.expiresAt, brokerageId: caller.brokerageId },
+      'e-ticket download link made',
+    );
+    const url = `${request.protocol}://${request.host}${link.path}`;
+    return reply.status(201).send({ url, eticket_id: link.eticketId, expires_at: link.expiresAt.toISOString() });
+  });
+
+  v9.post<{ Params: { id: string } }>(
+    '/shipments/:id/transfer_verifications',
+    { ...upload, schema: DOCS.uploadProof },
+    async (request, reply) => {
+      const shipmentId = parseId(request.params.id, 'id');
+      const command = await prepareTransferVerification(deps, shipmentId, callerOf(request).brokerageId, request.body);
+      return sendCommand(deps, request, reply, 'shipment.transfer_verification', command);
+    },
+  );
+
+  v9.get<{ Params: { id: string } }>('/shipments/:id/transfer_verifications', { schema: DOCS.listProofs }, async (request) => {
+    return listTransferVerifications(deps.database, parseId(request.params.id, 'id'), callerOf(request).brokerageId);
+  });
+
+  v9.get<{ Params: { id: string; file_id: string } }>(
+    '/shipments/:id/transfer_verifications/:file_id',
+    { schema: DOCS.getProof },
+    async (request, reply) => {
+      const shipmentId = parseId(request.params.id, 'id');
+      const fileId = parseId(request.params.file_id, 'file_id');
+      const { file, bytes } = await readShipmentFile(deps, shipmentId, callerOf(request).brokerageId, 'transfer_verification', fileId);
+      return sendFile(reply, `transfer-verification-${fileId}`, file, bytes);
+    },
+  );
+}
+
+/** The one-time links' downloads: under /v9 but outside its signed scope (they work without credentials). */
+export function downloadLinkRoutes(deps: Pick<FileRouteDeps, 'database' | 'files'>) {
+  return async (scope: FastifyInstance) => {
+    scope.get<{ Params: { token: string } }>('/eticket_downloads/:token', { schema: DOWNLOAD_LINK_DOC }, async (request, reply) => {
+      const { file, bytes } = await redeemDownloadLink(deps, request.params.token, request.ip);
+      request.log.info({ eticketId: file.id, shipmentId: file.shipmentId, from: request.ip }, 'e-ticket downloaded with a one-time link');
+      return sendFile(reply, `eticket-${file.id}`, { sha256: file.sha256, mediaType: 'application/pdf' }, bytes);
+    });
+  };
+}

@@ -1,0 +1,76 @@
+import { NotFound } from '@fulfil/contract';
+import type { SqlRunner } from '../db/database.ts';
+import { fileSetsOf, type FileSet, type SetFile } from '../db/sql/file-sets.ts';
+import type { FileStore } from '../files/file-store.ts';
+import { eticketJson, eticketSetJson, transferVerificationJson } from '../domain/file-json.ts';
+
+/**
+ * The files of a shipment, read by its two parties only: anyone else, and an id that is not the
+ * shipment's, is told 404 (so ids cannot be probed). Unlocked: a read never waits for a command.
+ */
+export async function partyOfShipment(
+  db: SqlRunner,
+  shipmentId: number,
+  brokerageId: number,
+): Promise<{ orderId: number; role: 'seller' | 'buyer' }> {
+  const [row] = await db.rows<{ orderId: number; sellerBrokerageId: number; buyerBrokerageId: number }>(
+    `select s.order_id as "orderId", f.brokerage_id as "sellerBrokerageId", o.buyer_brokerage_id as "buyerBrokerageId"
+     from shipments s join orders o on o.id = s.order_id join offices f on f.id = o.seller_office_id where s.id = $1::bigint`,
+    [shipmentId],
+  );
+  if (row && Number(row.sellerBrokerageId) === brokerageId) return { orderId: Number(row.orderId), role: 'seller' };
+  if (row && Number(row.buyerBrokerageId) === brokerageId) return { orderId: Number(row.orderId), role: 'buyer' };
+  throw new NotFound(`shipment ${shipmentId} not found`);
+}
+
+/** GET /v9/shipments/:id/etickets: the current e-tickets, and every upload (replaced ones are listed, not served). */
+export async function listEtickets(db: SqlRunner, shipmentId: number, brokerageId: number) {
+  await partyOfShipment(db, shipmentId, brokerageId);
+  const sets = await fileSetsOf(db, shipmentId, 'etickets');
+  const current = sets.find((s) => s.replacedAt === null);
+  return {
+    shipment_id: shipmentId,
+    etickets: current ? current.files.map((f) => eticketJson(shipmentId, f)) : [],
+    uploads: sets.map(eticketSetJson),
+  };
+}
+
+/** GET /v9/shipments/:id/transfer_verifications. */
+export async function listTransferVerifications(db: SqlRunner, shipmentId: number, brokerageId: number) {
+  await partyOfShipment(db, shipmentId, brokerageId);
+  const sets = await fileSetsOf(db, shipmentId, 'transfer_verification');
+  return { shipment_id: shipmentId, transfer_verifications: sets.map(transferVerificationJson) };
+}
+
+export interface ServedFile {
+  file: SetFile;
+  bytes: Buffer;
+}
+
+/** A file of the shipment's current e-tickets, or of any of its proofs of transfer. */
+export function servableFile(sets: readonly FileSet[], fileId: number): SetFile | undefined {
+  for (const set of sets) {
+    if (set.kind === 'etickets' && set.replacedAt !== null) continue;
+    const file = set.files.find((f) => f.id === fileId);
+    if (file) return file;
+  }
+  return undefined;
+}
+
+/** GET /v9/shipments/:id/etickets/:eticket_id and …/transfer_verifications/:file_id: the bytes, to the two parties. */
+export async function readShipmentFile(
+  deps: { database: SqlRunner; files: FileStore },
+  shipmentId: number,
+  brokerageId: number,
+  kind: FileSet['kind'],
+  fileId: number,
+): Promise<ServedFile> {
+  await partyOfShipment(deps.database, shipmentId, brokerageId);
+  const file = servableFile(await fileSetsOf(deps.database, shipmentId, kind), fileId);
+  const what = kind === 'etickets' ? 'e-ticket' : 'file';
+  if (!file) throw new NotFound(`${what} ${fileId} of shipment ${shipmentId} not found`);
+  const bytes = await deps.files.get(file.sha256);
+  // A referenced file cannot be deleted (a foreign key), so this is a store that lost it.
+  if (!bytes) throw new Error(`file ${file.sha256} of ${what} ${fileId} is missing from the ${deps.files.kind} store`);
+  return { file, bytes };
+}
