@@ -21,7 +21,7 @@ describe('worker registry', () => {
   });
 
   it('refuses a handler for a job the job map does not know', () => {
-    const stray = { ...HANDLERS[0]!, name: 'order.cancel' } as unknown as Handler;
-    expect(() => buildRegistry([...HANDLERS, stray])).toThrow(/handler for unknown job order\.cancel/);
+    const stray = { ...HANDLERS[0]!, name: 'order.refund' } as unknown as Handler;
+    expect(() => buildRegistry([...HANDLERS, stray])).toThrow(/handler for unknown job order\.refund/);
   });
 });
