@@ -8,6 +8,7 @@ import { CommandDispatcher } from '../queues/dispatcher.ts';
 import { ReplyWaiters } from '../queues/reply-waiters.ts';
 import { WebhookQueue } from '../webhooks/webhook-queue.ts';
 import { databaseWritable } from './database.ts';
+import { openFileStore } from '../files/open-file-store.ts';
 import { waitReady } from './redis-readiness.ts';
 import type { RoleContext } from './role-context.ts';
 
@@ -71,6 +72,7 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
       },
     },
     ...(credentialCache ? { credentialCache } : {}),
+    files: await openFileStore(config, database),
     ops: { queues: [...queues.queues(), webhookQueue.queue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },
     rateLimiter,
     readiness: [

@@ -15,7 +15,7 @@ describe('housekeeping registry', () => {
     const schedules = housekeepingSchedules(config);
     expect(schedules.map((s) => s.name).sort()).toEqual(names);
     for (const s of schedules) expect(s.everyMs, s.name).toBeGreaterThan(0);
-    expect(names).toEqual(['prune-commands', 'recover-lost-commands', 'sweep-timers', 'sweep-webhooks']);
+    expect(names).toEqual(['prune-commands', 'prune-files', 'recover-lost-commands', 'sweep-timers', 'sweep-webhooks']);
     expect(names).toContain(RECOVER_LOST);
   });
 

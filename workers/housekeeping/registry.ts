@@ -1,5 +1,6 @@
 import type { Config } from '../../src/config.ts';
 import { pruneCommandsTask } from './prune-commands.ts';
+import { pruneFilesTask } from './prune-files.ts';
 import { recoverLostCommandsTask } from './recover-lost-commands.ts';
 import { sweepTimersTask } from './sweep-timers.ts';
 import { sweepWebhooksTask } from './sweep-webhooks.ts';
@@ -12,6 +13,7 @@ import type { HousekeepingContext, HousekeepingTask } from './task.ts';
 export const HOUSEKEEPING_TASKS = {
   'recover-lost-commands': recoverLostCommandsTask,
   'prune-commands': pruneCommandsTask,
+  'prune-files': pruneFilesTask,
   'sweep-webhooks': sweepWebhooksTask,
   'sweep-timers': sweepTimersTask,
 } as const satisfies Record<string, HousekeepingTask>;
