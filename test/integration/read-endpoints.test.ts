@@ -7,6 +7,9 @@ import { startTestService, type TestService } from '../support/service.ts';
 // GET /v9/orders/:id, /v9/shipments/:id and /v9/orders/:id/events for each role: the seller and
 // the buyer of the order read it, another brokerage is told it does not exist.
 
+/** What an order without an in-hand date (the standard fixture's) shows of its deadline and ending. */
+const NO_DEADLINE = { in_hand_on: null, deliver_by: null, cancel_proposed_by: null, rejection_reason: null, rejection_notes: null };
+
 describe('read endpoints', () => {
   let t: TestService;
   let call: ReturnType<typeof apiClient>;
@@ -25,8 +28,18 @@ describe('read endpoints', () => {
     for (const cred of [SELLER, SELLER_USER, BUYER]) {
       const r = await call(cred, 'GET', `/v9/orders/${ORDERS.tbd3}`);
       expect(r.status).toBe(200);
-      expect(r.body).toEqual({ id: ORDERS.tbd3, oid: `1001-${ORDERS.tbd3}`, state: 'pending', shipments: [] });
-      expect(Object.keys(r.body)).toEqual(['id', 'oid', 'state', 'shipments']);
+      expect(r.body).toEqual({ id: ORDERS.tbd3, oid: `1001-${ORDERS.tbd3}`, state: 'pending', ...NO_DEADLINE, shipments: [] });
+      expect(Object.keys(r.body)).toEqual([
+        'id',
+        'oid',
+        'state',
+        'in_hand_on',
+        'deliver_by',
+        'cancel_proposed_by',
+        'rejection_reason',
+        'rejection_notes',
+        'shipments',
+      ]);
     }
   });
 
@@ -59,6 +72,7 @@ describe('read endpoints', () => {
         id: ORDERS.tbd,
         oid: `1001-${ORDERS.tbd}`,
         state: 'accepted',
+        ...NO_DEADLINE,
         shipments: [tbdView],
       });
       expect(await call(cred, 'GET', `/v9/shipments/${tbd.id}`)).toMatchObject({ status: 200, body: tbdView });
@@ -149,6 +163,7 @@ describe('read endpoints', () => {
       'from_state',
       'to_type',
       'to_state',
+      'details',
       'actor',
       'command_id',
       'at',
