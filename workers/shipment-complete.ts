@@ -30,15 +30,17 @@ export default defineHandler({
     if (shipment.type === 'XMobileLink' && !hasLink) {
       throw new InvalidParams('x_mobile_link: required to complete an XMobileLink shipment', 'x_mobile_link');
     }
-    if (shipment.type === 'XSeats' || shipment.type === 'Eticket') {
-      // docs/API.md §Shipments: these are completed with no body (`{}` at most).
-      const given = (['x_mobile_link', 'transfer_source'] as const).find((k) => payload[k] !== undefined);
-      if (given) throw new InvalidParams(`${given}: a ${shipment.type} shipment is completed with no body`, given);
+    if ((shipment.type === 'XSeats' || shipment.type === 'Eticket') && payload.x_mobile_link !== undefined) {
+      // docs/API.md §Shipments: these take no link (barcodes and the platform are welcome).
+      throw new InvalidParams(`x_mobile_link: a ${shipment.type} shipment is completed without a link`, 'x_mobile_link');
+    }
+    if (payload.tickets && payload.tickets.length !== order.quantity) {
+      throw new InvalidParams(`tickets: ${payload.tickets.length} given for an order of ${order.quantity}; give one per ticket`, 'tickets');
     }
     const result = applyShipmentEvent(snapshot, { type: 'COMPLETE', hasLink });
     if (!result.ok) throw new InvalidTransition(result.reason);
     // An Eticket shipment is delivered by its files: none uploaded, nothing to complete (422).
-    const details = await completionDetails(tx, shipment);
+    const details = await completionDetails(tx, shipment, payload);
     const orderNext = nextOrderState(order, { type: 'COMPLETE' });
 
     const completed = {
@@ -49,7 +51,7 @@ export default defineHandler({
       transferSource: payload.transfer_source ?? shipment.transferSource,
       deliveredAt: new Date(),
     };
-    const body = completedShipmentJson(completed);
+    const body = { ...completedShipmentJson(completed), ...(payload.tickets ? { tickets: payload.tickets } : {}) };
     await completeShipment(tx, {
       old: shipment,
       completed,

@@ -271,6 +271,54 @@ describe('e-tickets', () => {
     const [event] = await sql()`select details from shipment_events where shipment_id = ${id} and kind = 'transfer_verified'`;
     expect(event!.details.transfer_verification.files).toHaveLength(3);
   });
+
+  it('barcode completion for any type: a ticket per seat with one of barcode, primary_ticket_id, verification_id; transfer_source from the list', async () => {
+    const id = await shipmentOf('XMobile');
+    const refusals: [object, RegExp][] = [
+      [
+        {
+          tickets: [
+            { seat: '1', barcode: 'A', primary_ticket_id: 'P' },
+            { seat: '2', barcode: 'B' },
+          ],
+        },
+        /tickets\.0: give exactly one of barcode, primary_ticket_id, verification_id/,
+      ],
+      [{ tickets: [{ seat: '1', barcode: 'A' }] }, /tickets: 1 given for an order of 2/],
+      [{ transfer_source: 'myspace' }, /transfer_source: must be one of AXS, TM, SG/],
+    ];
+    for (const [body, message] of refusals) {
+      const res = await call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.errors[0].message).toMatch(message);
+    }
+    const tickets = [
+      { seat: '1', barcode: '0123456789' },
+      { seat: '2', primary_ticket_id: 'TM-778' },
+    ];
+    const done = await call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, { tickets, transfer_source: 'axs' });
+    expect(done.status).toBe(200);
+    expect(done.body).toEqual({ id, url: `/shipments/${id}`, type: 'XMobile', state: 'delivered', tickets });
+    const [row] = await sql()`select transfer_source from shipments where id = ${id}`;
+    expect(row!.transfer_source).toBe('AXS');
+    const [event] = await sql()`select details from shipment_events where shipment_id = ${id} and kind = 'completed'`;
+    expect(event!.details).toEqual({ tickets, transfer_source: 'AXS' });
+
+    // An Eticket shipment takes barcodes too, beside its files.
+    const eticket = await shipmentOf();
+    await upload(eticket, [{ eticket: b64(await makePdf(2, 'barcodes')) }]);
+    const withCodes = await call(SELLER, 'PUT', `/v9/shipments/${eticket}/complete`, {
+      tickets: [
+        { seat: 'A', verification_id: 'v1' },
+        { seat: 'B', barcode: 'b2' },
+      ],
+      transfer_source: 'Ticketmaster',
+    });
+    expect(withCodes.status).toBe(200);
+    const [completed] = await sql()`select details from shipment_events where shipment_id = ${eticket} and kind = 'completed'`;
+    expect(completed!.details.transfer_source).toBe('TM');
+    expect(completed!.details.etickets).toHaveLength(1);
+  });
 });
 
 let makePdfSync1: Buffer;

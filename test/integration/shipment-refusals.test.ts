@@ -92,11 +92,11 @@ describe('refused commands', () => {
       message: /x_mobile_link/,
     },
     {
-      name: 'complete XSeats with a transfer_source',
-      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.xseats}/complete`, { transfer_source: 'tm' }),
+      name: 'complete XSeats with a transfer_source no platform has',
+      run: () => call(SELLER, 'PUT', `/v9/shipments/${ids.xseats}/complete`, { transfer_source: 'myspace' }),
       status: 400,
       code: 'invalid_params',
-      message: /transfer_source: a XSeats shipment is completed with no body/,
+      message: /transfer_source: must be one of AXS, TM, SG/,
     },
     {
       name: 'complete with a link that is not a URL',

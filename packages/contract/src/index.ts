@@ -20,6 +20,7 @@ export * from './payloads/order-commands.ts';
 export * from './payloads/shipment-update-input.ts';
 export * from './payloads/shipment-complete-input.ts';
 export * from './payloads/shipment-files-input.ts';
+export * from './payloads/ticket-delivery-input.ts';
 export * from './payloads/inventory-commands.ts';
 export * from './payloads/payload-schemas.ts';
 export * from './shipments/shipment-types.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { positiveId, textOfAtMost } from './validation.ts';
-import { transferSource } from './shipment-update-input.ts';
+import { completionTickets, platformSource } from './ticket-delivery-input.ts';
 
 // An http(s) URL: scheme (any case), a host (a name or a bracketed IPv6 address), an optional
 // port, then anything but whitespace, commas and what Postgres cannot store (NUL, an unpaired
@@ -23,7 +23,8 @@ export const completeBody = z
   .strictObject({
     x_mobile_link: links.optional(),
     tm_mobile_link: links.optional(),
-    transfer_source: transferSource.optional(),
+    transfer_source: platformSource.optional(),
+    tickets: completionTickets.optional(),
   })
   .refine((b) => !(b.x_mobile_link !== undefined && b.tm_mobile_link !== undefined), {
     message: 'give x_mobile_link or its legacy name tm_mobile_link, not both',
@@ -36,6 +37,7 @@ export const completeBody = z
 export const completeCommand = z.strictObject({
   shipment_id: positiveId,
   x_mobile_link: links.optional(),
-  transfer_source: transferSource.optional(),
+  transfer_source: platformSource.optional(),
+  tickets: completionTickets.optional(),
 });
 export type CompleteCommand = z.output<typeof completeCommand>;

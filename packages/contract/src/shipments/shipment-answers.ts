@@ -96,6 +96,17 @@ export const completedShipment = z.strictObject({
   type: shipmentType,
   state: z.literal('delivered'),
   x_mobile_link: z.string().optional().describe('present when the completion carried one'),
+  tickets: z
+    .array(
+      z.strictObject({
+        seat: z.string(),
+        barcode: z.string().optional(),
+        primary_ticket_id: z.string().optional(),
+        verification_id: z.string().optional(),
+      }),
+    )
+    .optional()
+    .describe('present when the completion carried them (barcode completion)'),
 });
 
 /** What every answer about an order says of it beyond its id: its state, deadline and how it ended. */
