@@ -1,7 +1,7 @@
 // Shipment lifecycle as a pure XState v5 machine. Workers never touch xstate directly: they
 // rehydrate a persisted snapshot (jsonb), apply one event, and persist the result through the
 // helpers at the bottom. No actions other than assign, so `transition` never yields effects.
-import { assign, getInitialSnapshot, setup, transition, type StateValue } from 'xstate';
+import { assign, getInitialSnapshot, not, or, setup, stateIn, transition, type StateValue } from 'xstate';
 import { memoized } from './memo.ts';
 
 import { SHIPMENT_TYPES, type ShipmentType } from '@fulfil/contract';
@@ -30,6 +30,8 @@ export type ShipmentEvent =
 export const shipmentMachine = setup({
   types: {} as { context: ShipmentContext; events: ShipmentEvent; input: ShipmentInput },
   guards: {
+    // CANCEL is the machine's own transition; a finished shipment stays as it ended.
+    unfinished: not(or([stateIn('#shipment.delivered'), stateIn('#shipment.canceled')])),
     // "A seller may change any order to XMobile or XSeats" — the only way out of LocalPickup.
     leavesPickup: ({ event }) => event.type === 'MOBILE_TRANSFER' && (event.transferType === 'XMobile' || event.transferType === 'XSeats'),
     // docs/API.md §Shipments, complete: XMobileLink needs a link, XSeats/Eticket take no body, XMobile either.
@@ -51,6 +53,8 @@ export const shipmentMachine = setup({
   // The starting state depends on input, which `initial` cannot express; this transient
   // state is resolved inside the initial macrostep, so no snapshot ever rests in it.
   initial: 'start',
+  // From any state not final (the guard: a transition of the machine itself applies in every state).
+  on: { CANCEL: { guard: 'unfinished', target: '.canceled' } },
   states: {
     start: {
       always: [
@@ -60,13 +64,12 @@ export const shipmentMachine = setup({
       ],
     },
     tbd: {
-      on: { MOBILE_TRANSFER: { target: 'pending', actions: 'takeTransferType' }, CANCEL: 'canceled' },
+      on: { MOBILE_TRANSFER: { target: 'pending', actions: 'takeTransferType' } },
     },
     pending: {
       on: {
         MOBILE_TRANSFER: { actions: 'takeTransferType' },
         COMPLETE: { guard: 'linkFitsType', target: 'delivered' },
-        CANCEL: 'canceled',
       },
     },
     localPickup: {
@@ -78,7 +81,6 @@ export const shipmentMachine = setup({
         SELLER_PICKUP: { actions: 'sellerSupplied' },
         BUYER_PICKUP: { actions: 'buyerSupplied' },
         MOBILE_TRANSFER: { guard: 'leavesPickup', target: 'pending', actions: 'takeTransferType' },
-        CANCEL: 'canceled',
       },
       states: {
         seller: {

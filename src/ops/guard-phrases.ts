@@ -6,6 +6,9 @@
 export const GUARD_PHRASES: Readonly<Record<string, string>> = {
   linkFitsType: 'link fits the type',
   leavesPickup: 'to XMobile or XSeats',
+  unfinished: 'not delivered or canceled',
+  bySeller: 'by the seller',
+  byBuyer: 'by the buyer',
 };
 
 /** The words for a named guard, or for the unguarded last branch ("otherwise"); undefined when there are none. */

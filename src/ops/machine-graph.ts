@@ -153,6 +153,11 @@ export function toMermaid(graph: MachineGraph): string {
   const collect = (n: MachineNode) => n.children.forEach((c) => (inner.add(c.id), collect(c)));
   graph.root.children.forEach(collect);
   for (const e of graph.edges) {
+    // A transition of the machine itself (from '') leaves each top-level state that is not final.
+    if (e.from === '') {
+      for (const s of graph.root.children) if (s.type !== 'final') lines.push(`  ${mid(s.id)} --> ${mid(e.to)}: ${e.label}`);
+      continue;
+    }
     if (inner.has(e.from) && inner.has(e.to) && e.from.split('.').slice(0, -1).join('.') === e.to.split('.').slice(0, -1).join('.'))
       continue;
     lines.push(`  ${mid(e.from)} --> ${mid(e.to)}: ${e.label}${e.targetless ? ' (stays)' : ''}`);

@@ -15,7 +15,7 @@ export function machinesDocFiles(): Record<string, string> {
     [
       '| from | event [guard] | to |',
       '|---|---|---|',
-      ...g.edges.map((e) => `| ${e.from} | ${e.label.replace(/\|/g, '\\|')} | ${e.targetless ? '(stays)' : e.to} |`),
+      ...g.edges.map((e) => `| ${e.from || '(any)'} | ${e.label.replace(/\|/g, '\\|')} | ${e.targetless ? '(stays)' : e.to} |`),
     ].join('\n');
   const doc = `# State machines
 
@@ -27,7 +27,8 @@ order view (\`/ops/orders/:id\`) draws the same diagrams with the current state 
 One machine per shipment version. \`start\` is transient: the shipment type chosen at acceptance
 picks the first resting state. A targetless transition ("stays") runs an action without leaving
 the state. \`localPickup\` is parallel: seller and buyer supply their details independently, and
-the shipment is delivered when both have.
+the shipment is delivered when both have. \`CANCEL\` (both parties canceled the order) leaves any state
+that is not final for \`canceled\`; the drawing leaves those arrows out, the Mermaid text and the table show them.
 
 ![shipment machine](machines/shipment.svg)
 
@@ -38,6 +39,11 @@ ${toMermaid(shipment)}
 ${table(shipment)}
 
 ## Order
+
+Pending until the seller accepts or rejects it. An accepted order is completed with its shipment, or
+canceled by both parties: the first party's \`CANCEL\` proposes (\`cancel_proposed.seller\` or
+\`.buyer\`: who proposed), the other party's confirms, and the proposer's \`WITHDRAW\` takes it back.
+Deadlines (\`shipment.due_soon\`, \`shipment.overdue\`) are not transitions: they change no state.
 
 ![order machine](machines/order.svg)
 
