@@ -15,6 +15,9 @@ import { proxiedDatabaseUrl } from '../support/tcp-proxy.ts';
 
 const COMMITTED = new URL('../../docs/openapi.json', import.meta.url);
 
+/** Orders of the order commands' checks (reject, cancel, the in-hand date). */
+const ORDER_COMMAND_ORDERS = [730, 731, 732] as const;
+
 describe('OpenAPI document', () => {
   let t: TestService;
   let doc: any;
@@ -22,7 +25,7 @@ describe('OpenAPI document', () => {
   let checker: ReturnType<typeof openApiChecker>;
   beforeAll(async () => {
     t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    await t.seed(baseFixture());
+    await t.seed(baseFixture(ORDER_COMMAND_ORDERS));
     call = apiClient(t.url);
     const res = await fetch(`${t.url}/openapi.json`);
     expect(res.status).toBe(200);
@@ -379,6 +382,33 @@ describe('OpenAPI document', () => {
     expect((await call(SELLER, 'DELETE', `${list}/${id}`)).status).toBe(204);
     checker.seen.add(`DELETE ${one} 204`);
     await checked(SELLER, 'DELETE', `${list}/${id}`, one);
+  });
+
+  it('the order commands: reject, cancel and its withdrawal, the in-hand date', async () => {
+    const [rejectable, cancelable, dated] = ORDER_COMMAND_ORDERS;
+    const reject = '/v9/orders/{id}/reject';
+    const cancel = '/v9/orders/{id}/cancel';
+    const update = '/v9/orders/{id}';
+    expect((await checked(SELLER, 'POST', `/v9/orders/${rejectable}/reject`, reject, { reviewer_id: 100, reason: 'Nope' })).status).toBe(
+      400,
+    );
+    expect((await checked(BUYER, 'POST', `/v9/orders/${rejectable}/reject`, reject, { reviewer_id: 200, reason: 'Other' })).status).toBe(
+      403,
+    );
+    expect(
+      (await checked(SELLER, 'POST', `/v9/orders/${rejectable}/reject`, reject, { reviewer_id: 100, reason: 'Test Order' })).status,
+    ).toBe(200);
+    expect((await checked(SELLER, 'POST', `/v9/orders/${rejectable}/reject`, reject, { reviewer_id: 100, reason: 'Other' })).status).toBe(
+      422,
+    );
+    expect((await checked(SELLER, 'POST', `/v9/orders/${cancelable}/cancel`, cancel, {})).status).toBe(422);
+    await checked(SELLER, 'POST', `/v9/orders/${cancelable}/accept`, '/v9/orders/{id}/accept', { reviewer_id: 100 });
+    expect((await checked(BUYER, 'POST', `/v9/orders/${cancelable}/cancel`, cancel, { reason: 'changed plans' })).status).toBe(200);
+    expect((await checked(SELLER, 'DELETE', `/v9/orders/${cancelable}/cancel`, cancel)).status).toBe(422);
+    expect((await checked(BUYER, 'DELETE', `/v9/orders/${cancelable}/cancel`, cancel)).status).toBe(200);
+    expect((await checked(SELLER, 'PUT', `/v9/orders/${dated}`, update, { in_hand_on: 'soon' })).status).toBe(400);
+    expect((await checked(SELLER, 'PUT', `/v9/orders/${dated}`, update, { in_hand_on: '2027-03-01' })).status).toBe(200);
+    expect((await checked(STRANGER, 'PUT', `/v9/orders/${dated}`, update, { in_hand_on: '2027-03-01' })).status).toBe(404);
   });
 
   it('every operation was checked with a success and with an error', () => {
