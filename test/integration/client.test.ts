@@ -21,7 +21,7 @@ describe('FulfilmentClient', () => {
 
   beforeAll(async () => {
     t = await startTestService();
-    const fixture = baseFixture(Array.from({ length: 7 }, (_, i) => 740 + i));
+    const fixture = baseFixture([...Array.from({ length: 7 }, (_, i) => 740 + i), 750, 751]);
     await t.seed(fixture);
     client = new FulfilmentClient({ redisUrl: t.config.REDIS_URL, prefix: t.prefix, defaultTimeoutMs: 15_000 });
     redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
@@ -183,6 +183,24 @@ describe('FulfilmentClient', () => {
     const late = await client.acceptOrder({ order_id: 741, reviewer_id: 100 }, { ...SELLER, await: true, commandId: 'up-accept-746' });
     expect(late.status).toBe(409);
     expect((late.body as any).errors[0].code).toBe('idempotency_conflict');
+  });
+
+  it('the order commands: reject, cancel both ways and withdraw, the in-hand date', async () => {
+    const rejected = await client.rejectOrder({ order_id: 750, reviewer_id: 100, reason: 'Duplicate Order' }, { ...SELLER, await: true });
+    expect(rejected).toMatchObject({ status: 200, body: { id: 750, state: 'rejected', rejection_reason: 'Duplicate Order' } });
+    await expect(client.rejectOrder({ order_id: 750, reviewer_id: 100, reason: 'Sold' as never }, SELLER)).rejects.toMatchObject({
+      field: 'reason',
+    });
+    await client.acceptOrder({ order_id: 751, reviewer_id: 100 }, { ...SELLER, await: true });
+    const dated = await client.updateOrder({ order_id: 751, in_hand_on: '2027-01-15' }, { ...SELLER, await: true });
+    expect(dated.body).toMatchObject({ in_hand_on: '2027-01-15', deliver_by: '2027-01-16T01:00:00.000Z' });
+    const proposed = await client.cancelOrder({ order_id: 751, reason: 'postponed' }, { brokerageId: 2, await: true });
+    expect(proposed.body).toMatchObject({ state: 'cancel_proposed', cancel_proposed_by: 'buyer' });
+    const withdrawn = await client.withdrawOrderCancellation({ order_id: 751 }, { brokerageId: 2, await: true });
+    expect(withdrawn.body).toMatchObject({ state: 'accepted' });
+    await client.cancelOrder({ order_id: 751 }, { ...SELLER, await: true });
+    const canceled = await client.cancelOrder({ order_id: 751 }, { brokerageId: 2, await: true });
+    expect(canceled.body).toMatchObject({ state: 'canceled' });
   });
 
   it('a domain rejection is a result, not a throw', async () => {

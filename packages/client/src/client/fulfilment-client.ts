@@ -28,6 +28,9 @@ import type {
   JobMap,
   JobName,
   AcceptOrderInput,
+  CancelOrderInput,
+  RejectOrderInput,
+  UpdateOrderInput,
   CompleteShipmentBody,
   InventoryMapInput,
   InventoryRemoveInput,
@@ -130,6 +133,29 @@ export class FulfilmentClient {
   /** order.accept: `POST /v9/orders/:order_id/accept` with body `{ reviewer_id, seats? }`. */
   async acceptOrder<O extends SendOptions>(command: AcceptOrderInput, opts: O): Promise<SendResult<O, 'order.accept'>> {
     return this.send('order.accept', command, opts);
+  }
+
+  /** order.reject: `POST /v9/orders/:order_id/reject` with body `{ reviewer_id, reason, rejection_notes? }` (the seller, pending orders). */
+  async rejectOrder<O extends SendOptions>(command: RejectOrderInput, opts: O): Promise<SendResult<O, 'order.reject'>> {
+    return this.send('order.reject', command, opts);
+  }
+
+  /** order.cancel: `POST /v9/orders/:order_id/cancel` with body `{ reason?, notes? }`: proposes, or confirms the other party's proposal. */
+  async cancelOrder<O extends SendOptions>(command: CancelOrderInput, opts: O): Promise<SendResult<O, 'order.cancel'>> {
+    return this.send('order.cancel', command, opts);
+  }
+
+  /** order.withdraw_cancel: `DELETE /v9/orders/:order_id/cancel` (the party that proposed it). */
+  async withdrawOrderCancellation<O extends SendOptions>(
+    command: { order_id: number },
+    opts: O,
+  ): Promise<SendResult<O, 'order.withdraw_cancel'>> {
+    return this.send('order.withdraw_cancel', command, opts);
+  }
+
+  /** order.update: `PUT /v9/orders/:order_id` with body `{ in_hand_on }` (the seller): moves the deadline. */
+  async updateOrder<O extends SendOptions>(command: UpdateOrderInput, opts: O): Promise<SendResult<O, 'order.update'>> {
+    return this.send('order.update', command, opts);
   }
 
   /** shipment.update: `PUT /v9/shipments/:shipmentId` with exactly that body. */
