@@ -148,6 +148,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v9/orders/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an order (seller)
+         * @description The order must be pending; it becomes rejected (final, no shipment) and both parties get `order.rejected` with the reason and notes in `details`. `reason` is one of: "Tickets No Longer Available", "Tickets Priced Incorrectly", "Duplicate Order", "Fraudulent Order", "Test Order", "Other".
+         */
+        post: operations["rejectOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/orders/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose or confirm a cancellation (seller or buyer)
+         * @description On an accepted order the first party's call proposes: the order becomes `cancel_proposed` and both parties get `order.cancel_proposed`. The other party's call confirms: the order and its live shipment become `canceled` (`order.canceled`). While proposed, shipment updates and completion are refused (422) until the other party answers; the proposer may withdraw with DELETE. Calling again as the proposer is 422.
+         */
+        post: operations["cancelOrder"];
+        /**
+         * Withdraw a proposed cancellation (its proposer)
+         * @description Only while the order is `cancel_proposed`, and only by the party that proposed it: the order is accepted again and both parties get `order.cancel_withdrawn`.
+         */
+        delete: operations["withdrawOrderCancellation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an order (seller or buyer)
+         * @description The order with its state and its live shipment, as both parties may see it. Read straight from the database.
+         */
+        get: operations["getOrder"];
+        /**
+         * Move an order's in-hand date (seller)
+         * @description While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date after the event's day is 400.
+         */
+        put: operations["updateOrder"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v9/shipments/{id}": {
         parameters: {
             query?: never;
@@ -196,6 +264,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v9/shipments/{id}/etickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the e-tickets of a shipment (seller or buyer)
+         * @description The current e-tickets, and every upload with who made it and when (replaced ones included, not served).
+         */
+        get: operations["listEtickets"];
+        put?: never;
+        /**
+         * Upload the e-tickets of an Eticket shipment (seller)
+         * @description Either one PDF holding all the order's tickets (a page each) or one single-page PDF per ticket, base64 in JSON (signed like any body). Each file is parsed as a PDF (not a PDF, truncated, encrypted: 400) and the pages must equal the order's quantity (400). Uploading again replaces the set; the replaced files stay listed in `uploads` but are no longer served. The same files again change nothing. Limits: 10 MiB a file (decoded), 25 MiB a request body (413 beyond, before the body is read); a server checks a few uploads at once and answers 503 with Retry-After when more wait too long.
+         */
+        post: operations["uploadEtickets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/shipments/{id}/etickets/{eticket_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an e-ticket (seller or buyer)
+         * @description The PDF of a current e-ticket, byte for byte as uploaded. Anyone but the order's two parties is told 404.
+         */
+        get: operations["getEticket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/shipments/{id}/etickets/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time download link of an e-ticket (seller or buyer)
+         * @description For the attendee: a URL that downloads the e-ticket once, without credentials, until it expires (default a day, `expires_in_minutes` up to a week). `eticket_id` may be left out when the shipment has one e-ticket. Only a hash of the token is stored; every link made and used is logged.
+         */
+        post: operations["createEticketLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/shipments/{id}/transfer_verifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the proofs of transfer of a shipment (seller or buyer)
+         * @description Every proof, oldest first, with its files.
+         */
+        get: operations["listTransferVerifications"];
+        put?: never;
+        /**
+         * Prove a mobile transfer (seller of an XMobile, XMobileLink or XSeats shipment)
+         * @description Screenshots (PNG, JPEG) or a PDF showing the transfer, base64 in JSON; each is decoded to check it (400 otherwise). Proofs add up; each is an event `shipment.transfer_verified`. Limits: 10 MiB a file (decoded), 25 MiB a request body (413 beyond, before the body is read); a server checks a few uploads at once and answers 503 with Retry-After when more wait too long.
+         */
+        post: operations["createTransferVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/shipments/{id}/transfer_verifications/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file of a proof of transfer (seller or buyer)
+         * @description The file, byte for byte as uploaded. Anyone but the order's two parties is told 404.
+         */
+        get: operations["getTransferVerificationFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v9/inventory": {
         parameters: {
             query?: never;
@@ -205,29 +381,9 @@ export interface paths {
         };
         /**
          * List an office's inventory
-         * @description Default mode: a bare array of {id, remote_id, event_id} ordered by remote_id from page[cursor]; next page: last remote_id + 1; paging needs state MAPPED or UNMAPPED. Detailed mode (`response=detailed`): `{"inventory":[…]}` of mapped records ordered by id; a page parameter is required; next page: last id + 1. office_id must be an office of your brokerage (401 otherwise).
+         * @description Three modes, told by the parameters given (`x-query-modes` states them as a `oneOf`; a query of no mode is 400). **Default, one page**: `office_id`, `state` optional, no page parameter. **Default, paging**: `state` MAPPED or UNMAPPED and at least one of `page[cursor]`, `page[items]`. Both answer a bare array of {id, remote_id, event_id} ordered by remote_id from page[cursor]; next page: last remote_id + 1. **Detailed** (`response=detailed`): `state` MAPPED or absent and at least one page parameter; answers `{"inventory":[…]}` of mapped records ordered by id; next page: last id + 1. office_id must be an office of your brokerage (401 otherwise).
          */
         get: operations["listInventory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v9/orders/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read an order (seller or buyer)
-         * @description The order with its state and its live shipment, as both parties may see it. Read straight from the database.
-         */
-        get: operations["getOrder"];
         put?: never;
         post?: never;
         delete?: never;
@@ -287,13 +443,13 @@ export interface paths {
          * The brokerage's webhook endpoints
          * @description Never their secrets.
          */
-        get: operations["getWebhookEndpoints"];
+        get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Create a webhook endpoint; its secret is shown once
          * @description Every shipment event of the brokerage's orders (as seller or buyer) of the given kinds is POSTed to the URL, signed (Fulfil-Signature), in seq order per order, until a 2xx. The URL must be https and must not resolve to a loopback, private, link-local or reserved address (docs/WEBHOOKS.md §SSRF rules).
          */
-        post: operations["postWebhookEndpoints"];
+        post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -311,25 +467,25 @@ export interface paths {
          * Read a webhook endpoint
          * @description Another brokerage's endpoint answers 404.
          */
-        get: operations["getWebhookEndpointsId"];
+        get: operations["getWebhookEndpoint"];
         /**
          * Change url, event kinds or enabled (PUT is accepted too)
          * @description `enabled: true` on a disabled endpoint resumes delivery from the first undelivered event of each order.
          */
-        put: operations["putWebhookEndpointsId"];
+        put: operations["updateWebhookEndpointWithPut"];
         post?: never;
         /**
          * Delete a webhook endpoint
          * @description What it was still owed and its deliveries log go with it.
          */
-        delete: operations["deleteWebhookEndpointsId"];
+        delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         /**
          * Change url, event kinds or enabled (PUT is accepted too)
          * @description `enabled: true` on a disabled endpoint resumes delivery from the first undelivered event of each order.
          */
-        patch: operations["patchWebhookEndpointsId"];
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/v9/webhook_endpoints/{id}/rotate_secret": {
@@ -345,7 +501,7 @@ export interface paths {
          * Rotate the signing secret
          * @description Returns the new secret once; the previous one keeps signing beside it (a second v1) for grace_seconds.
          */
-        post: operations["postWebhookEndpointsIdRotateSecret"];
+        post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -363,7 +519,7 @@ export interface paths {
          * The deliveries log: every attempt, newest first
          * @description Time, event, order, attempt number, outcome, status code or error, latency. Disablings appear as outcome `disabled`.
          */
-        get: operations["getWebhookEndpointsIdDeliveries"];
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -385,7 +541,7 @@ export interface paths {
          * Redeliver one event, replay an order, or everything since a time
          * @description The events become due now and go out with their original ids, in seq order per order.
          */
-        post: operations["postWebhookEndpointsIdRedeliver"];
+        post: operations["redeliverWebhookEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -405,7 +561,27 @@ export interface paths {
          * Send a ping test event now
          * @description A signed `{"id","type":"ping","created_at","data":{"endpoint_id"}}`, logged like any delivery.
          */
-        post: operations["postWebhookEndpointsIdPing"];
+        post: operations["pingWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/eticket_downloads/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an e-ticket with a one-time link (no credentials)
+         * @description Works once, until the link expires; unknown, expired and used links are all 404.
+         */
+        get: operations["downloadEticketByLink"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1572,6 +1748,1175 @@ export interface operations {
             };
         };
     };
+    rejectOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reviewer_id": 100,
+                 *       "reason": "Tickets No Longer Available"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description a user of your brokerage (400 otherwise): who reviewed the order */
+                    reviewer_id: number;
+                    /**
+                     * @description why, from the fixed list
+                     * @enum {string}
+                     */
+                    reason: "Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other";
+                    /** @description free text for the buyer */
+                    rejection_notes?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the rejected order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description order identifier: two numbers joined by a hyphen */
+                        oid: string;
+                        /** @enum {string} */
+                        state: "pending" | "accepted" | "rejected" | "cancel_proposed" | "canceled" | "completed";
+                        /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
+                        in_hand_on: string | null;
+                        /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
+                        deliver_by: string | null;
+                        /** @description cancel_proposed: the party whose cancellation awaits the other */
+                        cancel_proposed_by: ("seller" | "buyer") | null;
+                        /** @description rejected: why */
+                        rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
+                        /** @description rejected: the seller's notes */
+                        rejection_notes: string | null;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `reason` not in the list; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "body over 64 KiB"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    cancelOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "event postponed"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description why, in a few words */
+                    reason?: string;
+                    /** @description free text for the other party */
+                    notes?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the order, cancel_proposed or canceled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description order identifier: two numbers joined by a hyphen */
+                        oid: string;
+                        /** @enum {string} */
+                        state: "pending" | "accepted" | "rejected" | "cancel_proposed" | "canceled" | "completed";
+                        /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
+                        in_hand_on: string | null;
+                        /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
+                        deliver_by: string | null;
+                        /** @description cancel_proposed: the party whose cancellation awaits the other */
+                        cancel_proposed_by: ("seller" | "buyer") | null;
+                        /** @description rejected: why */
+                        rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
+                        /** @description rejected: the seller's notes */
+                        rejection_notes: string | null;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "body over 64 KiB"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    withdrawOrderCancellation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the order, accepted again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description order identifier: two numbers joined by a hyphen */
+                        oid: string;
+                        /** @enum {string} */
+                        state: "pending" | "accepted" | "rejected" | "cancel_proposed" | "canceled" | "completed";
+                        /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
+                        in_hand_on: string | null;
+                        /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
+                        deliver_by: string | null;
+                        /** @description cancel_proposed: the party whose cancellation awaits the other */
+                        cancel_proposed_by: ("seller" | "buyer") | null;
+                        /** @description rejected: why */
+                        rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
+                        /** @description rejected: the seller's notes */
+                        rejection_notes: string | null;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description order identifier: two numbers joined by a hyphen */
+                        oid: string;
+                        /** @enum {string} */
+                        state: "pending" | "accepted" | "rejected" | "cancel_proposed" | "canceled" | "completed";
+                        /** @description the live shipment; empty before the order is accepted */
+                        shipments: ({
+                            id: number;
+                            /** @description relative path of the shipment: /shipments/<id> */
+                            url: string;
+                            /** @enum {string} */
+                            type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
+                            /** @enum {string} */
+                            state: "pending" | "delivered" | "canceled";
+                            /** @description XMobile and XSeats: the recipient the seller transfers to */
+                            ship_to_name?: string | null;
+                            /** @description XMobile and XSeats: where the seller transfers to */
+                            email_address?: {
+                                id: number;
+                                url: null;
+                                address: string;
+                                label: string | null;
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                updated_at: string;
+                            } | null;
+                            x_mobile_link?: string;
+                        } | {
+                            id: number;
+                            /** @description relative path of the shipment: /shipments/<id> */
+                            url: string;
+                            /** @enum {string} */
+                            type: "LocalPickup";
+                            /** @enum {string} */
+                            state: "pending" | "delivered" | "canceled";
+                            ship_from_name: string | null;
+                            ship_from_address: {
+                                id: number;
+                                label: string | null;
+                                name: string;
+                                street_address: string;
+                                extended_address: string | null;
+                                locality: string;
+                                region: string;
+                                postal_code: string;
+                                country_code: string;
+                            } | null;
+                            ship_from_phone_number: {
+                                id: number;
+                                url: string;
+                                label: string | null;
+                                country_code: string;
+                                number: string;
+                                extension: string | null;
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                updated_at: string;
+                            } | null;
+                            pickup_time_range: string | null;
+                            pickup_instructions: string | null;
+                            ship_to_name: string | null;
+                            phone_number: {
+                                label: string | null;
+                                country_code: string;
+                                number: string;
+                                extension: string | null;
+                            } | null;
+                            notes: string | null;
+                        })[];
+                        /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
+                        in_hand_on: string | null;
+                        /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
+                        deliver_by: string | null;
+                        /** @description cancel_proposed: the party whose cancellation awaits the other */
+                        cancel_proposed_by: ("seller" | "buyer") | null;
+                        /** @description rejected: why */
+                        rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
+                        /** @description rejected: the seller's notes */
+                        rejection_notes: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "in_hand_on": "2026-12-10"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description the day the tickets will be in the buyer's hands; not after the event's day
+                     */
+                    in_hand_on: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the order with its new deadline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description order identifier: two numbers joined by a hyphen */
+                        oid: string;
+                        /** @enum {string} */
+                        state: "pending" | "accepted" | "rejected" | "cancel_proposed" | "canceled" | "completed";
+                        /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
+                        in_hand_on: string | null;
+                        /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
+                        deliver_by: string | null;
+                        /** @description cancel_proposed: the party whose cancellation awaits the other */
+                        cancel_proposed_by: ("seller" | "buyer") | null;
+                        /** @description rejected: why */
+                        rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
+                        /** @description rejected: the seller's notes */
+                        rejection_notes: string | null;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date or lies after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "body over 64 KiB"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getShipment: {
         parameters: {
             query?: never;
@@ -2135,7 +3480,18 @@ export interface operations {
                 "application/json": {
                     x_mobile_link?: string;
                     tm_mobile_link?: string;
+                    /** @description One of AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG. */
                     transfer_source?: string;
+                    tickets?: ({
+                        /** @description the seat */
+                        seat: string;
+                        /** @description the ticket's barcode */
+                        barcode?: string;
+                        /** @description the primary market's ticket id */
+                        primary_ticket_id?: string;
+                        /** @description the transfer's verification id on the platform */
+                        verification_id?: string;
+                    } & (unknown | unknown | unknown))[];
                 };
             };
         };
@@ -2156,6 +3512,13 @@ export interface operations {
                         state: "delivered";
                         /** @description present when the completion carried one */
                         x_mobile_link?: string;
+                        /** @description present when the completion carried them (barcode completion) */
+                        tickets?: {
+                            seat: string;
+                            barcode?: string;
+                            primary_ticket_id?: string;
+                            verification_id?: string;
+                        }[];
                     };
                 };
             };
@@ -2392,7 +3755,18 @@ export interface operations {
                 "application/json": {
                     x_mobile_link?: string;
                     tm_mobile_link?: string;
+                    /** @description One of AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG. */
                     transfer_source?: string;
+                    tickets?: ({
+                        /** @description the seat */
+                        seat: string;
+                        /** @description the ticket's barcode */
+                        barcode?: string;
+                        /** @description the primary market's ticket id */
+                        primary_ticket_id?: string;
+                        /** @description the transfer's verification id on the platform */
+                        verification_id?: string;
+                    } & (unknown | unknown | unknown))[];
                 };
             };
         };
@@ -2413,6 +3787,13 @@ export interface operations {
                         state: "delivered";
                         /** @description present when the completion carried one */
                         x_mobile_link?: string;
+                        /** @description present when the completion carried them (barcode completion) */
+                        tickets?: {
+                            seat: string;
+                            barcode?: string;
+                            primary_ticket_id?: string;
+                            verification_id?: string;
+                        }[];
                     };
                 };
             };
@@ -2629,42 +4010,1276 @@ export interface operations {
             };
         };
     };
+    listEtickets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the e-tickets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shipment_id: number;
+                        /** @description the current e-tickets; empty until the seller uploads */
+                        etickets: {
+                            /** @description the e-ticket id: GET /v9/shipments/<shipment>/etickets/<id> downloads it */
+                            id: number;
+                            seat: string | null;
+                            pages: number;
+                            bytes: number;
+                            /** @description sha256 of the file, lowercase hex */
+                            sha256: string;
+                            barcode: string | null;
+                            /** @description /v9/shipments/<shipment>/etickets/<id> */
+                            url: string;
+                        }[];
+                        /** @description every upload, oldest first */
+                        uploads: {
+                            /** @description the upload (file set) id */
+                            id: number;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            uploaded_at: string;
+                            uploaded_by: {
+                                brokerage_id: number;
+                                user_id: number | null;
+                            };
+                            /** @description when a later upload replaced it; its files are listed, no longer served */
+                            replaced_at: string | null;
+                            etickets: {
+                                /** @description the e-ticket id: GET /v9/shipments/<shipment>/etickets/<id> downloads it */
+                                id: number;
+                                seat: string | null;
+                                pages: number;
+                                bytes: number;
+                                /** @description sha256 of the file, lowercase hex */
+                                sha256: string;
+                                barcode: string | null;
+                                /** @description /v9/shipments/<shipment>/etickets/<id> */
+                                url: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    uploadEtickets: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    etickets: {
+                        /**
+                         * Format: byte
+                         * @description The PDF, base64 (standard alphabet, no line breaks).
+                         */
+                        eticket: string;
+                        /** @description The seat this ticket is for. */
+                        seat?: string;
+                        /** @description The ticket’s barcode, as printed. */
+                        barcode?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description the shipment with its e-tickets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
+                        /** @enum {string} */
+                        state: "pending" | "delivered" | "canceled";
+                        /** @description XMobile and XSeats: the recipient the seller transfers to */
+                        ship_to_name?: string | null;
+                        /** @description XMobile and XSeats: where the seller transfers to */
+                        email_address?: {
+                            id: number;
+                            url: null;
+                            address: string;
+                            label: string | null;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            updated_at: string;
+                        } | null;
+                        etickets: {
+                            /** @description the e-ticket id: GET /v9/shipments/<shipment>/etickets/<id> downloads it */
+                            id: number;
+                            seat: string | null;
+                            pages: number;
+                            bytes: number;
+                            /** @description sha256 of the file, lowercase hex */
+                            sha256: string;
+                            barcode: string | null;
+                            /** @description /v9/shipments/<shipment>/etickets/<id> */
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a file that is not base64, not a readable PDF, truncated or encrypted, or a set whose pages differ from the order quantity (`field` names the file); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "shipment_replaced",
+                     *           "message": "shipment was replaced by shipment 12; use the new id",
+                     *           "replaced_by": 12
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "body over 64 KiB"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getEticket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description shipment id */
+                id: number;
+                /** @description file id */
+                eticket_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createEticketLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    eticket_id?: number;
+                    expires_in_minutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the link */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the one-time download URL: works once, without credentials, until expires_at */
+                        url: string;
+                        eticket_id: number;
+                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listTransferVerifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the proofs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shipment_id: number;
+                        transfer_verifications: {
+                            /** @description the proof (file set) id */
+                            id: number;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            verified_at: string;
+                            verified_by: {
+                                brokerage_id: number;
+                                user_id: number | null;
+                            };
+                            files: {
+                                id: number;
+                                /** @enum {string} */
+                                media_type: "application/pdf" | "image/png" | "image/jpeg";
+                                /** @description a PDF: its pages */
+                                pages: number | null;
+                                /** @description an image: its width in pixels */
+                                width: number | null;
+                                /** @description an image: its height in pixels */
+                                height: number | null;
+                                bytes: number;
+                                /** @description sha256 of the file, lowercase hex */
+                                sha256: string;
+                                note: string | null;
+                                /** @description /v9/shipments/<shipment>/transfer_verifications/<id> */
+                                url: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createTransferVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    files: {
+                        /**
+                         * Format: byte
+                         * @description A PNG or JPEG image, or a PDF, base64 (standard alphabet, no line breaks).
+                         */
+                        file: string;
+                        note?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description the proof as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the proof (file set) id */
+                        id: number;
+                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                        verified_at: string;
+                        verified_by: {
+                            brokerage_id: number;
+                            user_id: number | null;
+                        };
+                        files: {
+                            id: number;
+                            /** @enum {string} */
+                            media_type: "application/pdf" | "image/png" | "image/jpeg";
+                            /** @description a PDF: its pages */
+                            pages: number | null;
+                            /** @description an image: its width in pixels */
+                            width: number | null;
+                            /** @description an image: its height in pixels */
+                            height: number | null;
+                            bytes: number;
+                            /** @description sha256 of the file, lowercase hex */
+                            sha256: string;
+                            note: string | null;
+                            /** @description /v9/shipments/<shipment>/transfer_verifications/<id> */
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "shipment_replaced",
+                     *           "message": "shipment was replaced by shipment 12; use the new id",
+                     *           "replaced_by": 12
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "body over 64 KiB"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTransferVerificationFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description shipment id */
+                id: number;
+                /** @description file id */
+                file_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/png": string;
+                    "image/jpeg": string;
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listInventory: {
         parameters: {
             query: {
-                /** @description the whole query, one `key=value` per property (office_id=10&state=MAPPED&page[items]=100): exactly one of three modes */
-                query: {
-                    /** @description office whose inventory is listed; must be of your brokerage (401 otherwise) */
-                    office_id: number;
-                    /**
-                     * @description default ALL
-                     * @enum {string}
-                     */
-                    state?: "ALL" | "MAPPED" | "UNMAPPED";
-                } | ({
-                    /** @description office whose inventory is listed; must be of your brokerage (401 otherwise) */
-                    office_id: number;
-                    /** @enum {string} */
-                    state: "MAPPED" | "UNMAPPED";
-                    /** @description first remote_id of the page (default 1); next page: last remote_id + 1 */
-                    "page[cursor]"?: number;
-                    /** @description records per page (default 10000) */
-                    "page[items]"?: number;
-                } | unknown | unknown) | ({
-                    /** @description office whose inventory is listed; must be of your brokerage (401 otherwise) */
-                    office_id: number;
-                    /** @constant */
-                    response: "detailed";
-                    /**
-                     * @description MAPPED, the only value
-                     * @constant
-                     */
-                    state?: "MAPPED";
-                    /** @description first id of the page (default 1); next page: last id + 1 */
-                    "page[cursor]"?: number;
-                    /** @description records per page (default 1000) */
-                    "page[items]"?: number;
-                } | unknown | unknown);
+                /** @description office whose inventory is listed; must be of your brokerage (401 otherwise) */
+                office_id: number;
+                /** @description default ALL; MAPPED or UNMAPPED when paging in default mode; MAPPED or absent in detailed mode */
+                state?: "ALL" | "MAPPED" | "UNMAPPED";
+                /** @description first key of the page (default 1): a remote_id in default mode, an id in detailed mode; next page: last key + 1 */
+                "page[cursor]"?: number;
+                /** @description records per page: default and at most 10000 in default mode, 1000 in detailed mode */
+                "page[items]"?: number;
+                /** @description `detailed` for detailed mode; absent for default mode */
+                response?: "detailed";
             };
             header?: never;
             path?: never;
@@ -2761,195 +5376,6 @@ export interface operations {
                      *         {
                      *           "code": "unauthorized",
                      *           "message": "invalid credentials"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
-            429: {
-                headers: {
-                    /** @description seconds to wait */
-                    "retry-after"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "errors": [
-                     *         {
-                     *           "code": "rate_limited",
-                     *           "message": "rate limit exceeded; retry after 12 s"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "errors": [
-                     *         {
-                     *           "code": "unavailable",
-                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description order id */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the order */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: number;
-                        /** @description order identifier: two numbers joined by a hyphen */
-                        oid: string;
-                        /** @enum {string} */
-                        state: "pending" | "accepted" | "completed";
-                        /** @description the live shipment; empty before the order is accepted */
-                        shipments: ({
-                            id: number;
-                            /** @description relative path of the shipment: /shipments/<id> */
-                            url: string;
-                            /** @enum {string} */
-                            type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
-                            /** @enum {string} */
-                            state: "pending" | "delivered" | "canceled";
-                            /** @description XMobile and XSeats: the recipient the seller transfers to */
-                            ship_to_name?: string | null;
-                            /** @description XMobile and XSeats: where the seller transfers to */
-                            email_address?: {
-                                id: number;
-                                url: null;
-                                address: string;
-                                label: string | null;
-                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
-                                updated_at: string;
-                            } | null;
-                            x_mobile_link?: string;
-                        } | {
-                            id: number;
-                            /** @description relative path of the shipment: /shipments/<id> */
-                            url: string;
-                            /** @enum {string} */
-                            type: "LocalPickup";
-                            /** @enum {string} */
-                            state: "pending" | "delivered" | "canceled";
-                            ship_from_name: string | null;
-                            ship_from_address: {
-                                id: number;
-                                label: string | null;
-                                name: string;
-                                street_address: string;
-                                extended_address: string | null;
-                                locality: string;
-                                region: string;
-                                postal_code: string;
-                                country_code: string;
-                            } | null;
-                            ship_from_phone_number: {
-                                id: number;
-                                url: string;
-                                label: string | null;
-                                country_code: string;
-                                number: string;
-                                extension: string | null;
-                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
-                                updated_at: string;
-                            } | null;
-                            pickup_time_range: string | null;
-                            pickup_instructions: string | null;
-                            ship_to_name: string | null;
-                            phone_number: {
-                                label: string | null;
-                                country_code: string;
-                                number: string;
-                                extension: string | null;
-                            } | null;
-                            notes: string | null;
-                        })[];
-                    };
-                };
-            };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "errors": [
-                     *         {
-                     *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
-                     *           "field": "reviewer_id"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "errors": [
-                     *         {
-                     *           "code": "unauthorized",
-                     *           "message": "invalid credentials"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "errors": [
-                     *         {
-                     *           "code": "not_found",
-                     *           "message": "no order 700"
                      *         }
                      *       ]
                      *     }
@@ -3395,7 +5821,7 @@ export interface operations {
             };
         };
     };
-    getWebhookEndpoints: {
+    listWebhookEndpoints: {
         parameters: {
             query?: never;
             header?: never;
@@ -3493,7 +5919,7 @@ export interface operations {
             };
         };
     };
-    postWebhookEndpoints: {
+    createWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -3660,7 +6086,7 @@ export interface operations {
             };
         };
     };
-    getWebhookEndpointsId: {
+    getWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -3798,7 +6224,7 @@ export interface operations {
             };
         };
     };
-    putWebhookEndpointsId: {
+    updateWebhookEndpointWithPut: {
         parameters: {
             query?: never;
             header?: never;
@@ -3966,7 +6392,7 @@ export interface operations {
             };
         };
     };
-    deleteWebhookEndpointsId: {
+    deleteWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -4087,7 +6513,7 @@ export interface operations {
             };
         };
     };
-    patchWebhookEndpointsId: {
+    updateWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -4255,7 +6681,7 @@ export interface operations {
             };
         };
     };
-    postWebhookEndpointsIdRotateSecret: {
+    rotateWebhookEndpointSecret: {
         parameters: {
             query?: never;
             header?: never;
@@ -4421,7 +6847,7 @@ export interface operations {
             };
         };
     };
-    getWebhookEndpointsIdDeliveries: {
+    listWebhookDeliveries: {
         parameters: {
             query?: {
                 limit?: number;
@@ -4564,7 +6990,7 @@ export interface operations {
             };
         };
     };
-    postWebhookEndpointsIdRedeliver: {
+    redeliverWebhookEvents: {
         parameters: {
             query?: never;
             header?: never;
@@ -4718,7 +7144,7 @@ export interface operations {
             };
         };
     };
-    postWebhookEndpointsIdPing: {
+    pingWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -4818,6 +7244,67 @@ export interface operations {
                      *         {
                      *           "code": "rate_limited",
                      *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    downloadEticketByLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the token of the link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
                      *         }
                      *       ]
                      *     }

@@ -53,7 +53,12 @@ describe('a client generated from /openapi.json', () => {
   let buyer: ReturnType<typeof clientFor>;
   beforeAll(async () => {
     t = await startTestService();
-    await t.seed(baseFixture());
+    const fixture = baseFixture();
+    fixture.ticket_groups = [
+      { office_id: 10, remote_id: 1, id: 900001, event_id: 5000, quantity: 2 },
+      { office_id: 10, remote_id: 2, id: null, event_id: null, quantity: 4 },
+    ];
+    await t.seed(fixture);
     seller = clientFor(t.url, SELLER);
     buyer = clientFor(t.url, BUYER);
   });
@@ -121,6 +126,28 @@ describe('a client generated from /openapi.json', () => {
     const events = await buyer.GET('/v9/orders/{id}/events', { params: { path: { id: ORDERS.localPickup }, query: { limit: 10 } } });
     const kinds = events.data!.events.map((e) => e.kind);
     expect(kinds).toEqual(['created', 'pickup_details', 'delivered']);
+  });
+
+  it('lists the inventory in every mode with the plain query parameters, no querySerializer', async () => {
+    const one = await seller.GET('/v9/inventory', { params: { query: { office_id: 10 } } });
+    expect(one.response.status).toBe(200);
+    expect(one.data).toEqual([
+      { id: 900001, remote_id: 1, event_id: 5000 },
+      { id: null, remote_id: 2, event_id: null },
+    ]);
+    const paged = await seller.GET('/v9/inventory', { params: { query: { office_id: 10, state: 'MAPPED', 'page[items]': 1 } } });
+    expect(paged.data).toEqual([{ id: 900001, remote_id: 1, event_id: 5000 }]);
+    const detailed = await seller.GET('/v9/inventory', {
+      params: { query: { office_id: 10, response: 'detailed', 'page[cursor]': 1 } },
+    });
+    expect(detailed.response.status).toBe(200);
+    expect(detailed.data).toMatchObject({ inventory: [{ id: 900001 }] });
+    // A query no mode takes is refused by the service, which checks the modes whatever a client allows.
+    const detailedUnmapped = await seller.GET('/v9/inventory', {
+      params: { query: { office_id: 10, response: 'detailed', state: 'UNMAPPED', 'page[items]': 5 } },
+    });
+    expect(detailedUnmapped.response.status).toBe(400);
+    expect(detailedUnmapped.error?.errors[0]).toMatchObject({ code: 'invalid_params', field: 'state' });
   });
 
   it('follows an async command to its resource through the 202 link', async () => {

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,9 +66,11 @@ describe('OpenAPI document', () => {
   });
 
   it('is the committed docs/openapi.json (run `npm run openapi` after changing a route), and leaves no route out', async () => {
-    expect(readFileSync(COMMITTED, 'utf8'), 'docs/openapi.json is stale: run npm run openapi').toBe(openApiFileText(doc));
-    const built = await describeRoutes();
-    expect(built.doc).toEqual(doc);
+    // Served, `servers` is the address the request reached (below); the file keeps the template.
+    const built = (await describeRoutes()) as { doc: any; undocumented: string[] };
+    const asWritten = { ...doc, servers: built.doc.servers };
+    expect(readFileSync(COMMITTED, 'utf8'), 'docs/openapi.json is stale: run npm run openapi').toBe(openApiFileText(asWritten));
+    expect(built.doc).toEqual(asWritten);
     expect(built.undocumented).toEqual([]);
   });
 
@@ -85,7 +88,8 @@ describe('OpenAPI document', () => {
         `${op}: no 4xx answer`,
       ).toBe(true);
       if (!path.startsWith('/v9/')) expect(operation.security, op).toEqual([]);
-      for (const x of Object.keys(operation)) expect(x.startsWith('x-'), `${op}: ${x} left in`).toBe(false);
+      // x-query-modes is meant (query-modes.ts); every other x- key is finish-document.ts's to consume.
+      for (const x of Object.keys(operation)) expect(x.startsWith('x-') && x !== 'x-query-modes', `${op}: ${x} left in`).toBe(false);
     }
     const links = checker.operations().flatMap((op) => {
       const [method, path] = op.split(' ') as [string, string];
@@ -93,7 +97,31 @@ describe('OpenAPI document', () => {
     }) as Array<{ operationId: string }>;
     expect(links.length).toBeGreaterThan(5);
     for (const link of links) expect(ids.has(link.operationId), link.operationId).toBe(true);
-    expect(doc.servers?.length).toBeGreaterThan(0);
+    expect(doc.servers).toEqual([{ url: t.url, description: 'this service, as this request reached it' }]);
+  });
+
+  it('names the service as the request reached it in servers: Host, and X-Forwarded-* only behind TRUST_PROXY', async () => {
+    // node:http, not fetch: fetch sets Host itself.
+    const served = (base: string, headers: Record<string, string>) =>
+      new Promise<string>((resolve, reject) => {
+        http
+          .get(`${base}/openapi.json`, { headers }, (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () => resolve((JSON.parse(text) as { servers: Array<{ url: string }> }).servers[0]!.url));
+          })
+          .on('error', reject);
+      });
+    const forwarded = { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' };
+    const port = new URL(t.url).port;
+    expect(await served(t.url, { host: `localhost:${port}` })).toBe(`http://localhost:${port}`);
+    expect(await served(t.url, forwarded)).toBe(t.url);
+    const proxied = await startTestService({ env: { TRUST_PROXY: 'true' } });
+    try {
+      expect(await served(proxied.url, forwarded)).toBe('https://api.example.com');
+    } finally {
+      await proxied.stop();
+    }
   });
 
   it("request examples are answered 200 by the service, and response examples match the document's schemas", async () => {
@@ -151,9 +179,19 @@ describe('OpenAPI document', () => {
     const seller = doc.paths['/v9/shipments/{id}'].put.requestBody.content['application/json'].schema.oneOf[1];
     expect(seller.properties.ship_from_address_attributes.properties.country_code.enum).toEqual(expect.arrayContaining(['US', 'GB']));
     expect(seller.properties.ship_from_name.pattern).toBeDefined();
-    const inventory = param('/v9/inventory', 'get', 'query');
-    expect(inventory).toMatchObject({ in: 'query', style: 'form', explode: true, required: true });
-    const [all, paged, detailed] = inventory.schema.oneOf;
+    // The inventory's query is plain parameters a generated client sends as they are; the modes
+    // (which keys go together) are stated beside them in x-query-modes.
+    const inventory = doc.paths['/v9/inventory'].get;
+    expect(inventory.parameters.map((p: any) => [p.name, p.in, p.required])).toEqual([
+      ['office_id', 'query', true],
+      ['state', 'query', false],
+      ['page[cursor]', 'query', false],
+      ['page[items]', 'query', false],
+      ['response', 'query', false],
+    ]);
+    expect(param('/v9/inventory', 'get', 'state').schema.enum).toEqual(['ALL', 'MAPPED', 'UNMAPPED']);
+    expect(param('/v9/inventory', 'get', 'page[items]').schema.maximum).toBe(10000);
+    const [all, paged, detailed] = inventory['x-query-modes'].oneOf;
     expect(all.properties['page[cursor]']).toBeUndefined();
     expect(paged.required).toEqual(['office_id', 'state']);
     expect(paged.properties.state.enum).toEqual(['MAPPED', 'UNMAPPED']);

@@ -17,7 +17,9 @@ type Schema = Record<string, any>;
 interface Operation {
   method: string;
   template: string;
-  parameters?: Array<{ name: string; in: string; required?: boolean; style?: string; explode?: boolean; schema: Schema }>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema: Schema }>;
+  /** Which query keys go together (the inventory's modes), beside the plain parameters. */
+  'x-query-modes'?: Schema;
   requestBody?: { required?: boolean; content: { 'application/json': { schema: Schema } } };
   responses: Record<string, unknown>;
 }
@@ -27,9 +29,6 @@ interface Request {
   headers: Record<string, string>;
   body?: unknown;
 }
-
-const WHOLE_QUERY = (p: { style?: string; explode?: boolean; schema: Schema }) =>
-  p.style === 'form' && p.explode && p.schema.type !== 'integer';
 
 describe('requests generated from the document', () => {
   let t: TestService;
@@ -57,20 +56,22 @@ describe('requests generated from the document', () => {
   const validate = (schema: Schema, value: unknown) => ajv.validate({ ...schema, $defs: undefined }, value);
 
   /**
-   * The document's verdict on a request, parameter by parameter and the body; undefined when it
-   * has none (a query key it does not name, where the query is not one documented object).
+   * The document's verdict on a request, parameter by parameter, the query's modes and the body;
+   * undefined when it has none (a query key it does not name).
    */
   function valid(op: Operation, req: Request): boolean | undefined {
     for (const p of op.parameters ?? []) {
-      const value =
-        p.in === 'path' ? req.path[p.name] : p.in === 'header' ? req.headers[p.name] : WHOLE_QUERY(p) ? req.query : req.query[p.name];
+      const value = p.in === 'path' ? req.path[p.name] : p.in === 'header' ? req.headers[p.name] : req.query[p.name];
       if (value === undefined) {
         if (p.required) return false;
         continue;
       }
       if (!validate(p.schema, value)) return false;
     }
-    if (!WHOLE_QUERY(op.parameters?.find((p) => p.in === 'query') ?? { schema: {} })) {
+    const modes = op['x-query-modes'];
+    if (modes) {
+      if (!validate(modes, req.query)) return false;
+    } else {
       const known = new Set((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name));
       if (Object.keys(req.query).some((k) => !known.has(k))) return undefined;
     }
@@ -84,7 +85,7 @@ describe('requests generated from the document', () => {
     const each = (where: string) =>
       Object.fromEntries(
         params
-          .filter((p) => p.in === where && !WHOLE_QUERY(p))
+          .filter((p) => p.in === where)
           // A header without a pattern of its own (Prefer) is free text no HTTP client can send as is.
           .filter((p) => where !== 'header' || p.schema.pattern)
           .map((p) => [
@@ -97,11 +98,12 @@ describe('requests generated from the document', () => {
                 : fc.option(arbitraryOf(p.schema, components), { nil: undefined }),
           ]),
       );
-    const whole = params.find((p) => p.in === 'query' && WHOLE_QUERY(p));
-    // Most inventory queries name an office of the caller's brokerage, so most answers are pages.
-    const query = whole
+    // A query of modes is drawn from them, or valid ones would be rare. Most inventory queries
+    // name an office of the caller's brokerage, so most answers are pages.
+    const modes = op['x-query-modes'];
+    const query = modes
       ? fc
-          .tuple(arbitraryOf(whole.schema, components), fc.boolean())
+          .tuple(arbitraryOf(modes, components), fc.boolean())
           .map(([q, own]) => (own ? { ...(q as object), office_id: 10 } : (q as Record<string, unknown>)))
       : fc.record(each('query')).map(defined);
     const body = op.requestBody ? arbitraryOf(op.requestBody.content['application/json'].schema, components) : fc.constant(undefined);

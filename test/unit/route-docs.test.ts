@@ -2,6 +2,7 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { describeRoutes } from '../../src/http/openapi/document.ts';
 import { installApiDocs, routeCoverage } from '../../src/http/openapi/plugin.ts';
+import { derivedOperationId } from '../../src/http/openapi/finish-document.ts';
 import { ok } from '../../src/http/openapi/route-doc.ts';
 import { live } from '../../src/http/openapi/response-bodies.ts';
 
@@ -41,5 +42,36 @@ describe('route documentation', () => {
       undocumented: ['GET /v9/forgotten', 'PUT /v9/hidden', 'POST /v9/hidden'],
     });
     await app.close();
+  });
+});
+
+describe('operation ids', () => {
+  it('every operation is named by its documentation, verb first, in one style: none derived from its path', async () => {
+    const { doc } = (await describeRoutes()) as { doc: any };
+    const ids = new Map<string, string>();
+    for (const [path, item] of Object.entries<Record<string, { operationId: string }>>(doc.paths)) {
+      const methods = Object.keys(item);
+      for (const [method, op] of Object.entries(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const id = op.operationId;
+        // camelCase words, a verb first: createWebhookEndpoint, listInventory, getOrder.
+        expect(id, where).toMatch(/^[a-z]+(?:[A-Z][a-z0-9]*)+$/);
+        expect(id, `${where}: give the route docs an operationId (src/http/routes/*.docs.ts)`).not.toBe(derivedOperationId(method, path));
+        // HTTP methods are not verbs of the API (get and delete are both).
+        expect(id, `${where}: name the action, not the method`).not.toMatch(/^(post|put|patch)[A-Z]/);
+        // The second method of a two-method route is the first's id with its method, nothing else.
+        const alias = /^(.+)With(Put|Post|Patch)$/.exec(id);
+        if (alias) {
+          expect(alias[2]!.toLowerCase(), where).toBe(method);
+          expect(
+            methods.some((m) => item[m]!.operationId === alias[1]),
+            `${where}: ${alias[1]} on the same path`,
+          ).toBe(true);
+        }
+        expect(ids.get(id), `${where}: ${id} names ${ids.get(id)} too`).toBeUndefined();
+        ids.set(id, where);
+      }
+    }
+    expect(ids.size).toBeGreaterThan(20);
   });
 });

@@ -1,5 +1,3 @@
-import type { JsonSchema } from './json-schema.ts';
-
 // What @fastify/swagger cannot say from a route's schema, added to the document it built. Route
 // docs carry these as `x-` keys (which it copies onto the operation as they are); this removes
 // them and writes the OpenAPI they stand for. Every rule here applies to any route registered
@@ -14,7 +12,6 @@ type Operation = {
   requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown; examples?: unknown }> };
   responses?: Record<string, { content?: Record<string, { schema?: unknown; examples?: unknown }>; links?: unknown; [k: string]: unknown }>;
   'x-body-optional'?: boolean;
-  'x-query'?: { name: string; description: string; schema: JsonSchema };
   'x-request-examples'?: Record<string, unknown>;
   'x-response-examples'?: Record<string, Record<string, unknown>>;
   'x-links'?: Record<string, Record<string, unknown>>;
@@ -38,7 +35,6 @@ export function finishDocument(doc: OpenApiDoc): OpenApiDoc {
       // @fastify/swagger marks every declared body required; some routes also take none.
       if (op['x-body-optional'] && op.requestBody) op.requestBody.required = false;
       delete op['x-body-optional'];
-      wholeQuery(op);
       op.operationId = uniqueOperationId(op.operationId ?? derivedOperationId(method, path), method, ids);
       op.description ??= op.summary;
       // Routes without a credential say so, rather than inherit a document-wide requirement.
@@ -53,22 +49,6 @@ export function finishDocument(doc: OpenApiDoc): OpenApiDoc {
     }
   }
   return doc;
-}
-
-/**
- * A query whose parameters depend on each other (the inventory's modes) is one parameter, an
- * object serialised form-style with one `key=value` per property (OpenAPI's `style: form,
- * explode: true`), so that its schema can say `oneOf` the modes.
- */
-function wholeQuery(op: Operation): void {
-  const query = op['x-query'];
-  if (!query) return;
-  delete op['x-query'];
-  const others = (op.parameters ?? []).filter((p) => p.in !== 'query');
-  op.parameters = [
-    ...others,
-    { name: query.name, in: 'query', required: true, style: 'form', explode: true, description: query.description, schema: query.schema },
-  ];
 }
 
 function examples(op: Operation): void {
@@ -90,8 +70,11 @@ function uniqueOperationId(id: string, method: string, ids: Set<string>): string
   return unique;
 }
 
-/** GET /v9/orders/{id}/events → getOrdersIdEvents: for a route whose documentation names none. */
-function derivedOperationId(method: string, path: string): string {
+/**
+ * GET /v9/orders/{id}/events → getOrdersIdEvents: for a route whose documentation names none, so
+ * the document stays valid; test/unit/route-docs.test.ts refuses such a name (D-086).
+ */
+export function derivedOperationId(method: string, path: string): string {
   const words = path
     .split(/[^A-Za-z0-9]+/)
     .filter((w) => w && w !== 'v9')

@@ -73,7 +73,16 @@ export async function installApiDocs(app: FastifyInstance): Promise<void> {
       servers: [{ url: `${request.protocol}://${request.host}`, description: 'this service' }, ...((doc.servers as object[]) ?? [])],
     }),
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The document names the service as the caller reached it, so a generated client's default
+  // base URL is this deployment: Host (or, behind TRUST_PROXY, X-Forwarded-Host and -Proto, which
+  // Fastify reads only then) and the connection's scheme. docs/openapi.json keeps the template.
+  app.get('/openapi.json', { schema: { hide: true } }, async (request, reply) => {
+    reply.header('vary', 'host, x-forwarded-host, x-forwarded-proto');
+    return {
+      ...app.swagger(),
+      servers: [{ url: `${request.protocol}://${request.host}`, description: 'this service, as this request reached it' }],
+    };
+  });
 }
 
 /** Every route the reference covers, and every one registered without its documentation, as `METHOD /url`. */

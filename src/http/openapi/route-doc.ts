@@ -55,16 +55,16 @@ interface Extras {
   responseExamples?: Record<number, Record<string, { summary: string; value: unknown }>>;
   /** OpenAPI links by status: where the answer leads. */
   links?: Record<number, Record<string, object>>;
-  /** A query whose parameters depend on each other, documented as one form-style object. */
-  query?: { name: string; description: string; schema: JsonSchema };
+  /** The modes of a query whose parameters depend on each other (a `oneOf`), beside its plain parameters (query-modes.ts). */
+  queryModes?: JsonSchema;
 }
 
-function extras({ requestExamples, responseExamples, links, query }: Extras) {
+function extras({ requestExamples, responseExamples, links, queryModes }: Extras) {
   return {
     ...(requestExamples ? { 'x-request-examples': requestExamples } : {}),
     ...(responseExamples ? { 'x-response-examples': responseExamples } : {}),
     ...(links ? { 'x-links': links } : {}),
-    ...(query ? { 'x-query': query } : {}),
+    ...(queryModes ? { 'x-query-modes': queryModes } : {}),
   };
 }
 
@@ -90,7 +90,7 @@ export function v9(
     badRequest?: string;
   } & Extras,
 ) {
-  const { tag, errors, response, bodyOptional, badRequest, requestExamples, responseExamples, links, query, ...rest } = doc;
+  const { tag, errors, response, bodyOptional, badRequest, requestExamples, responseExamples, links, queryModes, ...rest } = doc;
   // Every body passes the same check before its schema (src/http/body.ts), so every operation
   // taking one may answer 400 for it, even one whose schema is "any JSON value".
   const statuses = [...new Set<ErrorStatus>(rest.body ? [400, ...errors] : errors)].sort((a, b) => a - b);
@@ -104,7 +104,7 @@ export function v9(
     security: SIGNED,
     ...rest,
     ...optional,
-    ...extras({ requestExamples, responseExamples, links, query }),
+    ...extras({ requestExamples, responseExamples, links, queryModes }),
     response: { ...response, ...failures },
   };
 }

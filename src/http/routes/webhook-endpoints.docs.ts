@@ -55,6 +55,7 @@ const URL_REFUSALS =
 export const WEBHOOK_ENDPOINT_DOCS = {
   create: v9({
     ...base,
+    operationId: 'createWebhookEndpoint',
     summary: 'Create a webhook endpoint; its secret is shown once',
     description:
       "Every shipment event of the brokerage's orders (as seller or buyer) of the given kinds is POSTed to the URL, signed (Fulfil-Signature), in seq order per order, until a 2xx. The URL must be https and must not resolve to a loopback, private, link-local or reserved address (docs/WEBHOOKS.md §SSRF rules).",
@@ -72,6 +73,7 @@ export const WEBHOOK_ENDPOINT_DOCS = {
   }),
   list: v9({
     ...base,
+    operationId: 'listWebhookEndpoints',
     summary: "The brokerage's webhook endpoints",
     description: 'Never their secrets.',
     response: ok(z.strictObject({ webhook_endpoints: z.array(endpoint) }), 'the endpoints'),
@@ -79,6 +81,7 @@ export const WEBHOOK_ENDPOINT_DOCS = {
   }),
   read: v9({
     ...base,
+    operationId: 'getWebhookEndpoint',
     summary: 'Read a webhook endpoint',
     description: "Another brokerage's endpoint answers 404.",
     params: idParam('webhook endpoint'),
@@ -87,6 +90,7 @@ export const WEBHOOK_ENDPOINT_DOCS = {
   }),
   update: v9({
     ...base,
+    operationId: 'updateWebhookEndpoint',
     summary: 'Change url, event kinds or enabled (PUT is accepted too)',
     description: '`enabled: true` on a disabled endpoint resumes delivery from the first undelivered event of each order.',
     params: idParam('webhook endpoint'),
@@ -97,6 +101,7 @@ export const WEBHOOK_ENDPOINT_DOCS = {
   }),
   remove: v9({
     ...base,
+    operationId: 'deleteWebhookEndpoint',
     summary: 'Delete a webhook endpoint',
     description: 'What it was still owed and its deliveries log go with it.',
     params: idParam('webhook endpoint'),
@@ -105,6 +110,7 @@ export const WEBHOOK_ENDPOINT_DOCS = {
   }),
   rotateSecret: v9({
     ...base,
+    operationId: 'rotateWebhookEndpointSecret',
     summary: 'Rotate the signing secret',
     description: 'Returns the new secret once; the previous one keeps signing beside it (a second v1) for grace_seconds.',
     params: idParam('webhook endpoint'),
@@ -115,6 +121,7 @@ export const WEBHOOK_ENDPOINT_DOCS = {
   }),
   deliveries: v9({
     ...base,
+    operationId: 'listWebhookDeliveries',
     summary: 'The deliveries log: every attempt, newest first',
     description: 'Time, event, order, attempt number, outcome, status code or error, latency. Disablings appear as outcome `disabled`.',
     params: idParam('webhook endpoint'),
@@ -124,6 +131,7 @@ export const WEBHOOK_ENDPOINT_DOCS = {
   }),
   redeliver: v9({
     ...base,
+    operationId: 'redeliverWebhookEvents',
     summary: 'Redeliver one event, replay an order, or everything since a time',
     description: 'The events become due now and go out with their original ids, in seq order per order.',
     params: idParam('webhook endpoint'),
@@ -133,6 +141,7 @@ export const WEBHOOK_ENDPOINT_DOCS = {
   }),
   ping: v9({
     ...base,
+    operationId: 'pingWebhookEndpoint',
     summary: 'Send a ping test event now',
     description: 'A signed `{"id","type":"ping","created_at","data":{"endpoint_id"}}`, logged like any delivery.',
     params: idParam('webhook endpoint'),
