@@ -151,6 +151,15 @@ describe('e-tickets', () => {
     expect(await counts()).toEqual(before);
   });
 
+  it('takes a PDF of the largest size, byte for byte', async () => {
+    const id = await shipmentOf();
+    const pdf = await makePdf(2, 'large', 10 * 1024 * 1024 - 4096);
+    expect(pdf.length).toBeLessThanOrEqual(10 * 1024 * 1024);
+    const up = await upload(id, [{ eticket: b64(pdf) }]);
+    expect(up.status).toBe(200);
+    expect((await download(BUYER, up.body.etickets[0].url)).bytes.equals(pdf)).toBe(true);
+  });
+
   it('413 for a file over 10 MiB and for a body over 25 MiB, nothing stored', async () => {
     const id = await shipmentOf();
     const before = await counts();
