@@ -65,10 +65,11 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   const { cmd, rest } = find(argv);
   if (!cmd) {
     if (isGroup(argv[0])) {
+      // A group's name alone asks what it holds, as --help does: answered, exit 0.
       const asked = argv.length === 1 || argv[1] === '--help' || argv[1] === '-h';
       if (asked) io.out(groupHelp(argv[0]));
       else io.err(`fulfil: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${groupHelp(argv[0])}`);
-      return asked && argv.length > 1 ? 0 : 2;
+      return asked ? 0 : 2;
     }
     io.err(`fulfil: unknown command "${argv[0]}"\n\n${overview()}`);
     return 2;

@@ -310,6 +310,13 @@ describe('webhooks', () => {
       await until('pinged', () => rx.acknowledged.length === 1);
       await until('logged', async () => (await cli('deliveries', String(body.id))).text.includes('"outcome": "success"'));
       expect((await cli('update', String(body.id), '--disable')).text).toContain('"disabled_reason": "manual"');
+      // --enabled true|false, named as the API field is; --enable/--disable stay as its aliases.
+      expect((await cli('update', String(body.id), '--enabled', 'true')).text).toContain('"enabled": true');
+      expect((await cli('update', String(body.id), '--enabled', 'false')).text).toContain('"disabled_reason": "manual"');
+      expect((await cli('update', String(body.id), '--enable')).text).toContain('"enabled": true');
+      const unclear = await cli('update', String(body.id), '--enabled', 'yes');
+      expect(unclear).toMatchObject({ code: 2, text: expect.stringContaining('--enabled: expected true or false, got yes') });
+      expect((await cli('update', String(body.id), '--enabled', 'true', '--disable')).code).toBe(2);
       const refused = await cli('update', String(body.id), '--kinds', 'shipped');
       expect(refused.code).toBe(1);
       expect(refused.text).toContain('invalid_params');

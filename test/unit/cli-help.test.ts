@@ -24,6 +24,8 @@ describe('fulfil help', () => {
       expect(r.text).not.toMatch(/unknown command/);
       for (const m of members) expect(r.text).toContain(m);
     }
+    // The group's name alone is a question too (fulfil jobs, fulfil credentials): help, exit 0.
+    expect((await runCli([group])).code).toBe(0);
     expect((await runCli([group, '--help'])).code).toBe(0);
     expect((await runCli(['help', group])).code).toBe(0);
   });

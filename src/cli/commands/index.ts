@@ -146,8 +146,8 @@ export const COMMANDS: readonly CommandEntry[] = [
     path: ['webhooks', 'update'],
     brief: 'Changes the url, kinds or enabled state of a webhook endpoint.',
     summary:
-      'Changes a webhook endpoint. --enable re-enables a disabled one: it resumes from its first undelivered event.\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.',
-    usage: 'webhooks update <id> [--url <url>] [--kinds k1,k2] [--enable|--disable] [--token <token>] [--secret <secret>] [--base <url>]',
+      'Changes a webhook endpoint. --enabled true (or --enable) re-enables a disabled one: it resumes from its first\nundelivered event; --enabled false (or --disable) stops deliveries.\nCalls the running service with --token/--secret or FULFIL_TOKEN and FULFIL_SECRET; --base as for `call`.',
+    usage: 'webhooks update <id> [--url <url>] [--kinds k1,k2] [--enabled true|false] [--token <token>] [--secret <secret>] [--base <url>]',
     load: () => import('./webhooks.ts').then((m) => m.webhooksUpdate),
   },
   {

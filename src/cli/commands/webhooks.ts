@@ -43,11 +43,30 @@ export const webhooksCreate = command({ kinds: { type: 'string' }, disabled: { t
 
 export const webhooksShow = command({}, ({ positionals }) => ({ method: 'GET', path: `${base}/${onlyId(positionals)}` }));
 
+/** `--enabled true|false`, named as the API field is; `--enable` and `--disable` say the same. */
+function enabledOf(values: CliArgs['values']): boolean | undefined {
+  const said: boolean[] = [];
+  if (values.enabled !== undefined) {
+    if (values.enabled !== 'true' && values.enabled !== 'false')
+      throw new UsageError(`--enabled: expected true or false, got ${String(values.enabled)}`);
+    said.push(values.enabled === 'true');
+  }
+  if (values.enable) said.push(true);
+  if (values.disable) said.push(false);
+  if (said.length > 1) throw new UsageError('give one of --enabled, --enable and --disable');
+  return said[0];
+}
+
 export const webhooksUpdate = command(
-  { url: { type: 'string' }, kinds: { type: 'string' }, enable: { type: 'boolean' }, disable: { type: 'boolean' } },
+  {
+    url: { type: 'string' },
+    kinds: { type: 'string' },
+    enabled: { type: 'string' },
+    enable: { type: 'boolean' },
+    disable: { type: 'boolean' },
+  },
   ({ positionals, values }) => {
-    if (values.enable && values.disable) throw new UsageError('--enable and --disable exclude each other');
-    const enabled = values.enable ? true : values.disable ? false : undefined;
+    const enabled = enabledOf(values);
     return {
       method: 'PATCH',
       path: `${base}/${onlyId(positionals)}`,
