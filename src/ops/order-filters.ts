@@ -13,6 +13,8 @@ export interface OrderFilter {
   help: string;
   /** The values the page offers in a select (anything else is refused); a free text field without. */
   choices?: readonly string[];
+  /** A flag with no value on the CLI (`--overdue`); its one choice is the value it stands for. */
+  flag?: true;
   where(value: string): SQL;
 }
 
@@ -33,6 +35,18 @@ const oneOf = (name: string, choices: readonly string[]) => (raw: string) => {
   if (!choices.includes(raw)) throw new InvalidParams(`${name}: one of ${choices.join(', ')}`, name);
   return raw;
 };
+
+const DURATION = /^(\d{1,6})(m|h|d)$/;
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+const duration = (name: string) => (raw: string) => {
+  const m = DURATION.exec(raw);
+  if (!m) throw new InvalidParams(`${name}: expected a duration such as 90m, 24h or 7d`, name);
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+};
+
+// Open orders with a deadline: one range of the partial index orders_open_deliver_by_idx.
+const OPEN_WITH_DEADLINE = sql`o.state in ('pending', 'accepted', 'cancel_proposed') and o.deliver_by is not null`;
 
 /** Command statuses that are not done: still to run, or given up after every attempt. */
 const COMMAND_FILTERS = { unfinished: ['queued', 'running'], failed: ['failed'] } as const;
@@ -103,6 +117,24 @@ export const ORDER_FILTERS: readonly OrderFilter[] = [
     where: (v) => {
       const t = instant('updated_before')(v);
       return sql`o.updated_at < ${t}::timestamptz and o.created_at < ${t}::timestamptz`;
+    },
+  },
+  {
+    name: 'overdue',
+    help: 'open (pending, accepted, cancel_proposed) and past its deadline (deliver_by)',
+    choices: ['yes'],
+    flag: true,
+    where: (v) => {
+      oneOf('overdue', ['yes'])(v);
+      return sql`${OPEN_WITH_DEADLINE} and o.deliver_by < now()`;
+    },
+  },
+  {
+    name: 'due_within',
+    help: 'open, not yet overdue, and due within this long (90m, 24h, 7d)',
+    where: (v) => {
+      const ms = duration('due_within')(v);
+      return sql`${OPEN_WITH_DEADLINE} and o.deliver_by >= now() and o.deliver_by < now() + ${`${ms} milliseconds`}::interval`;
     },
   },
   {

@@ -33,7 +33,7 @@ export function renderOrderList(params: Record<string, string | undefined>, page
     (o) =>
       `<tr data-order="${e(o.id)}"><td><a href="/ops/orders/${e(o.id)}">${e(o.id)}</a></td><td class="mono">${e(o.oid)}</td><td>${e(o.state)}</td><td>${
         o.shipment ? `#${e(o.shipment.id)} ${e(o.shipment.type)} · ${e(o.shipment.state)}` : '–'
-      }</td><td>${e(o.sellerOfficeId)} (brokerage ${e(o.sellerBrokerageId)})</td><td>${e(o.buyerBrokerageId)}</td><td>${when(o.createdAt)}</td><td>${when(
+      }</td><td>${e(o.sellerOfficeId)} (brokerage ${e(o.sellerBrokerageId)})</td><td>${e(o.buyerBrokerageId)}</td><td>${o.deliverBy ? when(o.deliverBy) : '–'}</td><td>${when(o.createdAt)}</td><td>${when(
         o.updatedAt,
       )}</td></tr>`,
   );
@@ -51,7 +51,7 @@ table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-
 ${ORDER_FILTERS.map((f) => field(f.name, params[f.name], f.choices)).join('\n')}
 <button>search</button> <a href="/ops/orders">clear</a>
 </form>
-<table id="orders"><tr><th>order</th><th>oid</th><th>state</th><th>live shipment</th><th>seller office</th><th>buyer brokerage</th><th>created</th><th>updated</th></tr>
+<table id="orders"><tr><th>order</th><th>oid</th><th>state</th><th>live shipment</th><th>seller office</th><th>buyer brokerage</th><th>deliver by</th><th>created</th><th>updated</th></tr>
 ${rows.join('\n')}
 </table>
 <p>${page.orders.length === 0 ? 'No order matches.' : `${page.orders.length} order(s) on this page, newest first.`}${

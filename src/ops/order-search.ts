@@ -13,6 +13,8 @@ export interface OrderSearchRow {
   buyerBrokerageId: number;
   createdAt: Date;
   updatedAt: Date;
+  /** The deadline; null for an order without an in-hand date. */
+  deliverBy: Date | null;
   shipment: { id: number; type: string; state: string } | null;
 }
 
@@ -54,6 +56,7 @@ interface RawRow extends Record<string, unknown> {
   buyer_brokerage_id: string | number;
   created_at: string | Date;
   updated_at: string | Date;
+  deliver_by: string | Date | null;
   created_us: string;
   shipment_id: string | number | null;
   shipment_type: string | null;
@@ -75,7 +78,7 @@ export async function searchOrders(ex: Executor, params: Record<string, string |
   const rows = await query<RawRow>(
     ex,
     sql`select o.id, o.oid, o.state, o.delivery, o.seller_office_id, f.brokerage_id as seller_brokerage_id, o.buyer_brokerage_id,
-          o.created_at, o.updated_at, (extract(epoch from o.created_at) * 1000000)::bigint::text as created_us,
+          o.created_at, o.updated_at, o.deliver_by, (extract(epoch from o.created_at) * 1000000)::bigint::text as created_us,
           s.id as shipment_id, s.type as shipment_type, s.state as shipment_state
         from orders o join offices f on f.id = o.seller_office_id
         left join shipments s on s.order_id = o.id and s.replaced_by is null
@@ -97,6 +100,7 @@ export async function searchOrders(ex: Executor, params: Record<string, string |
       buyerBrokerageId: Number(r.buyer_brokerage_id),
       createdAt: new Date(r.created_at),
       updatedAt: new Date(r.updated_at),
+      deliverBy: r.deliver_by === null ? null : new Date(r.deliver_by),
       shipment: r.shipment_id === null ? null : { id: Number(r.shipment_id), type: r.shipment_type!, state: r.shipment_state! },
     })),
     ...(more && last ? { next: `${last.created_us}_${last.id}` } : {}),

@@ -10,6 +10,24 @@ import { commandOutcome, type CommandOutcome } from '../commands/command-outcome
 const SHIPMENT_GRAPH = machineGraph(shipmentMachine);
 const ORDER_GRAPH = machineGraph(orderMachine);
 
+/** The deadline and its two timers as Postgres holds them (src/timers/), and how the order ended. */
+function deadlineRows(order: OrderViewData['order']): string {
+  const timer = (at: Date | null, fired: Date | null) => `${when(at)} · ${fired ? `fired ${when(fired)}` : 'not fired'}`;
+  const rows = order.deliverBy
+    ? [
+        `<tr><td>in hand on · deliver by</td><td id="order-deadline">${e(order.inHandOn ?? '–')} · ${when(order.deliverBy)}${
+          order.overdueFiredAt ? ' <b>overdue</b>' : ''
+        }</td></tr>`,
+        `<tr><td>timers: reminder · deadline</td><td id="order-timers">${timer(order.dueSoonAt, order.dueSoonFiredAt)} / ${timer(order.deliverBy, order.overdueFiredAt)}</td></tr>`,
+      ]
+    : ['<tr><td>deadline</td><td id="order-deadline">none (no in-hand date)</td></tr>'];
+  if (order.rejectionReason)
+    rows.push(
+      `<tr><td>rejected</td><td>${e(order.rejectionReason)}${order.rejectionNotes ? ` · ${e(order.rejectionNotes)}` : ''}</td></tr>`,
+    );
+  return rows.join('\n');
+}
+
 const when = (d: Date | null | undefined) =>
   d
     ? e(
@@ -54,7 +72,7 @@ export function renderOrderView(data: OrderViewData): string {
     (ev) =>
       `<tr><td>${e(ev.seq)}</td><td>${when(ev.at)}</td><td>${e(ev.kind)}</td><td>${
         ev.shipmentId === null || ev.shipmentId === ev.newShipmentId ? e(ev.newShipmentId) : `${e(ev.shipmentId)} → ${e(ev.newShipmentId)}`
-      }</td><td>${ev.fromType ? `${e(ev.fromType)}/${e(ev.fromState)}` : '–'}</td><td>${e(ev.toType)}/${e(ev.toState)}</td><td>${e(actorText(ev))}</td><td class="mono">${e(ev.commandId ?? '')}</td></tr>`,
+      }</td><td>${ev.fromType ? `${e(ev.fromType)}/${e(ev.fromState)}` : '–'}</td><td>${ev.toType ? `${e(ev.toType)}/${e(ev.toState)}` : '–'}</td><td>${e(actorText(ev))}</td><td class="mono">${e(ev.commandId ?? '')}</td></tr>`,
   );
   const cmds = data.commands.map(
     (c) =>
@@ -84,6 +102,7 @@ nav a{margin-right:1em}
 <tr><td>delivery</td><td>${e(order.delivery)} · ${e(order.quantity)} ticket(s)</td></tr>
 <tr><td>seller office</td><td>${e(order.sellerOfficeId)}</td></tr><tr><td>buyer brokerage</td><td>${e(order.buyerBrokerageId)}</td></tr>
 <tr><td>created · accepted · completed</td><td>${when(order.createdAt)} · ${when(order.acceptedAt)} · ${when(order.completedAt)}</td></tr>
+${deadlineRows(order)}
 </table>
 <h2>Shipment chain</h2>
 <p id="chain">${chain || 'none yet'}</p>

@@ -102,17 +102,19 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary:
       'Lists orders newest first, with the filters of the /ops/orders page as flags; --after takes the `next`\n' +
       'value a page ends with, for the next (older) page. Filters:\n' +
-      '  --state pending|accepted|completed   --shipment-type <type of the live shipment>\n' +
+      '  --state pending|accepted|rejected|cancel_proposed|canceled|completed   --shipment-type <type of the live shipment>\n' +
       '  --seller-brokerage <id>  --seller-office <id>  --buyer-brokerage <id>\n' +
       '  --created-after/--created-before/--updated-after/--updated-before <2026-11-23 or ISO time with zone>\n' +
       '  --command unfinished|failed   (has a command still queued or running, or one that gave up)\n' +
-      '  --webhook undelivered         (has a webhook delivery its endpoint has not acknowledged)',
+      '  --webhook undelivered         (has a webhook delivery its endpoint has not acknowledged)\n' +
+      '  --overdue                     (open and past its deadline, deliver_by)\n' +
+      '  --due-within 24h              (open and due within 90m, 24h, 7d…, not yet overdue)',
     usage: 'orders list [filters] [--limit 50] [--after <next>] [--json]',
     load: () => import('./orders.ts').then((m) => m.ordersList),
   },
   {
     path: ['orders', 'show'],
-    brief: 'Shows one order: shipment chain, timeline, commands and webhook deliveries.',
+    brief: 'Shows one order: deadline and timers, shipment chain, timeline, commands and webhook deliveries.',
     summary:
       'Shows one order as the /ops/orders/<id> page does: its facts, the shipment chain, the timeline, the commands and the webhook deliveries of its events.',
     usage: 'orders show <order_id> [--json]',

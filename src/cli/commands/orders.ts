@@ -25,7 +25,7 @@ async function told<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 const filterOptions: NonNullable<ParseArgsConfig['options']> = Object.fromEntries(
-  ORDER_FILTERS.map((f) => [flag(f.name), { type: 'string' }]),
+  ORDER_FILTERS.map((f) => [flag(f.name), { type: f.flag ? 'boolean' : 'string' }]),
 );
 
 export const ordersList: CommandModule = {
@@ -33,7 +33,10 @@ export const ordersList: CommandModule = {
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new UsageError(`unexpected ${positionals.join(' ')}`);
     const params: Record<string, string | undefined> = {};
-    for (const f of ORDER_FILTERS) params[f.name] = values[flag(f.name)] as string | undefined;
+    for (const f of ORDER_FILTERS) {
+      const value = values[flag(f.name)];
+      params[f.name] = f.flag ? (value ? f.choices![0] : undefined) : (value as string | undefined);
+    }
     params.limit = values.limit as string | undefined;
     params.after = values.after as string | undefined;
     return withCliDatabase(loadConfig(), async (database) => {
@@ -43,13 +46,13 @@ export const ordersList: CommandModule = {
         return 0;
       }
       io.out(
-        `${'ORDER'.padEnd(10)}${'STATE'.padEnd(11)}${'LIVE SHIPMENT'.padEnd(32)}${'SELLER'.padEnd(22)}${'BUYER'.padEnd(7)}${'CREATED'.padEnd(26)}UPDATED`,
+        `${'ORDER'.padEnd(10)}${'STATE'.padEnd(16)}${'LIVE SHIPMENT'.padEnd(32)}${'SELLER'.padEnd(22)}${'BUYER'.padEnd(7)}${'DELIVER BY'.padEnd(26)}${'CREATED'.padEnd(26)}UPDATED`,
       );
       for (const o of page.orders) {
         const ship = o.shipment ? `#${o.shipment.id} ${o.shipment.type}/${o.shipment.state}` : '-';
         io.out(
-          `${String(o.id).padEnd(10)}${o.state.padEnd(11)}${ship.padEnd(32)}${`${o.sellerOfficeId} (brk ${o.sellerBrokerageId})`.padEnd(22)}` +
-            `${String(o.buyerBrokerageId).padEnd(7)}${time(o.createdAt).padEnd(26)}${time(o.updatedAt)}`,
+          `${String(o.id).padEnd(10)}${o.state.padEnd(16)}${ship.padEnd(32)}${`${o.sellerOfficeId} (brk ${o.sellerBrokerageId})`.padEnd(22)}` +
+            `${String(o.buyerBrokerageId).padEnd(7)}${time(o.deliverBy).padEnd(26)}${time(o.createdAt).padEnd(26)}${time(o.updatedAt)}`,
         );
       }
       io.out(page.next ? `${page.orders.length} order(s); older: --after ${page.next}` : `${page.orders.length} order(s), no older ones`);
@@ -57,6 +60,22 @@ export const ordersList: CommandModule = {
     });
   },
 };
+
+/** The order's deadline and its two timers, as Postgres holds them (src/timers/). */
+export function deadlineText(order: {
+  inHandOn: string | null;
+  deliverBy: Date | null;
+  dueSoonAt: Date | null;
+  dueSoonFiredAt: Date | null;
+  overdueFiredAt: Date | null;
+}): string {
+  if (!order.deliverBy) return 'deadline: none (no in-hand date)';
+  const timer = (at: Date | null, fired: Date | null) => `${time(at)} ${fired ? `fired ${time(fired)}` : 'not fired'}`;
+  return (
+    `deadline: in hand on ${order.inHandOn ?? '-'}, deliver by ${time(order.deliverBy)}; ` +
+    `reminder ${timer(order.dueSoonAt, order.dueSoonFiredAt)}; overdue ${timer(order.deliverBy, order.overdueFiredAt)}`
+  );
+}
 
 function printView(view: NonNullable<Awaited<ReturnType<typeof loadOrderView>>>, io: CliIo): void {
   const { order } = view;
@@ -67,6 +86,8 @@ function printView(view: NonNullable<Awaited<ReturnType<typeof loadOrderView>>>,
   io.out(
     `  created ${time(order.createdAt)}, accepted ${time(order.acceptedAt)}, completed ${time(order.completedAt)}, updated ${time(order.updatedAt)}`,
   );
+  io.out(`  ${deadlineText(order)}`);
+  if (order.rejectionReason) io.out(`  rejected: ${order.rejectionReason}${order.rejectionNotes ? ` (${order.rejectionNotes})` : ''}`);
   io.out('');
   io.out('shipment chain:');
   if (view.shipments.length === 0) io.out('  none yet');
@@ -79,7 +100,7 @@ function printView(view: NonNullable<Awaited<ReturnType<typeof loadOrderView>>>,
   for (const e of view.events) {
     const from = e.fromType ? `${e.fromType}/${e.fromState}` : '-';
     io.out(
-      `  ${String(e.seq).padEnd(4)}${time(e.at).padEnd(26)}${e.kind.padEnd(16)}${from} → ${e.toType}/${e.toState}  by ${actorText(e)}, command ${e.commandId ?? '-'}`,
+      `  ${String(e.seq).padEnd(4)}${time(e.at).padEnd(26)}${e.kind.padEnd(16)}${from} → ${e.toType ? `${e.toType}/${e.toState}` : '-'}  by ${actorText(e)}, command ${e.commandId ?? '-'}`,
     );
   }
   io.out('');
