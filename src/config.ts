@@ -46,6 +46,14 @@ const envSchema = z
       (v) => v === undefined || (/^rediss?(\+cluster)?:\/\//.test(v) && parsesAsRedis(v)),
       'must be a redis:// or rediss:// URL, or redis+cluster://host:port,host:port,…',
     ),
+    /**
+     * `true`: without REDIS_URL, use (or start) the private redis-server of DATA_DIR even when a
+     * Redis answers on 127.0.0.1:6379, which may be another project's.
+     */
+    REDIS_PRIVATE: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
     FULFIL_SECRET_KEY: optionalString.refine(
       (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32,
       'must be 32 bytes, as 64 hex digits or base64',

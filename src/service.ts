@@ -137,7 +137,7 @@ export async function startService(
       log.info('reads of the inventory index and event feed go to DATABASE_READ_URL');
     }
 
-    const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR });
+    const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR, probeLocal: !config.REDIS_PRIVATE });
     if (redis.private) onStop({ phase: 'private redis', name: 'private redis', close: () => redis.private!.stop() });
     log.info({ redis: redisUrlForLog(redis.url), source: redis.source }, 'redis resolved');
 

@@ -77,7 +77,10 @@ export async function startPrivateRedis(dir: string, binary = redisServerBinary(
     'daemonize no',
   ];
   writeFileSync(configFile, `${settings.join('\n')}\n`, { mode: 0o600 });
-  const child = spawn(binary, [configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group (detached): Ctrl-C at the terminal signals the foreground group, and
+  // the service must stop its workers and relay while Redis still answers, then stop Redis last
+  // (src/service.ts's 'private redis' phase); a Redis gone first turns shutdown into reconnects.
+  const child = spawn(binary, [configFile], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   try {
@@ -87,6 +90,12 @@ export async function startPrivateRedis(dir: string, binary = redisServerBinary(
     throw new Error(`${(err as Error).message}${stderr ? `: ${stderr.trim()}` : ''}`, { cause: err });
   }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Out of the terminal's reach, it must not outlive a service that exits without stopping it
+  // (a second Ctrl-C, process.exit on a fatal error): it is told to stop as the process ends.
+  const onExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  };
+  process.once('exit', onExit);
   const url = `redis://:${password}@127.0.0.1:${port}`;
   // Lets the CLI (inventory import, jobs) find the Redis that a running `npm start` started.
   const urlFile = path.join(dataDir, 'url');
@@ -95,6 +104,7 @@ export async function startPrivateRedis(dir: string, binary = redisServerBinary(
     url,
     pid: child.pid!,
     async stop() {
+      process.removeListener('exit', onExit);
       rmSync(urlFile, { force: true });
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

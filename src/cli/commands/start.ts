@@ -46,6 +46,9 @@ export const start: CommandModule = {
       };
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
+      // The terminal closing: the private redis-server, in a process group of its own, is not
+      // told, so the service stops it as on Ctrl-C.
+      process.once('SIGHUP', onSignal);
     });
     log.info('stopped');
     uninstallFatal();
