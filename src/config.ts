@@ -121,11 +121,19 @@ const envSchema = z
      * Where file bytes (e-tickets, proofs of transfer) are kept: unset, in Postgres; `s3://bucket/prefix`,
      * in an S3-compatible bucket (credentials and region from the AWS SDK's usual variables).
      */
-    FILE_STORE_URL: optionalString.refine((v) => v === undefined || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v), 'must be s3://bucket or s3://bucket/prefix'),
+    FILE_STORE_URL: optionalString.refine(
+      (v) => v === undefined || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v),
+      'must be s3://bucket or s3://bucket/prefix',
+    ),
     /** An S3-compatible server's endpoint (MinIO, Ceph, R2...), with path-style addressing; unset: AWS. */
     FILE_STORE_S3_ENDPOINT: optionalString.refine((v) => v === undefined || /^https?:\/\//.test(v), 'must be an http(s) URL'),
     /** A stored file no set references is removed after this long (housekeeping's prune-files). */
-    FILE_GRACE_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24),
+    FILE_GRACE_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 365)
+      .default(24),
     /** A replaced e-ticket set stays in the history this long, then goes with its files (unless another set holds them). */
     FILE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
     /** Uploads one API process checks at once (each holds up to 25 MiB); more wait, up to UPLOAD_QUEUE_MS, then 503. */
