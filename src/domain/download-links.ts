@@ -5,8 +5,8 @@ import { fileSetsOf, type SetFile } from '../db/sql/file-sets.ts';
 import type { FileStore } from '../files/file-store.ts';
 import { partyOfShipment, servableFile } from '../read/shipment-files.ts';
 
-/** Where a one-time link downloads (outside /v9's signed scope: it works without credentials). */
-export const DOWNLOAD_LINK_PATH = '/v9/eticket_downloads';
+/** Where a one-time link downloads: outside /v9, whose every route is signed; a link works without credentials. */
+export const DOWNLOAD_LINK_PATH = '/eticket_downloads';
 const DEFAULT_MINUTES = 24 * 60;
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');

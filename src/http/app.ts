@@ -107,6 +107,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const uploadSlots = new UploadSlots(deps.config.UPLOAD_CONCURRENCY, deps.config.UPLOAD_QUEUE_MS);
   await app.register(v9Routes({ ...deps, feed, files, uploadSlots }), { prefix: '/v9' });
   // One-time e-ticket links work without credentials: beside the signed scope, not in it.
-  await app.register(downloadLinkRoutes({ database: deps.database, files }), { prefix: '/v9' });
+  await app.register(downloadLinkRoutes({ database: deps.database, files }));
   return app;
 }

@@ -17,7 +17,7 @@ export function installMethodNotAllowed(app: FastifyInstance): void {
     for (const method of [route.method].flat() as HTTPMethod[]) {
       methods.add(method);
       try {
-        router.on(method, route.url, () => {});
+        router.on(method, route.url, () => {}, { params: (route.url.match(/[:*]/g) ?? []).length });
       } catch {
         // The same method and path twice (Fastify refuses it anyway, or a constraint differs).
       }
@@ -26,7 +26,17 @@ export function installMethodNotAllowed(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     if (!request.is404) return;
     const path = request.url.split('?')[0] ?? '/';
-    const allowed = [...methods].filter((m) => router.find(m, path) !== null).sort();
+    // Where a static segment and a parameter both match (…/etickets/link, …/etickets/:eticket_id),
+    // the path is the static route's: only the methods of the most specific routes are allowed.
+    const found = [...methods].flatMap((m) => {
+      const match = router.find(m, path);
+      return match ? [{ m, params: (match.store as { params: number }).params }] : [];
+    });
+    const fewest = Math.min(...found.map((f) => f.params));
+    const allowed = found
+      .filter((f) => f.params === fewest)
+      .map((f) => f.m)
+      .sort();
     if (allowed.length === 0) return;
     throw new MethodNotAllowed(`${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, allowed);
   });

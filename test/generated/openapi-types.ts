@@ -568,7 +568,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v9/eticket_downloads/{token}": {
+    "/eticket_downloads/{token}": {
         parameters: {
             query?: never;
             header?: never;

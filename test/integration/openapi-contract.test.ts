@@ -9,6 +9,7 @@ import { signedFetch } from '../support/http.ts';
 import { openApiChecker } from '../support/openapi-check.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { proxiedDatabaseUrl } from '../support/tcp-proxy.ts';
+import { b64, makePdf, makePng } from '../support/test-files.ts';
 
 // The OpenAPI document is valid, matches the committed docs/openapi.json, and describes what the
 // service really answers: every operation is called for a success and for errors, and each
@@ -18,6 +19,8 @@ const COMMITTED = new URL('../../docs/openapi.json', import.meta.url);
 
 /** Orders of the order commands' checks (reject, cancel, the in-hand date). */
 const ORDER_COMMAND_ORDERS = [730, 731, 732] as const;
+/** Orders of the file checks (an Eticket shipment, an XMobile one). */
+const FILE_ORDERS = [733, 734] as const;
 
 describe('OpenAPI document', () => {
   let t: TestService;
@@ -26,7 +29,7 @@ describe('OpenAPI document', () => {
   let checker: ReturnType<typeof openApiChecker>;
   beforeAll(async () => {
     t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    await t.seed(baseFixture(ORDER_COMMAND_ORDERS));
+    await t.seed(baseFixture([...ORDER_COMMAND_ORDERS, ...FILE_ORDERS]));
     call = apiClient(t.url);
     const res = await fetch(`${t.url}/openapi.json`);
     expect(res.status).toBe(200);
@@ -447,6 +450,61 @@ describe('OpenAPI document', () => {
     expect((await checked(SELLER, 'PUT', `/v9/orders/${dated}`, update, { in_hand_on: 'soon' })).status).toBe(400);
     expect((await checked(SELLER, 'PUT', `/v9/orders/${dated}`, update, { in_hand_on: '2027-03-01' })).status).toBe(200);
     expect((await checked(STRANGER, 'PUT', `/v9/orders/${dated}`, update, { in_hand_on: '2027-03-01' })).status).toBe(404);
+  });
+
+  it('e-tickets and proofs of transfer: uploads, lists, downloads, the one-time link', async () => {
+    const shipmentOf = async (orderId: number, type: string) => {
+      const accepted = await checked(SELLER, 'POST', `/v9/orders/${orderId}/accept`, '/v9/orders/{id}/accept', { reviewer_id: 100 });
+      const updated = await checked(SELLER, 'PUT', `/v9/shipments/${accepted.body.shipments[0].id}`, '/v9/shipments/{id}', {
+        mobile_transfer_type: type,
+      });
+      return updated.body.id as number;
+    };
+    const [eticketOrder, mobileOrder] = FILE_ORDERS;
+    const id = await shipmentOf(eticketOrder, 'Eticket');
+    const etickets = '/v9/shipments/{id}/etickets';
+    expect(
+      (await checked(SELLER, 'POST', `/v9/shipments/${id}/etickets`, etickets, { etickets: [{ eticket: b64(makePng()) }] })).status,
+    ).toBe(400);
+    expect(
+      (await checked(BUYER, 'POST', `/v9/shipments/${id}/etickets`, etickets, { etickets: [{ eticket: b64(await makePdf(2)) }] })).status,
+    ).toBe(403);
+    const up = await checked(SELLER, 'POST', `/v9/shipments/${id}/etickets`, etickets, {
+      etickets: [{ eticket: b64(await makePdf(2)), seat: '3' }],
+    });
+    expect(up.status).toBe(200);
+    expect((await checked(BUYER, 'GET', `/v9/shipments/${id}/etickets`, etickets)).status).toBe(200);
+    expect((await checked(STRANGER, 'GET', `/v9/shipments/${id}/etickets`, etickets)).status).toBe(404);
+    const one = '/v9/shipments/{id}/etickets/{eticket_id}';
+    const pdf = await signedFetch(t.url, BUYER, 'GET', up.body.etickets[0].url);
+    checker.checkFile('GET', one, pdf.status, pdf.headers.get('content-type'));
+    expect((await checked(STRANGER, 'GET', up.body.etickets[0].url, one)).status).toBe(404);
+    const link = '/v9/shipments/{id}/etickets/link';
+    expect((await checked(BUYER, 'POST', `/v9/shipments/${id}/etickets/link`, link, { expires_in_minutes: 0 })).status).toBe(400);
+    const made = await checked(BUYER, 'POST', `/v9/shipments/${id}/etickets/link`, link, {});
+    expect(made.status).toBe(201);
+    const download = '/eticket_downloads/{token}';
+    const byLink = await fetch(new URL(new URL(made.body.url).pathname, t.url));
+    checker.checkFile('GET', download, byLink.status, byLink.headers.get('content-type'));
+    expect(byLink.status).toBe(200);
+    await open(new URL(made.body.url).pathname, download);
+
+    const mobile = await shipmentOf(mobileOrder, 'XMobile');
+    const proofs = '/v9/shipments/{id}/transfer_verifications';
+    expect(
+      (await checked(SELLER, 'POST', `/v9/shipments/${mobile}/transfer_verifications`, proofs, { files: [{ file: 'not base64!' }] }))
+        .status,
+    ).toBe(400);
+    const proof = await checked(SELLER, 'POST', `/v9/shipments/${mobile}/transfer_verifications`, proofs, {
+      files: [{ file: b64(makePng()) }],
+    });
+    expect(proof.status).toBe(200);
+    expect((await checked(BUYER, 'GET', `/v9/shipments/${mobile}/transfer_verifications`, proofs)).status).toBe(200);
+    expect((await checked(STRANGER, 'GET', `/v9/shipments/${mobile}/transfer_verifications`, proofs)).status).toBe(404);
+    const proofFile = '/v9/shipments/{id}/transfer_verifications/{file_id}';
+    const png = await signedFetch(t.url, BUYER, 'GET', proof.body.files[0].url);
+    checker.checkFile('GET', proofFile, png.status, png.headers.get('content-type'));
+    expect((await checked(STRANGER, 'GET', proof.body.files[0].url, proofFile)).status).toBe(404);
   });
 
   it('every operation was checked with a success and with an error', () => {

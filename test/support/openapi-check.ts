@@ -37,6 +37,15 @@ export function openApiChecker(doc: Doc) {
       }
       seen.add(`${method.toUpperCase()} ${template} ${status}`);
     },
+    /** A file answer (a PDF, an image): its content type must be one the document lists for the status. */
+    checkFile(method: string, template: string, status: number, contentType: string | null) {
+      const op = doc.paths[template]?.[method.toLowerCase()];
+      expect(op, `${method} ${template} is not in the document`).toBeDefined();
+      const content = op!.responses[String(status)]?.content ?? {};
+      const type = (contentType ?? '').split(';')[0]!.trim();
+      expect(Object.keys(content), `${method} ${template} ${status} answered ${type}`).toContain(type);
+      seen.add(`${method.toUpperCase()} ${template} ${status}`);
+    },
     operations(): string[] {
       return Object.entries(doc.paths).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`));
     },

@@ -119,7 +119,7 @@ export const SHIPMENT_FILE_DOCS = {
   }),
 };
 
-/** GET /v9/eticket_downloads/:token: unsigned on purpose. */
+/** GET /eticket_downloads/:token: unsigned on purpose. */
 export const DOWNLOAD_LINK_DOC = {
   tags: ['E-tickets'],
   operationId: 'downloadEticketByLink',

@@ -1,10 +1,11 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_UPLOAD_REQUEST_BYTES, parseId } from '@fulfil/contract';
 import { callerOf } from '../../auth/caller.ts';
 import type { SqlRunner } from '../../db/database.ts';
 import { createDownloadLink, redeemDownloadLink } from '../../domain/download-links.ts';
 import { prepareEtickets, prepareTransferVerification } from '../../domain/file-upload.ts';
 import type { FileStore } from '../../files/file-store.ts';
+import { MethodNotAllowed } from '../../http-errors.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { listEtickets, listTransferVerifications, readShipmentFile } from '../../read/shipment-files.ts';
 import { sendCommand } from '../send-command.ts';
@@ -31,6 +32,16 @@ function sendFile(reply: FastifyReply, name: string, file: { sha256: string; med
 }
 
 /**
+ * `…/etickets/link` is the link's path (POST), not an e-ticket id: any other method on it is 405
+ * with Allow, before authentication, as on every other path (src/http/method-not-allowed.ts).
+ */
+async function linkIsPostOnly(request: FastifyRequest<{ Params: { id: string; eticket_id: string } }>): Promise<void> {
+  if (request.params.eticket_id === 'link') {
+    throw new MethodNotAllowed(`${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: POST`, ['POST']);
+  }
+}
+
+/**
  * The files of shipments: uploads are checked and stored here (src/domain/file-upload.ts), then
  * attached by a command; reads and downloads answer the two parties only.
  */
@@ -50,7 +61,7 @@ export function shipmentFileRoutes(v9: FastifyInstance, deps: FileRouteDeps): vo
 
   v9.get<{ Params: { id: string; eticket_id: string } }>(
     '/shipments/:id/etickets/:eticket_id',
-    { schema: DOCS.getEticket },
+    { schema: DOCS.getEticket, onRequest: linkIsPostOnly },
     async (request, reply) => {
       const shipmentId = parseId(request.params.id, 'id');
       const fileId = parseId(request.params.eticket_id, 'eticket_id');
@@ -97,7 +108,7 @@ export function shipmentFileRoutes(v9: FastifyInstance, deps: FileRouteDeps): vo
   );
 }
 
-/** The one-time links' downloads: under /v9 but outside its signed scope (they work without credentials). */
+/** The one-time links' downloads: outside /v9 and its signatures (they work without credentials). */
 export function downloadLinkRoutes(deps: Pick<FileRouteDeps, 'database' | 'files'>) {
   return async (scope: FastifyInstance) => {
     scope.get<{ Params: { token: string } }>('/eticket_downloads/:token', { schema: DOWNLOAD_LINK_DOC }, async (request, reply) => {

@@ -490,4 +490,4 @@ export const pingWebhookEndpoint = <ThrowOnError extends boolean = false>(option
  *
  * Works once, until the link expires; unknown, expired and used links are all 404.
  */
-export const downloadEticketByLink = <ThrowOnError extends boolean = false>(options: Options<DownloadEticketByLinkData, ThrowOnError>) => (options.client ?? client).get<DownloadEticketByLinkResponses, DownloadEticketByLinkErrors, ThrowOnError>({ url: '/v9/eticket_downloads/{token}', ...options });
+export const downloadEticketByLink = <ThrowOnError extends boolean = false>(options: Options<DownloadEticketByLinkData, ThrowOnError>) => (options.client ?? client).get<DownloadEticketByLinkResponses, DownloadEticketByLinkErrors, ThrowOnError>({ url: '/eticket_downloads/{token}', ...options });

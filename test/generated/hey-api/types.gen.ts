@@ -3450,7 +3450,7 @@ export type DownloadEticketByLinkData = {
         token: string;
     };
     query?: never;
-    url: '/v9/eticket_downloads/{token}';
+    url: '/eticket_downloads/{token}';
 };
 
 export type DownloadEticketByLinkErrors = {
