@@ -84,7 +84,11 @@ export function describeApi(service: { name: string; version: string }) {
     tags: [
       { name: 'Orders', description: 'Accept an order; read it and its history' },
       { name: 'Shipments', description: 'Say how the tickets are delivered, complete, read' },
-      { name: 'E-tickets', description: 'Files of a shipment: e-tickets for the buyer (upload, list, download, one-time links) and proofs of a mobile transfer' },
+      {
+        name: 'E-tickets',
+        description:
+          'Files of a shipment: e-tickets for the buyer (upload, list, download, one-time links) and proofs of a mobile transfer',
+      },
       { name: 'Inventory', description: "An office's ticket groups" },
       { name: 'Events', description: "Every event of your brokerage's orders, paged or long-polled" },
       { name: 'Commands', description: 'Results of commands answered 202' },
