@@ -6,7 +6,10 @@ export class EmbeddedDatabaseBusy extends OperatorError {
   constructor(dir: string, pid: number) {
     super(
       `the embedded database in ${dir} is in use by process ${pid} (a running fulfil); PGlite serves one process at a time. ` +
-        'Stop it first, pass the file to `fulfil start --seed <file>`, or set DATABASE_URL to use PostgreSQL.',
+        // Said to `fulfil start` (the CLI's commands borrow the running service's database instead),
+        // so the advice is never the command just typed: seeding goes through the running service.
+        'To load a fixture into the running service, run `fulfil seed <file>` in another shell; ' +
+        'to start this one instead, stop that process first, or set DATABASE_URL to use PostgreSQL.',
     );
     this.name = 'EmbeddedDatabaseBusy';
   }

@@ -69,6 +69,13 @@ export interface AddressPolicy {
   allowPrivate: boolean;
 }
 
+/**
+ * Said beside a refusal that a receiver on the developer's own machine meets first (http://, a
+ * loopback or private address), so the switch that allows it in development is found at once.
+ */
+export const DEVELOPMENT_SWITCH =
+  ' (a receiver on your own machine or network: set WEBHOOK_ALLOW_PRIVATE=true in development, which allows http:// and private addresses; docs/WEBHOOKS.md)';
+
 /** Why a URL may not be an endpoint, or undefined when its form is acceptable (addresses are checked apart). */
 export function urlProblem(raw: string, policy: AddressPolicy): string | undefined {
   if (raw.length > 2048) return 'url: at most 2048 characters';
@@ -79,7 +86,7 @@ export function urlProblem(raw: string, policy: AddressPolicy): string | undefin
     return 'url: not a valid absolute URL';
   }
   if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) {
-    return policy.allowPrivate ? 'url: must be http:// or https://' : 'url: must be https://';
+    return policy.allowPrivate ? 'url: must be http:// or https://' : `url: must be https://${DEVELOPMENT_SWITCH}`;
   }
   if (url.username || url.password) return 'url: must not carry a user name or password';
   if (url.hash) return 'url: must not have a #fragment';

@@ -5,7 +5,7 @@ import type { SecretBox } from '../auth/secret-box.ts';
 import { query, type Executor } from '../db/client.ts';
 import { webhookEndpoints } from '../db/schema.ts';
 import { AppError, InvalidParams, NotFound } from '@fulfil/contract';
-import { urlProblem, type AddressPolicy } from './address-policy.ts';
+import { DEVELOPMENT_SWITCH, urlProblem, type AddressPolicy } from './address-policy.ts';
 import { secretAad } from './endpoint-secrets.ts';
 import { answeredEventKinds, storedEventKinds, type createEndpointBody, type updateEndpointBody } from './endpoint-input.ts';
 import { isRefusedAddress, vetAddresses, type Resolve } from './send.ts';
@@ -65,7 +65,7 @@ export async function checkEndpointUrl(raw: string, rules: EndpointRules): Promi
   try {
     await vetAddresses(url, rules);
   } catch (err) {
-    if (isRefusedAddress(err)) throw new InvalidParams(`url: ${err.message}`, 'url');
+    if (isRefusedAddress(err)) throw new InvalidParams(`url: ${err.message}${rules.policy.allowPrivate ? '' : DEVELOPMENT_SWITCH}`, 'url');
     throw new InvalidParams(`url: cannot resolve ${url.hostname}`, 'url');
   }
   return url.toString();

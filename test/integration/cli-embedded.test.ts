@@ -24,6 +24,15 @@ describe('the CLI next to a running service on the embedded database', () => {
     await service?.stop();
   }, 60_000);
 
+  it('`fulfil start --seed` beside the running service points to `fulfil seed`, not to the command just typed', async () => {
+    const second = await cli('start', '--seed', FIXTURE);
+    expect(second.code).toBe(1);
+    const said = `${second.out}${second.err}`;
+    expect(said).toMatch(/in use by process \d+/);
+    expect(said).toContain('run `fulfil seed <file>` in another shell');
+    expect(said).not.toContain('fulfil start --seed');
+  });
+
   it('lists, creates and revokes credentials through the service', async () => {
     const list = await cli('credentials', 'list');
     expect(list.err).toBe('');

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signPayload } from '@fulfil/contract';
 
-// examples/webhook-receiver.mjs as a user runs it: its own process on a free port, sent real
-// HTTP requests signed as the service signs them.
+// examples/webhook-receiver.mjs as a user runs it (plain `node`, no loader: @fulfil/client as
+// `npm ci` built it, through the package's prepare step): its own process on a free port, sent
+// real HTTP requests signed as the service signs them.
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const SECRETS = ['whsec_new_0123456789', 'whsec_old_0123456789'];
@@ -16,7 +17,7 @@ describe('examples/webhook-receiver.mjs', () => {
   let stderr = '';
 
   beforeAll(async () => {
-    child = spawn(process.execPath, ['--conditions=fulfil-source', '--import', 'tsx', 'examples/webhook-receiver.mjs'], {
+    child = spawn(process.execPath, ['examples/webhook-receiver.mjs'], {
       cwd: REPO,
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WEBHOOK_SECRETS: SECRETS.join(',') },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -87,6 +87,11 @@ describe('webhook SSRF rules and the retry window', () => {
     }
     const [row] = await t.db.database.sql!`select count(*)::int as n from webhook_endpoints`;
     expect(row!.n).toBe(0);
+    // A receiver on the developer's own machine is refused with the switch that allows it in development.
+    for (const url of ['http://127.0.0.1:4000/hook', 'https://127.0.0.1/hook']) {
+      const res = await call(SELLER, 'POST', '/v9/webhook_endpoints', { url });
+      expect(res.body.errors[0].message, url).toContain('set WEBHOOK_ALLOW_PRIVATE=true in development');
+    }
   });
 
   it('a name that resolves to a private address at delivery time is refused there; failing for the window disables', async () => {
