@@ -4,6 +4,7 @@ import type { Executor } from '../db/client.ts';
 import { commands, orders, shipmentEvents, shipments } from '../db/schema.ts';
 import { shipmentEventColumns, type ShipmentEventRow } from '../events/public-event.ts';
 import { loadOrderWebhooks, type OrderWebhookDelivery } from './order-view-webhooks.ts';
+import { loadOrderFiles, type OrderFile } from './order-view-files.ts';
 
 export interface OrderViewData {
   order: typeof orders.$inferSelect;
@@ -31,6 +32,8 @@ export interface OrderViewData {
   }>;
   /** Each event of the order per webhook endpoint it was owed to. */
   webhooks: OrderWebhookDelivery[];
+  /** Files uploaded to its shipments: e-tickets (replaced ones too) and proofs of transfer. */
+  files: OrderFile[];
 }
 
 /** How many commands the page lists (newest last); an order sees a handful in practice. */
@@ -91,6 +94,7 @@ export async function loadOrderView(ex: Executor, orderId: number): Promise<Orde
     events,
     commands: rows.map(({ resultBody, ...c }) => ({ ...c, error: firstErrorMessage(resultBody) })),
     webhooks: await loadOrderWebhooks(ex, orderId),
+    files: await loadOrderFiles(ex, orderId),
   };
 }
 

@@ -5,6 +5,7 @@ import { actorText } from '../events/actor-text.ts';
 import { machineSvg } from './machine-svg.ts';
 import type { OrderViewData } from './order-view-data.ts';
 import { renderOrderWebhooks } from './order-view-webhooks.ts';
+import { renderOrderFiles } from './order-view-files.ts';
 import { commandOutcome, type CommandOutcome } from '../commands/command-outcome.ts';
 
 const SHIPMENT_GRAPH = machineGraph(shipmentMachine);
@@ -120,6 +121,8 @@ ${events.join('\n')}
 <table id="commands"><tr><th>command</th><th>name</th><th>outcome</th><th>error</th><th>attempts</th><th>sent</th><th>finished</th></tr>
 ${cmds.join('\n')}
 </table>
+<h2>Files (${data.files.length})</h2>
+${renderOrderFiles(data.files)}
 <h2>Webhook deliveries (${data.webhooks.length})</h2>
 ${renderOrderWebhooks(data.webhooks)}
 </body></html>`;

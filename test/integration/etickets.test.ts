@@ -96,6 +96,16 @@ describe('e-tickets', () => {
     const completed = events.find((e) => e.kind === 'completed')!;
     expect(completed.details.etickets).toEqual(up.body.etickets);
     expect(JSON.stringify(events)).not.toContain(b64(pdf).slice(0, 40));
+
+    // The operators' order view lists the files: pages, size, who uploaded them, when.
+    const [{ order_id: orderId }] = (await sql()`select order_id from shipments where id = ${id}`) as unknown as [{ order_id: number }];
+    const page = await (await fetch(`${t.url}/ops/orders/${orderId}`)).text();
+    expect(page).toContain('<h2>Files (1)</h2>');
+    expect(page).toMatch(
+      new RegExp(
+        `<td>${up.body.etickets[0].id}</td><td>application/pdf</td><td>2</td><td>${pdf.length}</td><td>12</td><td>BC-1</td><td>brokerage 1</td>`,
+      ),
+    );
   });
 
   it('one single-page PDF per ticket; a second upload replaces the set, whose files are listed but no longer served', async () => {

@@ -97,6 +97,30 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./shipments.ts').then((m) => m.shipmentsHistory),
   },
   {
+    path: ['shipments', 'etickets', 'upload'],
+    brief: "Uploads the PDFs of an Eticket shipment's tickets (seller).",
+    summary:
+      'Uploads e-tickets to a pending Eticket shipment through the running service (POST /v9/shipments/:id/etickets):\n' +
+      'one PDF with a page per ticket, or one single-page PDF per ticket. --seats and --barcodes give one value per\n' +
+      'file, comma-separated. Signed with --token/--secret or FULFIL_TOKEN/FULFIL_SECRET; --base or PORT names the service.',
+    usage: 'shipments etickets upload <shipment_id> <file.pdf>… [--seats 12,13] [--barcodes A1,A2] [--token … --secret …] [--base url]',
+    load: () => import('./etickets.ts').then((m) => m.eticketsUpload),
+  },
+  {
+    path: ['shipments', 'etickets', 'list'],
+    brief: "Lists a shipment's e-tickets and uploads (seller or buyer).",
+    summary: "Lists a shipment's current e-tickets and every upload (GET /v9/shipments/:id/etickets), signed as for upload.",
+    usage: 'shipments etickets list <shipment_id> [--token … --secret …] [--base url]',
+    load: () => import('./etickets.ts').then((m) => m.eticketsList),
+  },
+  {
+    path: ['shipments', 'etickets', 'get'],
+    brief: 'Downloads one e-ticket to a file (seller or buyer).',
+    summary: 'Downloads an e-ticket (GET /v9/shipments/:id/etickets/:eticket_id) to --out, by default eticket-<id>.pdf.',
+    usage: 'shipments etickets get <shipment_id> <eticket_id> [--out file.pdf] [--token … --secret …] [--base url]',
+    load: () => import('./etickets.ts').then((m) => m.eticketsGet),
+  },
+  {
     path: ['orders', 'list'],
     brief: 'Lists orders newest first, filtered, one page at a time.',
     summary:
