@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FulfilmentClient } from '../../src/index.ts';
 import { apiClient } from '../support/api.ts';
 import { baseFixture, BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
 import { signedFetch } from '../support/http.ts';
@@ -337,6 +338,35 @@ describe('e-tickets', () => {
     const [completed] = await sql()`select details from shipment_events where shipment_id = ${eticket} and kind = 'completed'`;
     expect(completed!.details.transfer_source).toBe('TM');
     expect(completed!.details.etickets).toHaveLength(1);
+  });
+
+  it('the producer client attaches files the service stores, by hash, with typed answers; unknown hashes are refused', async () => {
+    const pdf = await makePdf(2, 'client');
+    const first = await shipmentOf();
+    const up = await upload(first, [{ eticket: b64(pdf) }]);
+    const second = await shipmentOf();
+    const client = new FulfilmentClient({ redisUrl: t.config.REDIS_URL, prefix: t.prefix, defaultTimeoutMs: 15_000 });
+    try {
+      const seller = { brokerageId: 1, await: true } as const;
+      const attached = await client.attachEtickets(
+        { shipment_id: second, etickets: [{ sha256: up.body.etickets[0].sha256, seat: '9' }] },
+        seller,
+      );
+      expect(attached.status).toBe(200);
+      if (attached.status === 200) expect(attached.body.etickets[0]).toMatchObject({ seat: '9', pages: 2, bytes: pdf.length });
+      const unknown = await client.attachEtickets({ shipment_id: second, etickets: [{ sha256: 'f'.repeat(64) }] }, seller);
+      expect(unknown.status).toBe(400);
+    } finally {
+      await client.close();
+    }
+    expect(
+      (
+        await download(
+          BUYER,
+          `/v9/shipments/${second}/etickets/${(await call(BUYER, 'GET', `/v9/shipments/${second}/etickets`)).body.etickets[0].id}`,
+        )
+      ).bytes.equals(pdf),
+    ).toBe(true);
   });
 });
 

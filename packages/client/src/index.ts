@@ -14,6 +14,10 @@ export {
 export { SHIPMENT_TYPES, type AnswerBodies, type RefusalStatus, type ShipmentType } from '@fulfil/contract';
 export { CommandFailed, CommandTimeout, NoWorkers } from './client/errors.ts';
 export {
+  MAX_FILE_BYTES,
+  MAX_FILES_PER_UPLOAD,
+  MAX_UPLOAD_REQUEST_BYTES,
+  TRANSFER_SOURCES,
   PAYLOAD_SCHEMAS,
   type AcceptOrderInput,
   type CompleteShipmentBody,
@@ -53,6 +57,12 @@ export { ROUTING_RESIDUES, defaultCommandShards, shardOfCommand, shardOfId } fro
 export type {
   AcceptCommand,
   CompleteCommand,
+  CompletionTicket,
+  EticketsBody,
+  EticketsCommand,
+  TransferSourceCode,
+  TransferVerificationBody,
+  TransferVerificationCommand,
   InventoryMapCommand,
   InventoryRemoveCommand,
   InventoryUpsertCommand,

@@ -176,6 +176,26 @@ export class FulfilmentClient {
     return this.dispatch('shipment.complete', { ...parsed, shipment_id: id }, opts);
   }
 
+  /**
+   * shipment.etickets: makes files the service already stores (by sha256: uploaded before through
+   * `POST /v9/shipments/:id/etickets`, whose answer names them) the shipment's e-tickets. New bytes
+   * are uploaded over HTTP only: file bytes never travel through Redis.
+   */
+  async attachEtickets<O extends SendOptions>(
+    command: JobInput<'shipment.etickets'>,
+    opts: O,
+  ): Promise<SendResult<O, 'shipment.etickets'>> {
+    return this.send('shipment.etickets', command, opts);
+  }
+
+  /** shipment.transfer_verification: a proof of transfer made of files the service already stores (by sha256). */
+  async attachTransferVerification<O extends SendOptions>(
+    command: JobInput<'shipment.transfer_verification'>,
+    opts: O,
+  ): Promise<SendResult<O, 'shipment.transfer_verification'>> {
+    return this.send('shipment.transfer_verification', command, opts);
+  }
+
   /** inventory.upsert: ticket groups of one office, inserted or replaced by remote_id. */
   async upsertInventory<O extends SendOptions>(command: InventoryUpsertInput, opts: O): Promise<SendResult<O, 'inventory.upsert'>> {
     return this.send('inventory.upsert', command, opts);
