@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { problemsOf } from '@fulfil/contract';
 import { fixtureSchema, type Fixture } from '../domain/fixture.ts';
 import { UsageError } from './command.ts';
 
@@ -10,9 +11,13 @@ export async function readFixtureFile(file: string): Promise<Fixture> {
   } catch (err) {
     throw new UsageError(`${file}: ${(err as Error).message}`);
   }
-  const parsed = fixtureSchema.safeParse(json);
+  const parsed = fixtureSchema.safeParse(json, { reportInput: true });
   if (!parsed.success) {
-    throw new UsageError(parsed.error.issues.map((i) => `${file}: ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n'));
+    throw new UsageError(
+      problemsOf(parsed.error, '(root)')
+        .map((p) => `${file}: ${p.message}`)
+        .join('\n'),
+    );
   }
   return parsed.data;
 }

@@ -21,9 +21,10 @@ const officeId = queryInteger('office_id', 1, MAX_ID).describe(
   'office whose inventory is listed; must be of your brokerage (401 otherwise)',
 );
 const cursor = queryInteger('page[cursor]', 0, MAX_ID).optional();
-const items = (max: number) => queryInteger('page[items]', 1, max).optional();
+// The v9 contract spells this one refusal word for word (D4), without the colon of the others.
+const items = (max: number) => queryInteger('page[items]', 1, max, `page[items] must be less than or equal to ${max}`).optional();
 const PAGE_KEYS = ['page[cursor]', 'page[items]'] as const;
-const STATE_MESSAGE = 'state must be one of ALL, MAPPED, UNMAPPED';
+const STATE_MESSAGE = 'state: must be one of ALL, MAPPED, UNMAPPED';
 
 /** A mode that pages needs at least one page parameter: one rule, checked and documented. */
 function paged<T extends z.ZodObject>(schema: T, message: string, path: string) {
@@ -46,18 +47,18 @@ export const INVENTORY_MODES = {
   paged: paged(
     z.strictObject({
       office_id: officeId,
-      state: z.enum(['MAPPED', 'UNMAPPED'], { error: 'state must be MAPPED or UNMAPPED when paginating' }),
+      state: z.enum(['MAPPED', 'UNMAPPED'], { error: 'state: must be MAPPED or UNMAPPED when paginating' }),
       'page[cursor]': cursor.describe('first remote_id of the page (default 1); next page: last remote_id + 1'),
       'page[items]': items(DEFAULT_MODE_MAX_ITEMS).describe(`records per page (default ${DEFAULT_MODE_MAX_ITEMS})`),
     }),
-    'give page[cursor] or page[items]',
+    'page: give page[cursor] or page[items]',
     'page',
   ).meta({ title: 'Default mode, paging', description: 'state MAPPED or UNMAPPED, and at least one page parameter' }),
   detailed: paged(
     z.strictObject({
       office_id: officeId,
-      response: z.literal('detailed', { error: 'response must be detailed or absent' }),
-      state: z.literal('MAPPED', { error: 'state must be MAPPED in detailed mode' }).optional().describe('MAPPED, the only value'),
+      response: z.literal('detailed', { error: 'response: must be detailed or absent' }),
+      state: z.literal('MAPPED', { error: 'state: must be MAPPED in detailed mode' }).optional().describe('MAPPED, the only value'),
       'page[cursor]': cursor.describe('first id of the page (default 1); next page: last id + 1'),
       'page[items]': items(DETAILED_MODE_MAX_ITEMS).describe(`records per page (default ${DETAILED_MODE_MAX_ITEMS})`),
     }),
@@ -80,7 +81,7 @@ export type RawQuery = Record<string, string | string[] | undefined>;
  */
 export function parseIndexQuery(raw: RawQuery): IndexQuery {
   for (const [key, value] of Object.entries(raw)) {
-    if (Array.isArray(value)) throw new InvalidParams(`${key} must be given once`, key);
+    if (Array.isArray(value)) throw new InvalidParams(`${key}: must be given once`, key);
   }
   if (raw.state !== undefined && !['ALL', 'MAPPED', 'UNMAPPED'].includes(raw.state as string)) {
     throw new InvalidParams(STATE_MESSAGE, 'state');

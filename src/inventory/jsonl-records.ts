@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { assertStorableJson } from '@fulfil/contract';
+import { assertStorableJson, problemsOf } from '@fulfil/contract';
 import { ticketGroupInput, type TicketGroupInput } from '@fulfil/contract';
 
 export type JsonlItem = { line: number; record: TicketGroupInput } | { line: number; problem: string };
@@ -43,16 +43,17 @@ export async function* readJsonlRecords(file: string, officeId: number): AsyncGe
       yield { line, problem: `office_id: ${JSON.stringify(lineOffice)} is not the office being imported to (${officeId})` };
       continue;
     }
-    const parsed = ticketGroupInput.safeParse(rest);
+    const parsed = ticketGroupInput.safeParse(rest, { reportInput: true });
     if (parsed.success) {
       yield { line, record: parsed.data };
     } else {
-      const problems = parsed.error.issues.map((i) =>
-        i.code === 'unrecognized_keys'
-          ? `unknown field ${i.keys.join(', ')}`
-          : `${i.path.map(String).join('.') || '(record)'}: ${i.message}`,
-      );
-      yield { line, problem: problems.join('; ') };
+      // Told as the API tells a body's problems (`field: what is wrong`), all of them.
+      yield {
+        line,
+        problem: problemsOf(parsed.error, '(record)')
+          .map((p) => p.message)
+          .join('; '),
+      };
     }
   }
 }

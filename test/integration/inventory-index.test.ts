@@ -157,7 +157,7 @@ describe('GET /v9/inventory', () => {
     it('refuses paging with state ALL or no state (I2)', async () => {
       for (const q of ['office_id=10&page[cursor]=1', 'office_id=10&state=ALL&page[items]=5', 'office_id=10&page[items]=5']) {
         expect(await refused(q, 400)).toEqual({
-          errors: [{ code: 'invalid_params', message: 'state must be MAPPED or UNMAPPED when paginating', field: 'state' }],
+          errors: [{ code: 'invalid_params', message: 'state: must be MAPPED or UNMAPPED when paginating', field: 'state' }],
         });
       }
     });
@@ -248,7 +248,7 @@ describe('GET /v9/inventory', () => {
       ).toHaveLength(2);
       for (const state of ['UNMAPPED', 'ALL']) {
         expect(await refused(`office_id=10&response=detailed&state=${state}&page[cursor]=1`, 400)).toEqual({
-          errors: [{ code: 'invalid_params', message: 'state must be MAPPED in detailed mode', field: 'state' }],
+          errors: [{ code: 'invalid_params', message: 'state: must be MAPPED in detailed mode', field: 'state' }],
         });
       }
     });
@@ -347,13 +347,13 @@ describe('GET /v9/inventory', () => {
 
     it('refuses response=foo, unknown parameters and a missing office_id with 400', async () => {
       expect(await refused('office_id=10&response=foo', 400)).toEqual({
-        errors: [{ code: 'invalid_params', message: 'response must be detailed or absent', field: 'response' }],
+        errors: [{ code: 'invalid_params', message: 'response: must be detailed or absent', field: 'response' }],
       });
       expect(await refused('office_id=10&colour=red', 400)).toEqual({
-        errors: [{ code: 'invalid_params', message: 'colour is not a recognised parameter', field: 'colour' }],
+        errors: [{ code: 'invalid_params', message: 'colour: not a recognised parameter', field: 'colour' }],
       });
       expect((await refused('office_id=10&state=MAPPED&page[size]=2', 400)).errors[0]!.field).toBe('page[size]');
-      expect((await refused('state=MAPPED', 400)).errors[0]).toMatchObject({ message: 'office_id is missing' });
+      expect((await refused('state=MAPPED', 400)).errors[0]).toMatchObject({ message: 'office_id: is missing' });
       expect((await refused('office_id=abc', 400)).errors[0]!.field).toBe('office_id');
       expect((await refused('office_id=10&state=mapped', 400)).errors[0]!.field).toBe('state');
       expect((await refused('office_id=10&state=MAPPED&page[cursor]=-1', 400)).errors[0]!.field).toBe('page[cursor]');

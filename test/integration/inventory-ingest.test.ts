@@ -271,7 +271,7 @@ describe('inventory ingest through the queue and the workers', () => {
       );
       const res = await cli(['inventory', 'import', '11', file]);
       expect(res.code).toBe(1);
-      expect(res.stderr).toContain(`${file}:3: quantity: Too small: expected number to be >=0`);
+      expect(res.stderr).toContain(`${file}:3: quantity: must be at least 0`);
       expect(res.stderr).toContain(`${file}:5: not valid JSON`);
       expect(res.stderr).toContain(`${file}:6: seats.0.barcode: must not contain NUL or unpaired surrogate characters`);
       expect(res.stderr).toContain('3 bad lines');

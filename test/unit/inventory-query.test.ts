@@ -26,7 +26,7 @@ describe('inventory index query: default mode', () => {
   it('requires MAPPED or UNMAPPED when paginating, by cursor or by items (I2)', () => {
     for (const page of [{ 'page[cursor]': '1' }, { 'page[items]': '5' }]) {
       expect(refusal({ office_id: '10', ...page })).toEqual({
-        message: 'state must be MAPPED or UNMAPPED when paginating',
+        message: 'state: must be MAPPED or UNMAPPED when paginating',
         field: 'state',
       });
       expect(refusal({ office_id: '10', state: 'ALL', ...page }).field).toBe('state');
@@ -48,14 +48,14 @@ describe('inventory index query: default mode', () => {
       field: 'page[items]',
     });
     expect(refusal({ office_id: '10', state: 'MAPPED', 'page[items]': '0' })).toEqual({
-      message: 'page[items] must be greater than or equal to 1',
+      message: 'page[items]: must be greater than or equal to 1',
       field: 'page[items]',
     });
   });
 
   it('refuses a state in another case or spelling', () => {
     for (const state of ['mapped', 'Mapped', 'NONE', '']) {
-      expect(refusal({ office_id: '10', state })).toEqual({ message: 'state must be one of ALL, MAPPED, UNMAPPED', field: 'state' });
+      expect(refusal({ office_id: '10', state })).toEqual({ message: 'state: must be one of ALL, MAPPED, UNMAPPED', field: 'state' });
     }
   });
 });
@@ -93,7 +93,7 @@ describe('inventory index query: detailed mode', () => {
     });
     for (const state of ['UNMAPPED', 'ALL']) {
       expect(refusal({ office_id: '10', response: 'detailed', state, 'page[cursor]': '1' })).toEqual({
-        message: 'state must be MAPPED in detailed mode',
+        message: 'state: must be MAPPED in detailed mode',
         field: 'state',
       });
     }
@@ -102,16 +102,16 @@ describe('inventory index query: detailed mode', () => {
 
 describe('inventory index query: every mode', () => {
   it('requires office_id as a positive integer', () => {
-    expect(refusal({})).toEqual({ message: 'office_id is missing', field: 'office_id' });
+    expect(refusal({})).toEqual({ message: 'office_id: is missing', field: 'office_id' });
     for (const office_id of ['', 'ten', '-1', '+10', '1.0', '1e3', ' 10', '99999999999999999']) {
       expect(refusal({ office_id }).field).toBe('office_id');
     }
-    expect(refusal({ office_id: '0' })).toEqual({ message: 'office_id must be greater than or equal to 1', field: 'office_id' });
+    expect(refusal({ office_id: '0' })).toEqual({ message: 'office_id: must be greater than or equal to 1', field: 'office_id' });
   });
 
   it('refuses a response other than detailed, whatever the other parameters', () => {
     for (const response of ['foo', 'DETAILED', 'minimal', '']) {
-      expect(refusal({ office_id: '10', response })).toEqual({ message: 'response must be detailed or absent', field: 'response' });
+      expect(refusal({ office_id: '10', response })).toEqual({ message: 'response: must be detailed or absent', field: 'response' });
     }
   });
 
@@ -122,13 +122,13 @@ describe('inventory index query: every mode', () => {
   });
 
   it('refuses unknown parameters, by name', () => {
-    expect(refusal({ office_id: '10', foo: '1' })).toEqual({ message: 'foo is not a recognised parameter', field: 'foo' });
+    expect(refusal({ office_id: '10', foo: '1' })).toEqual({ message: 'foo: not a recognised parameter', field: 'foo' });
     expect(refusal({ office_id: '10', 'page[size]': '1' }).field).toBe('page[size]');
     expect(refusal({ office_id: '10', page: '1' }).field).toBe('page');
   });
 
   it('refuses a parameter given twice', () => {
-    expect(refusal({ office_id: ['10', '11'] })).toEqual({ message: 'office_id must be given once', field: 'office_id' });
+    expect(refusal({ office_id: ['10', '11'] })).toEqual({ message: 'office_id: must be given once', field: 'office_id' });
     expect(refusal({ office_id: '10', state: ['MAPPED', 'MAPPED'] }).field).toBe('state');
   });
 });

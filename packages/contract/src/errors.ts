@@ -21,12 +21,22 @@ export abstract class AppError extends Error {
 export class InvalidParams extends AppError {
   readonly code = 'invalid_params';
   readonly status = 400 as const;
+  /** The problems after the first (the message and field): each is one more entry of the body's `errors`. */
+  more: ReadonlyArray<{ message: string; field?: string }> = [];
   constructor(
     message: string,
     readonly field?: string,
   ) {
     super(message);
     if (field) this.extra.field = field;
+  }
+
+  /** Every problem of a request at once: the first is the error's message, all are in its body. */
+  static of(problems: ReadonlyArray<{ message: string; field?: string }>): InvalidParams {
+    const [first, ...rest] = problems;
+    const err = new InvalidParams(first?.message ?? 'invalid request', first?.field);
+    err.more = rest;
+    return err;
   }
 }
 
@@ -87,5 +97,10 @@ export function errorBody(code: string, message: string, extra: Record<string, u
 }
 
 export function toErrorBody(err: AppError): ErrorBody {
-  return errorBody(err.code, err.message, err.extra);
+  const body = errorBody(err.code, err.message, err.extra);
+  // A request with several problems is told all of them, one entry each, in the same shape.
+  if (err instanceof InvalidParams) {
+    for (const p of err.more) body.errors.push({ code: err.code, message: p.message, ...(p.field ? { field: p.field } : {}) });
+  }
+  return body;
 }

@@ -26,20 +26,67 @@ export function uniqueArray<T extends z.ZodType>(item: T, message: string) {
     .meta({ uniqueItems: true });
 }
 
+/** One problem of a request: what is wrong (`field: what`) and where. */
+export interface Problem {
+  message: string;
+  field: string;
+}
+
+const ARTICLE = (word: string) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
+
 /**
- * Parses with a zod schema; the first problem becomes a 400 invalid_params whose message names
- * the field the way the contract spells it (`ship_from_address_attributes.country_code`).
+ * What a zod issue says, as a predicate of its field ("is missing", "must be at most 3 characters").
+ * Messages the schemas write themselves are kept; zod's generic ones ("Invalid input: expected
+ * number, received undefined") are rewritten, so every message reads the same way.
+ */
+function predicate(issue: z.core.$ZodIssue & { input?: unknown }): string {
+  if (!/^(Invalid|Too (big|small))/.test(issue.message)) return issue.message;
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined ? 'is missing' : `must be ${ARTICLE(issue.expected)}`;
+    case 'too_small':
+    case 'too_big': {
+      const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
+      const most = issue.code === 'too_small' ? 'at least' : 'at most';
+      if (issue.origin === 'string') return `must be ${most} ${String(bound)} characters`;
+      if (issue.origin === 'array' || issue.origin === 'set') return `must hold ${most} ${String(bound)} items`;
+      const inclusive = issue.inclusive !== false;
+      const word = issue.code === 'too_small' ? (inclusive ? 'at least' : 'greater than') : inclusive ? 'at most' : 'less than';
+      return `must be ${word} ${String(bound)}`;
+    }
+    case 'invalid_value':
+      return `must be ${issue.values.length === 1 ? JSON.stringify(issue.values[0]) : `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`}`;
+    case 'invalid_format':
+      return `must be a valid ${issue.format}`;
+    case 'invalid_union':
+      return 'matches none of the accepted forms';
+    default:
+      return issue.message.charAt(0).toLowerCase() + issue.message.slice(1);
+  }
+}
+
+/** Every problem of a failed parse, in the order zod found them, each `field: what is wrong`. */
+export function problemsOf(error: z.ZodError, where = 'body'): Problem[] {
+  return error.issues.flatMap((issue) => {
+    const field = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((k) => {
+        const key = field ? `${field}.${k}` : k;
+        return { message: `${key}: unknown field`, field: key };
+      });
+    }
+    return [{ message: `${field || where}: ${predicate(issue)}`, field: field || where }];
+  });
+}
+
+/**
+ * Parses with a zod schema; a failure is a 400 invalid_params carrying every problem, each
+ * naming its field the way the contract spells it (`ship_from_address_attributes.country_code`).
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where = 'body'): z.output<S> {
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.path.map(String).join('.');
-  const message =
-    issue.code === 'unrecognized_keys'
-      ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => (field ? `${field}.${k}` : k)).join(', ')}`
-      : `${field || where}: ${issue.message}`;
-  throw new InvalidParams(message, field ? field : issue.code === 'unrecognized_keys' ? issue.keys[0] : where);
+  throw InvalidParams.of(problemsOf(parsed.error, where));
 }
 
 /** Path ids: positive integers within the safe range, or 400 naming the parameter. */
