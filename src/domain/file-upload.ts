@@ -13,6 +13,7 @@ import {
 } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
 import type { FileStore } from '../files/file-store.ts';
+import type { InspectPool } from '../files/inspect-pool.ts';
 import { FileRefused, inspectPdf, inspectProof, type FileFacts } from '../files/inspect-file.ts';
 import { PayloadTooLarge } from '../http-errors.ts';
 import { countFileStored, countUploadRefused } from '../telemetry/file-metrics.ts';
@@ -28,6 +29,8 @@ import { assertAcceptsEtickets, assertAcceptsProof, assertTicketPages } from './
 export interface UploadDeps {
   database: SqlRunner;
   files: FileStore;
+  /** Where files are parsed (worker threads); absent: in this thread. */
+  inspect?: InspectPool | undefined;
 }
 
 interface ShipmentStanding {
@@ -148,7 +151,7 @@ export async function prepareEtickets(deps: UploadDeps, shipmentId: number, brok
   const files = await checkAll(
     parsed.etickets.map((e) => e.eticket),
     (i) => `etickets[${i}].eticket`,
-    inspectPdf,
+    (b) => (deps.inspect ? deps.inspect.inspect('pdf', b) : inspectPdf(b)),
   );
   try {
     assertTicketPages(
@@ -184,7 +187,7 @@ export async function prepareTransferVerification(
   const files = await checkAll(
     parsed.files.map((f) => f.file),
     (i) => `files[${i}].file`,
-    inspectProof,
+    (b) => (deps.inspect ? deps.inspect.inspect('proof', b) : inspectProof(b)),
   );
   await storeAll(deps, files);
   return {

@@ -5,7 +5,16 @@ import type { FileMediaType } from '../db/schema/files.ts';
 
 /** Why a file was refused: the reason a refusal is counted by (fulfil_file_uploads_refused_total). */
 export type RefusalReason =
-  'bad_base64' | 'too_large' | 'not_pdf' | 'truncated' | 'encrypted' | 'not_image' | 'too_many_pixels' | 'page_count' | 'too_many_files';
+  | 'bad_base64'
+  | 'too_large'
+  | 'not_pdf'
+  | 'truncated'
+  | 'encrypted'
+  | 'not_image'
+  | 'too_many_pixels'
+  | 'page_count'
+  | 'too_many_files'
+  | 'too_slow';
 
 export class FileRefused extends Error {
   constructor(

@@ -23,6 +23,7 @@ import { v9Routes } from './v9.ts';
 import { PostgresFileStore, type FileStore } from '../files/file-store.ts';
 import { downloadLinkRoutes } from './routes/shipment-files.ts';
 import { UploadSlots } from './upload-slots.ts';
+import { InspectPool } from '../files/inspect-pool.ts';
 
 export interface AppDeps {
   config: Config;
@@ -105,7 +106,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   const files = deps.files ?? new PostgresFileStore(deps.database);
   const uploadSlots = new UploadSlots(deps.config.UPLOAD_CONCURRENCY, deps.config.UPLOAD_QUEUE_MS);
-  await app.register(v9Routes({ ...deps, feed, files, uploadSlots }), { prefix: '/v9' });
+  // Files are parsed off the event loop, one thread per upload slot at most.
+  const inspect = new InspectPool(deps.config.UPLOAD_CONCURRENCY);
+  app.addHook('onClose', () => inspect.close());
+  await app.register(v9Routes({ ...deps, feed, files, uploadSlots, inspect }), { prefix: '/v9' });
   // One-time e-ticket links work without credentials: beside the signed scope, not in it.
   await app.register(downloadLinkRoutes({ database: deps.database, files }));
   return app;

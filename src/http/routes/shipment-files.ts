@@ -5,6 +5,7 @@ import type { SqlRunner } from '../../db/database.ts';
 import { createDownloadLink, redeemDownloadLink } from '../../domain/download-links.ts';
 import { prepareEtickets, prepareTransferVerification } from '../../domain/file-upload.ts';
 import type { FileStore } from '../../files/file-store.ts';
+import type { InspectPool } from '../../files/inspect-pool.ts';
 import { MethodNotAllowed } from '../../http-errors.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { listEtickets, listTransferVerifications, readShipmentFile } from '../../read/shipment-files.ts';
@@ -17,6 +18,7 @@ export interface FileRouteDeps {
   dispatcher: Dispatch;
   files: FileStore;
   uploadSlots: UploadSlots;
+  inspect?: InspectPool | undefined;
 }
 
 const EXTENSION = { 'application/pdf': 'pdf', 'image/png': 'png', 'image/jpeg': 'jpg' } as const;
