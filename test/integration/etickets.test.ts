@@ -160,6 +160,10 @@ describe('e-tickets', () => {
       expect(res.body.errors[0].message, name).toMatch(message);
     }
     expect(await counts()).toEqual(before);
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    for (const reason of ['not_pdf', 'truncated', 'encrypted', 'page_count', 'bad_base64']) {
+      expect(metrics).toMatch(new RegExp(`fulfil_file_uploads_refused_total\\{reason="${reason}"\\} [1-9]`));
+    }
   });
 
   it('takes a PDF of the largest size, byte for byte', async () => {
