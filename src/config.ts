@@ -136,8 +136,11 @@ const envSchema = z
       .default(24),
     /** A replaced e-ticket set stays in the history this long, then goes with its files (unless another set holds them). */
     FILE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
-    /** Uploads one API process checks at once (each holds up to 25 MiB); more wait, up to UPLOAD_QUEUE_MS, then 503. */
-    UPLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+    /**
+     * Uploads one API process checks at once (each holds up to 25 MiB); more wait, up to UPLOAD_QUEUE_MS, then 503.
+     * Two keep a 2-CPU process's peak near 850 MiB under 16 concurrent 10 MiB uploads (docs/BENCHMARKS.md).
+     */
+    UPLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(2),
     UPLOAD_QUEUE_MS: ms(0, 600_000, 10_000),
     /**
      * /metrics and /ops/* want it (Authorization: Bearer, or HTTP Basic with it as the password).
