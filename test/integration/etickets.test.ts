@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FulfilmentClient } from '../../src/index.ts';
+import { DEFAULT_DEADLINE_POLICY } from '../../src/domain/deadline-policy.ts';
+import { createLogger } from '../../src/logger.ts';
+import eticketsHandler from '../../workers/shipment-etickets.ts';
+import { runCommand } from '../../workers/runner.ts';
 import { apiClient } from '../support/api.ts';
 import { baseFixture, BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
 import { signedFetch } from '../support/http.ts';
@@ -371,6 +375,30 @@ describe('e-tickets', () => {
         )
       ).bytes.equals(pdf),
     ).toBe(true);
+  });
+
+  it('a command delivered again (a retry, a second worker) attaches once: one set, one event, the same answer', async () => {
+    const id = await shipmentOf();
+    const other = await shipmentOf();
+    // The files are stored by an upload elsewhere; the command names them by hash.
+    const stored = await upload(other, [{ eticket: b64(await makePdf(2, 'retried')) }]);
+    const envelope = {
+      commandId: `c-retry-${id}`,
+      actor: { brokerageId: 1, userId: null, via: 'upstream' as const },
+      requestHash: 'retry',
+      payload: { shipment_id: id, etickets: [{ sha256: stored.body.etickets[0].sha256 }] },
+    };
+    const ctx = { log: createLogger('silent'), deadlines: DEFAULT_DEADLINE_POLICY };
+    const before = await counts();
+    const [a, b] = await Promise.all([
+      runCommand(t.db.database, eticketsHandler, envelope, ctx),
+      runCommand(t.db.database, eticketsHandler, envelope, ctx),
+    ]);
+    const c = await runCommand(t.db.database, eticketsHandler, envelope, ctx);
+    expect([a.status, b.status, c.status]).toEqual([200, 200, 200]);
+    expect(b.body).toEqual(a.body);
+    expect(c.body).toEqual(a.body);
+    expect(await counts()).toEqual({ files: before.files, sets: before.sets + 1, events: before.events + 1 });
   });
 });
 
