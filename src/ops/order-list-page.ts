@@ -1,14 +1,9 @@
 import { escapeHtml as e } from './html.ts';
+import { isoTime } from '../iso-time.ts';
 import { ORDER_FILTERS } from './order-filters.ts';
 import type { OrderSearchPage } from './order-search.ts';
 
-const when = (d: Date) =>
-  e(
-    d
-      .toISOString()
-      .replace('T', ' ')
-      .replace(/\.\d+Z$/, 'Z'),
-  );
+const when = (d: Date) => e(isoTime(d));
 
 function field(name: string, value: string | undefined, choices?: readonly string[]): string {
   const label = name.replace(/_/g, ' ');
@@ -27,13 +22,17 @@ function pageLink(params: Record<string, string | undefined>, after: string): st
   return `/ops/orders?${q.toString()}`;
 }
 
-/** /ops/orders: the filters as a form, then one page of matching orders, newest first; each row opens the order view. */
-export function renderOrderList(params: Record<string, string | undefined>, page: OrderSearchPage): string {
+/**
+ * /ops/orders: the filters as a form, then one page of matching orders, newest first; each row
+ * opens the order view. With `problem` (a filter, a date or an order id it cannot use, an
+ * unknown order) the page says what is wrong above the form, which keeps what was typed.
+ */
+export function renderOrderList(params: Record<string, string | undefined>, page: OrderSearchPage, problem?: string): string {
   const rows = page.orders.map(
     (o) =>
       `<tr data-order="${e(o.id)}"><td><a href="/ops/orders/${e(o.id)}">${e(o.id)}</a></td><td class="mono">${e(o.oid)}</td><td>${e(o.state)}</td><td>${
         o.shipment ? `#${e(o.shipment.id)} ${e(o.shipment.type)} · ${e(o.shipment.state)}` : '–'
-      }</td><td>${e(o.sellerOfficeId)} (brokerage ${e(o.sellerBrokerageId)})</td><td>${e(o.buyerBrokerageId)}</td><td>${o.deliverBy ? when(o.deliverBy) : '–'}</td><td>${when(o.createdAt)}</td><td>${when(
+      }</td><td>${e(o.sellerOfficeName)} <small>(office ${e(o.sellerOfficeId)}, ${e(o.sellerBrokerageName)})</small></td><td>${e(o.buyerBrokerageName)} <small>(${e(o.buyerBrokerageId)})</small></td><td>${o.deliverBy ? when(o.deliverBy) : '–'}</td><td>${when(o.createdAt)}</td><td>${when(
         o.updatedAt,
       )}</td></tr>`,
   );
@@ -44,9 +43,11 @@ body{font:14px system-ui,sans-serif;margin:1.5em 2em;color:#222}
 form.filters{display:flex;flex-wrap:wrap;gap:.6em 1.2em;align-items:center;margin:.6em 0 1em}
 table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left}th{background:#f4f4f6}
 .mono{font-family:ui-monospace,monospace;font-size:12px}nav a{margin-right:1em}
+.problem{border:1px solid #e0a0a0;background:#fdf0f0;color:#8a1020;padding:.5em .8em;border-radius:4px;display:inline-block}
 </style></head><body>
 <nav><a href="/ops/queues">queues</a><form style="display:inline" method="get" action="/ops/orders"><label>order id <input name="id" size="8"></label> <button>show</button></form></nav>
 <h1>Orders</h1>
+${problem ? `<p class="problem" id="problem" role="alert">${e(problem)}</p>` : ''}
 <form class="filters" id="filters" method="get" action="/ops/orders">
 ${ORDER_FILTERS.map((f) => field(f.name, params[f.name], f.choices)).join('\n')}
 <button>search</button> <a href="/ops/orders">clear</a>

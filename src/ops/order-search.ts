@@ -9,8 +9,11 @@ export interface OrderSearchRow {
   state: string;
   delivery: string;
   sellerOfficeId: number;
+  sellerOfficeName: string;
   sellerBrokerageId: number;
+  sellerBrokerageName: string;
   buyerBrokerageId: number;
+  buyerBrokerageName: string;
   createdAt: Date;
   updatedAt: Date;
   /** The deadline; null for an order without an in-hand date. */
@@ -78,9 +81,11 @@ export async function searchOrders(ex: Executor, params: Record<string, string |
   const rows = await query<RawRow>(
     ex,
     sql`select o.id, o.oid, o.state, o.delivery, o.seller_office_id, f.brokerage_id as seller_brokerage_id, o.buyer_brokerage_id,
+          f.name as seller_office_name, sb.name as seller_brokerage_name, bb.name as buyer_brokerage_name,
           o.created_at, o.updated_at, o.deliver_by, (extract(epoch from o.created_at) * 1000000)::bigint::text as created_us,
           s.id as shipment_id, s.type as shipment_type, s.state as shipment_state
         from orders o join offices f on f.id = o.seller_office_id
+        join brokerages sb on sb.id = f.brokerage_id join brokerages bb on bb.id = o.buyer_brokerage_id
         left join shipments s on s.order_id = o.id and s.replaced_by is null
         ${where}
         order by o.created_at desc, o.id desc
@@ -96,8 +101,11 @@ export async function searchOrders(ex: Executor, params: Record<string, string |
       state: r.state,
       delivery: r.delivery,
       sellerOfficeId: Number(r.seller_office_id),
+      sellerOfficeName: String(r.seller_office_name),
       sellerBrokerageId: Number(r.seller_brokerage_id),
+      sellerBrokerageName: String(r.seller_brokerage_name),
       buyerBrokerageId: Number(r.buyer_brokerage_id),
+      buyerBrokerageName: String(r.buyer_brokerage_name),
       createdAt: new Date(r.created_at),
       updatedAt: new Date(r.updated_at),
       deliverBy: r.deliver_by === null ? null : new Date(r.deliver_by),

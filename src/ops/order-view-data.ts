@@ -5,6 +5,7 @@ import { commands, orders, shipmentEvents, shipments } from '../db/schema.ts';
 import { shipmentEventColumns, type ShipmentEventRow } from '../events/public-event.ts';
 import { loadOrderWebhooks, type OrderWebhookDelivery } from './order-view-webhooks.ts';
 import { loadOrderFiles, type OrderFile } from './order-view-files.ts';
+import { loadOrderParties, loadWhatWasSent, type OrderParties } from './order-view-sent.ts';
 
 export interface OrderViewData {
   order: typeof orders.$inferSelect;
@@ -34,13 +35,17 @@ export interface OrderViewData {
   webhooks: OrderWebhookDelivery[];
   /** Files uploaded to its shipments: e-tickets (replaced ones too) and proofs of transfer. */
   files: OrderFile[];
+  /** The parties by name. */
+  parties: OrderParties;
+  /** The live shipment as the buyer reads it; undefined before acceptance. */
+  sent: Record<string, unknown> | undefined;
 }
 
 /** How many commands the page lists (newest last); an order sees a handful in practice. */
 export const COMMANDS_SHOWN = 200;
 
 /**
- * Everything an operator asks about one order, read in five queries. The commands are those whose
+ * Everything an operator asks about one order, read in a few queries. The commands are those whose
  * payload names the order or one of its shipments, and those a history row points to (a command
  * pruned by retention then simply no longer shows).
  */
@@ -95,6 +100,8 @@ export async function loadOrderView(ex: Executor, orderId: number): Promise<Orde
     commands: rows.map(({ resultBody, ...c }) => ({ ...c, error: firstErrorMessage(resultBody) })),
     webhooks: await loadOrderWebhooks(ex, orderId),
     files: await loadOrderFiles(ex, orderId),
+    parties: await loadOrderParties(ex, order.sellerOfficeId, order.buyerBrokerageId),
+    sent: await loadWhatWasSent(ex, orderId),
   };
 }
 

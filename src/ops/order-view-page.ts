@@ -1,5 +1,7 @@
 import { orderMachine, shipmentMachine } from '../../machines/index.ts';
 import { escapeHtml as e } from './html.ts';
+import { isoTime } from '../iso-time.ts';
+import { renderWhatWasSent } from './order-view-sent.ts';
 import { activeStates, machineGraph } from './machine-graph.ts';
 import { actorText } from '../events/actor-text.ts';
 import { machineSvg } from './machine-svg.ts';
@@ -29,15 +31,7 @@ function deadlineRows(order: OrderViewData['order']): string {
   return rows.join('\n');
 }
 
-const when = (d: Date | null | undefined) =>
-  d
-    ? e(
-        d
-          .toISOString()
-          .replace('T', ' ')
-          .replace(/\.\d+Z$/, 'Z'),
-      )
-    : '–';
+const when = (d: Date | null | undefined) => (d ? e(isoTime(d)) : '–');
 
 const OUTCOME_CLASS: Record<CommandOutcome, string> = {
   succeeded: 'ok',
@@ -101,10 +95,13 @@ nav a{margin-right:1em}
 <table class="facts">
 <tr><td>state</td><td id="order-state"><b>${e(order.state)}</b></td></tr>
 <tr><td>delivery</td><td>${e(order.delivery)} · ${e(order.quantity)} ticket(s)</td></tr>
-<tr><td>seller office</td><td>${e(order.sellerOfficeId)}</td></tr><tr><td>buyer brokerage</td><td>${e(order.buyerBrokerageId)}</td></tr>
+<tr><td>seller</td><td id="order-seller">${e(data.parties.sellerOfficeName)} (office ${e(order.sellerOfficeId)}) of ${e(data.parties.sellerBrokerageName)} (brokerage ${e(data.parties.sellerBrokerageId)})</td></tr>
+<tr><td>buyer</td><td id="order-buyer">${e(data.parties.buyerBrokerageName)} (brokerage ${e(order.buyerBrokerageId)})</td></tr>
 <tr><td>created · accepted · completed</td><td>${when(order.createdAt)} · ${when(order.acceptedAt)} · ${when(order.completedAt)}</td></tr>
 ${deadlineRows(order)}
 </table>
+<h2>What the buyer was sent</h2>
+${renderWhatWasSent(order, data.sent)}
 <h2>Shipment chain</h2>
 <p id="chain">${chain || 'none yet'}</p>
 <h2>Shipment machine${live ? ` (shipment ${e(live.id)}: ${e(live.type)}, current state filled)` : ''}</h2>

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Executor } from '../db/client.ts';
 import { InvalidParams, NotFound } from '@fulfil/contract';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
@@ -22,16 +22,30 @@ export function orderViewRoutes(
   deps: { database: { db: Executor }; opsToken: string | undefined; failures?: FailureLimiter | undefined },
 ): void {
   const guard = requireOpsToken(deps.opsToken, 'basic', deps.failures);
+  const html = (reply: FastifyReply, status: number, page: string) =>
+    reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page);
+  // A person typed it: what is wrong is said on the page, with the form, never as the API's JSON.
+  const problemPage = (reply: FastifyReply, params: Record<string, string | undefined>, err: unknown) => {
+    if (!(err instanceof InvalidParams || err instanceof NotFound)) throw err;
+    return html(reply, err.status, renderOrderList(params, { orders: [], next: undefined }, err.message));
+  };
   app.get('/ops/orders', { onRequest: guard }, async (request, reply) => {
     const { id: given, ...params } = request.query as Record<string, string | undefined>;
-    if (given !== undefined && given !== '') return reply.redirect(`/ops/orders/${orderId(given, 'id')}`, 303);
-    const page = await searchOrders(deps.database.db, params);
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(renderOrderList(params, page));
+    try {
+      if (given !== undefined && given !== '') return reply.redirect(`/ops/orders/${orderId(given, 'order id')}`, 303);
+      return html(reply, 200, renderOrderList(params, await searchOrders(deps.database.db, params)));
+    } catch (err) {
+      return problemPage(reply, params, err);
+    }
   });
   app.get('/ops/orders/:id', { onRequest: guard }, async (request, reply) => {
-    const id = orderId((request.params as { id: string }).id, 'id');
-    const data = await loadOrderView(deps.database.db, id);
-    if (!data) throw new NotFound(`no order ${id}`);
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(renderOrderView(data));
+    try {
+      const id = orderId((request.params as { id: string }).id, 'order id');
+      const data = await loadOrderView(deps.database.db, id);
+      if (!data) throw new NotFound(`there is no order ${id}`);
+      return html(reply, 200, renderOrderView(data));
+    } catch (err) {
+      return problemPage(reply, {}, err);
+    }
   });
 }

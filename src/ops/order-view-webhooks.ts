@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { query, type Executor } from '../db/client.ts';
 import { escapeHtml as e } from './html.ts';
+import { isoTime } from '../iso-time.ts';
 
 export interface OrderWebhookDelivery {
   endpointId: number;
@@ -10,9 +11,9 @@ export interface OrderWebhookDelivery {
   seq: number;
   kind: string;
   eventId: string;
-  deliveredAt: string | null;
+  deliveredAt: Date | null;
   attempts: number;
-  nextAttemptAt: string;
+  nextAttemptAt: Date;
   lastOutcome: string | null;
   lastStatus: number | null;
   lastError: string | null;
@@ -23,7 +24,7 @@ export async function loadOrderWebhooks(ex: Executor, orderId: number): Promise<
   return query<OrderWebhookDelivery & Record<string, unknown>>(
     ex,
     sql`select d.endpoint_id::int as "endpointId", e.brokerage_id::int as "brokerageId", e.url, e.enabled, d.seq, d.kind,
-          d.event_id as "eventId", d.delivered_at::text as "deliveredAt", d.attempts, d.next_attempt_at::text as "nextAttemptAt",
+          d.event_id as "eventId", d.delivered_at as "deliveredAt", d.attempts, d.next_attempt_at as "nextAttemptAt",
           a.outcome as "lastOutcome", a.status_code as "lastStatus", a.error as "lastError"
         from webhook_deliveries d
         join webhook_endpoints e on e.id = d.endpoint_id
@@ -42,7 +43,7 @@ export function renderOrderWebhooks(rows: readonly OrderWebhookDelivery[]): stri
     const last = d.lastOutcome ? `${d.lastOutcome}${d.lastStatus ? ` ${d.lastStatus}` : ''}${d.lastError ? `: ${d.lastError}` : ''}` : '–';
     return `<tr class="${state}"><td>${e(d.endpointId)}${d.enabled ? '' : ' (disabled)'}</td><td>${e(d.brokerageId)}</td><td class="mono">${e(
       d.url,
-    )}</td><td>${e(d.seq)} ${e(d.kind)}</td><td>${d.deliveredAt ? `delivered ${e(d.deliveredAt)}` : `owed; next try ${e(d.nextAttemptAt)}`}</td><td>${e(
+    )}</td><td>${e(d.seq)} ${e(d.kind)}</td><td>${d.deliveredAt ? `delivered ${e(isoTime(d.deliveredAt))}` : `owed; next try ${e(isoTime(d.nextAttemptAt))}`}</td><td>${e(
       d.attempts,
     )}</td><td>${e(last)}</td></tr>`;
   });

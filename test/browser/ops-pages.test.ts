@@ -143,6 +143,71 @@ describe('operator pages in a real browser', () => {
     }
   });
 
+  it('draws no edge label over an edge, and labels in words (measured from the rendered SVG)', async () => {
+    for (const id of [ORDERS.tbd, ORDERS.localPickup]) {
+      await page.goto(`${t.url}/ops/orders/${id}`);
+      const found = await page.locator('svg.machine').evaluateAll((svgs) =>
+        svgs.map((svg) => {
+          const labels = [...svg.querySelectorAll<SVGTextElement>('text.label')].map((t) => ({
+            text: t.textContent ?? '',
+            box: t.getBBox(),
+          }));
+          const crossings: string[] = [];
+          for (const edge of svg.querySelectorAll<SVGPathElement>('path.edge')) {
+            const length = edge.getTotalLength();
+            // Points every 2 px along the line, in the SVG's own coordinates (as getBBox gives the labels').
+            for (let at = 0; at <= length; at += 2) {
+              const p = edge.getPointAtLength(at);
+              for (const { text, box } of labels) {
+                if (p.x > box.x && p.x < box.x + box.width && p.y > box.y && p.y < box.y + box.height)
+                  crossings.push(`${text} @ ${Math.round(p.x)},${Math.round(p.y)}`);
+              }
+            }
+          }
+          return { labels: labels.map((l) => l.text), crossings: [...new Set(crossings.map((c) => c.split(' @ ')[0]))] };
+        }),
+      );
+      expect(found.length).toBe(2);
+      expect(found.flatMap((f) => f.labels).length, `order ${id}: edge labels drawn`).toBeGreaterThan(0);
+      for (const { labels, crossings } of found) {
+        expect(crossings, `order ${id}`).toEqual([]);
+        // Guards read as words: no bracketed code names such as [linkFitsType].
+        for (const text of labels) expect(text, `order ${id}`).not.toMatch(/\[[a-z]+[A-Z]\w*\]|\b[a-z]+[A-Z][a-zA-Z]*\b/);
+      }
+    }
+  });
+
+  it('says on the page what is wrong with a filter, a date or an order id, keeping the form', async () => {
+    for (const [url, status, said] of [
+      ['/ops/orders?created_after=yesterday', 400, 'created_after: expected a date'],
+      ['/ops/orders?colour=red', 400, 'unknown filter colour'],
+      ['/ops/orders?id=abc', 400, 'order id: expected an order id'],
+      ['/ops/orders/999999', 404, 'there is no order 999999'],
+    ] as const) {
+      const res = await page.goto(`${t.url}${url}`);
+      expect(res?.status(), url).toBe(status);
+      expect(res?.headers()['content-type'], url).toMatch(/^text\/html/);
+      await expect(page.locator('#problem').innerText(), url).resolves.toContain(said);
+      expect(await page.locator('#filters').isVisible(), url).toBe(true);
+    }
+    // The form still works from there.
+    await page.fill('input[name=id]', String(ORDERS.tbd));
+    await page.click('nav button');
+    await page.waitForURL(`**/ops/orders/${ORDERS.tbd}`);
+  });
+
+  it('shows what the buyer was sent: the recipient and the link, as the buyer reads the shipment', async () => {
+    await page.goto(`${t.url}/ops/orders/${ORDERS.tbd}`);
+    const sent = page.locator('#sent');
+    expect(await sent.innerText()).toContain('Bo Buyer <bo@example.test>');
+    expect(await sent.locator('tr[data-field="x_mobile_link"] a').getAttribute('href')).toBe('https://x.test/1');
+    expect(await sent.innerText()).toMatch(/XMobile · delivered/);
+    expect(await sent.locator('tr[data-field="email_address"] td').nth(1).innerText()).toBe('bo@example.test');
+    expect(await page.locator('#order-seller').innerText()).toBe('Acme NYC (office 10) of Acme Tickets (brokerage 1)');
+    await page.goto(`${t.url}/ops/orders/${ORDERS.flash}`);
+    expect(await page.locator('#sent').innerText()).toContain('none yet');
+  });
+
   it('finds an order by a filter and opens it', async () => {
     await page.goto(`${t.url}/ops/orders`);
     expect(await page.locator('#orders tr[data-order]').count()).toBe(Object.keys(ORDERS).length);

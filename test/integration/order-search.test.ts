@@ -97,25 +97,40 @@ describe('order search', () => {
     expect(seen).toEqual([...ALL].reverse());
     const { text } = await page('state=accepted');
     expect(text).toContain(`<a href="/ops/orders/${ORDERS.tbd}">`);
+    // Parties by name (the fixture's Acme Tickets sells from Acme NYC to Bolt Buyers), times as ISO 8601 to the second.
+    expect(text).toContain('Acme NYC');
+    expect(text).toContain('Bolt Buyers');
+    expect(text).toMatch(/<td>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z<\/td>/);
     const view = await fetch(`${t.url}/ops/orders/${ORDERS.tbd}`);
     expect(view.status).toBe(200);
-    expect(await view.text()).toContain(`Order ${ORDERS.tbd}`);
+    const viewText = await view.text();
+    expect(viewText).toContain(`Order ${ORDERS.tbd}`);
+    expect(viewText).toContain('Acme NYC (office 10) of Acme Tickets (brokerage 1)');
+    expect(viewText).toContain('Bolt Buyers (brokerage 2)');
+    expect(viewText).toContain('<table id="sent"');
   });
 
-  it('refuses a bad filter with the contract error and an unknown one rather than ignoring it', async () => {
-    for (const q of [
-      'state=nope',
-      'seller_office=x',
-      'created_after=yesterday',
-      'limit=0',
-      'after=garbage',
-      'colour=red',
-      'state=accepted&state=pending',
-    ]) {
+  it('refuses a bad filter, and an unknown one rather than ignoring it, on the page itself: a message above the form', async () => {
+    for (const [q, said] of [
+      ['state=nope', 'state: one of'],
+      ['seller_office=x', 'seller_office: expected a positive integer id'],
+      ['created_after=yesterday', 'created_after: expected a date'],
+      ['limit=0', 'limit'],
+      ['after=garbage', 'after'],
+      ['colour=red', 'unknown filter colour'],
+      ['state=accepted&state=pending', 'state: given more than once'],
+      ['id=abc', 'order id: expected an order id'],
+    ] as const) {
       const res = await page(q);
       expect(res.status, q).toBe(400);
-      expect(JSON.parse(res.text).errors[0].code, q).toBe('invalid_params');
+      expect(res.text, q).toMatch(/^<!doctype html>/);
+      expect(res.text, q).toContain('<p class="problem" id="problem" role="alert">');
+      expect(res.text, q).toContain(said);
+      expect(res.text, q).toContain('<form class="filters"');
     }
+    const unknown = await fetch(`${t.url}/ops/orders/999999`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain('there is no order 999999');
   });
 
   it('fulfil orders list: the same filters as flags, as a table or JSON, paged', async () => {

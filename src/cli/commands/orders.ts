@@ -1,6 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../../config.ts';
 import { AppError } from '@fulfil/contract';
+import { isoTime } from '../../iso-time.ts';
 import { ORDER_FILTERS } from '../../ops/order-filters.ts';
 import { searchOrders } from '../../ops/order-search.ts';
 import { actorText } from '../../events/actor-text.ts';
@@ -10,7 +11,7 @@ import { withCliDatabase } from '../database.ts';
 import { intArg, UsageError, type CliIo, type CommandModule } from '../command.ts';
 
 const flag = (name: string) => name.replace(/_/g, '-');
-const time = (d: Date | null | undefined) => (d ? d.toISOString() : '-');
+const time = (d: Date | null | undefined) => (d ? isoTime(d) : '-');
 
 /** A refused filter is the user's to fix: told with the command's usage, as a bad flag is. */
 async function told<T>(fn: () => Promise<T>): Promise<T> {
@@ -126,8 +127,8 @@ function printDeliveries(deliveries: readonly OrderWebhookDelivery[], io: CliIo)
       ? `; last ${d.lastOutcome}${d.lastStatus ? ` ${d.lastStatus}` : ''}${d.lastError ? `: ${d.lastError}` : ''}`
       : '';
     const fate = d.deliveredAt
-      ? `delivered ${d.deliveredAt} (attempts ${d.attempts})`
-      : `owed: attempts ${d.attempts}, next attempt ${d.nextAttemptAt}${last}`;
+      ? `delivered ${isoTime(d.deliveredAt)} (attempts ${d.attempts})`
+      : `owed: attempts ${d.attempts}, next attempt ${isoTime(d.nextAttemptAt)}${last}`;
     io.out(`  ${event}${fate}  ${endpoint}`);
   }
 }
