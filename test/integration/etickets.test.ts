@@ -102,6 +102,15 @@ describe('e-tickets', () => {
     expect(completed.details.etickets).toEqual(up.body.etickets);
     expect(JSON.stringify(events)).not.toContain(b64(pdf).slice(0, 40));
 
+    // The buyer's view of the order's history carries the list, as webhooks and the feed do.
+    const history = await call(
+      BUYER,
+      'GET',
+      `/v9/orders/${(await sql()`select order_id from shipments where id = ${id}`)[0]!.order_id}/events`,
+    );
+    const seen = history.body.events.find((e: { kind: string }) => e.kind === 'etickets_uploaded');
+    expect(seen.details.etickets).toEqual(up.body.etickets);
+
     // The operators' order view lists the files: pages, size, who uploaded them, when.
     const [{ order_id: orderId }] = (await sql()`select order_id from shipments where id = ${id}`) as unknown as [{ order_id: number }];
     const page = await (await fetch(`${t.url}/ops/orders/${orderId}`)).text();
