@@ -15,6 +15,10 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/ch
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
 const TOKEN = 'browser-ops-token';
 
+/** What the edge check reads of SVG elements in the page (the DOM's SVG types are not in this project's lib). */
+type Measurable = { textContent: string | null; getBBox(): { x: number; y: number; width: number; height: number } };
+type Traceable = { getTotalLength(): number; getPointAtLength(at: number): { x: number; y: number } };
+
 describe('operator pages in a real browser', () => {
   let t: TestService;
   let browser: Browser;
@@ -148,12 +152,14 @@ describe('operator pages in a real browser', () => {
       await page.goto(`${t.url}/ops/orders/${id}`);
       const found = await page.locator('svg.machine').evaluateAll((svgs) =>
         svgs.map((svg) => {
-          const labels = [...svg.querySelectorAll<SVGTextElement>('text.label')].map((t) => ({
-            text: t.textContent ?? '',
-            box: t.getBBox(),
-          }));
+          const labels = [...svg.querySelectorAll('text.label')]
+            .map((t) => t as unknown as Measurable)
+            .map((t) => ({
+              text: t.textContent ?? '',
+              box: t.getBBox(),
+            }));
           const crossings: string[] = [];
-          for (const edge of svg.querySelectorAll<SVGPathElement>('path.edge')) {
+          for (const edge of [...svg.querySelectorAll('path.edge')].map((p) => p as unknown as Traceable)) {
             const length = edge.getTotalLength();
             // Points every 2 px along the line, in the SVG's own coordinates (as getBBox gives the labels').
             for (let at = 0; at <= length; at += 2) {
