@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<numbe
   feed: () => import('./feed.ts'),
   'order-search': () => import('./order-search.ts'),
   'events-stream': () => import('./events-stream.ts'),
+  timers: () => import('./timers.ts'),
   etickets: () => import('./etickets.ts'),
 };
 
