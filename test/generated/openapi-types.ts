@@ -3480,8 +3480,11 @@ export interface operations {
                 "application/json": {
                     x_mobile_link?: string;
                     tm_mobile_link?: string;
-                    /** @description One of AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG. */
-                    transfer_source?: string;
+                    /**
+                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+                     * @enum {string}
+                     */
+                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER";
                     tickets?: ({
                         /** @description the seat */
                         seat: string;
@@ -3755,8 +3758,11 @@ export interface operations {
                 "application/json": {
                     x_mobile_link?: string;
                     tm_mobile_link?: string;
-                    /** @description One of AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG. */
-                    transfer_source?: string;
+                    /**
+                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+                     * @enum {string}
+                     */
+                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER";
                     tickets?: ({
                         /** @description the seat */
                         seat: string;

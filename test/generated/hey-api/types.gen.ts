@@ -1367,9 +1367,9 @@ export type CompleteShipmentWithPostData = {
         x_mobile_link?: string;
         tm_mobile_link?: string;
         /**
-         * One of AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
          */
-        transfer_source?: string;
+        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER';
         tickets?: Array<unknown & {
             /**
              * the seat
@@ -1500,9 +1500,9 @@ export type CompleteShipmentData = {
         x_mobile_link?: string;
         tm_mobile_link?: string;
         /**
-         * One of AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
          */
-        transfer_source?: string;
+        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER';
         tickets?: Array<unknown & {
             /**
              * the seat

@@ -34,14 +34,20 @@ function codeOf(value: string): TransferSourceCode | undefined {
   return (CODES as string[]).includes(upper) ? (upper as TransferSourceCode) : ALIASES[upper];
 }
 
-/** transfer_source on completion: a platform of TRANSFER_SOURCES, answered by its code. */
-export const platformSource = z
-  .string()
-  .refine((v) => codeOf(v) !== undefined, `must be one of ${CODES.join(', ')} (or ticketmaster, seatgeek)`)
-  .transform((v) => codeOf(v)!)
-  .meta({
-    description: `One of ${CODES.map((c) => `${c} (${TRANSFER_SOURCES[c]})`).join(', ')}; any case; ticketmaster and seatgeek are accepted for TM and SG.`,
-  });
+/**
+ * transfer_source on completion: a platform of TRANSFER_SOURCES, answered by its code. The
+ * document lists the codes; any case and the aliases are accepted too (as legacy type names are).
+ */
+export const platformSource = z.preprocess(
+  (v) => (typeof v === 'string' ? (codeOf(v) ?? v) : v),
+  z
+    .enum(CODES as [TransferSourceCode, ...TransferSourceCode[]], {
+      message: `must be one of ${CODES.join(', ')} (any case; ticketmaster and seatgeek are accepted for TM and SG)`,
+    })
+    .meta({
+      description: `The platform: ${CODES.map((c) => `${c} (${TRANSFER_SOURCES[c]})`).join(', ')}; any case; ticketmaster and seatgeek are accepted for TM and SG.`,
+    }),
+) as unknown as z.ZodType<TransferSourceCode, string>;
 
 const ticketKey = (max: number, description: string) => textOfAtMost(max, z.string().min(1, 'must not be empty')).meta({ description });
 
