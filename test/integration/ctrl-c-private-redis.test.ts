@@ -22,7 +22,10 @@ function redisServerOn(port: string): number | undefined {
 describe('Ctrl-C on `fulfil start` with a private redis-server', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fulfil-ctrl-c-'));
   let redisPid: number | undefined;
+  let servicePid: number | undefined;
   afterAll(() => {
+    // A failed run leaves nothing behind: the service's group, then its redis-server.
+    if (servicePid && isProcessAlive(servicePid)) process.kill(-servicePid, 'SIGKILL');
     if (redisPid && isProcessAlive(redisPid)) process.kill(redisPid, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -42,6 +45,7 @@ describe('Ctrl-C on `fulfil start` with a private redis-server', () => {
         LOG_LEVEL: 'info',
       },
     });
+    servicePid = child.pid;
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
