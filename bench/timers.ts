@@ -26,6 +26,7 @@ export async function run(argv: string[]): Promise<number> {
       due: { type: 'string', default: '10000' },
       rate: { type: 'string', default: '1000' },
       concurrency: { type: 'string', default: '32' },
+      lead: { type: 'string', default: '10000' },
     },
   });
   const orders = Number(values.orders);
@@ -62,8 +63,9 @@ export async function run(argv: string[]): Promise<number> {
       `Redis for ${empty.armed} armed timers: ${(memory.bytes / 1024 / 1024).toFixed(1)} MiB in ${memory.keys} keys, ${Math.round(memory.bytes / Math.max(1, empty.armed))} bytes per timer`,
     );
 
-    // Deadlines falling due at `rate` per second, starting in 3 s; their reminders long fired.
-    const start = Date.now() + 3_000;
+    // Deadlines falling due at `rate` per second, starting after `--lead` ms (time to arm them
+    // first); their reminders long fired.
+    const start = Date.now() + Number(values.lead);
     await database.rows(
       `insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email,
          state, deliver_by, due_soon_at, due_soon_fired_at)

@@ -38,28 +38,33 @@ export async function timersOfOrder(db: SqlRunner, orderId: number): Promise<Tim
 }
 
 // A page of open orders by deadline (orders_open_deliver_by_idx), after the last one seen.
-const OPEN_TIMERS = named<{ afterDeliverBy: string; afterId: number; limit: number }>(
+// The cursor keeps the deadline to the microsecond (a Date would round it to the millisecond and
+// read rows of that millisecond twice).
+const OPEN_TIMERS = named<{ afterUs: string; afterId: number; limit: number }>(
   (p) => `
 select id, true as open, due_soon_at as "dueSoonAt", deliver_by as "deliverBy",
-  due_soon_fired_at is not null as "dueSoonFired", overdue_fired_at is not null as "overdueFired"
+  due_soon_fired_at is not null as "dueSoonFired", overdue_fired_at is not null as "overdueFired",
+  (extract(epoch from deliver_by) * 1000000)::bigint::text as "deliverByUs"
 from orders
-where ${OPEN} and deliver_by is not null and (deliver_by, id) > (${p.afterDeliverBy}::timestamptz, ${p.afterId}::bigint)
+where ${OPEN} and deliver_by is not null
+  and (deliver_by, id) > ('epoch'::timestamptz + ${p.afterUs}::bigint * interval '1 microsecond', ${p.afterId}::bigint)
   and (due_soon_fired_at is null or overdue_fired_at is null)
 order by deliver_by, id limit ${p.limit}::int`,
 );
 
 /** Every timer still to fire of every open order, a page at a time. */
 export async function* openTimers(db: SqlRunner, pageSize = 5_000): AsyncGenerator<TimerJob[]> {
-  let after = { deliverBy: '-infinity', id: 0 };
+  // From before any deadline a timestamptz holds (4714 BC).
+  let after = { us: '-210866803200000000', id: 0 };
   for (;;) {
-    const rows = await db.rows<TimerRow>(
+    const rows = await db.rows<TimerRow & { deliverByUs: string }>(
       OPEN_TIMERS.text,
-      OPEN_TIMERS.params({ afterDeliverBy: after.deliverBy, afterId: after.id, limit: pageSize }),
+      OPEN_TIMERS.params({ afterUs: after.us, afterId: after.id, limit: pageSize }),
     );
     if (rows.length === 0) return;
     yield rows.flatMap(pendingTimers);
     const last = rows[rows.length - 1]!;
-    after = { deliverBy: new Date(last.deliverBy!).toISOString(), id: Number(last.id) };
+    after = { us: last.deliverByUs, id: Number(last.id) };
     if (rows.length < pageSize) return;
   }
 }
