@@ -65,6 +65,7 @@ describe('the CLI next to a running service on the embedded database', () => {
     expect(list.out.split('\n')[0]).toBe(
       `completed jobs in ${TEST_REDIS_URL.replace(/\/$/, '')} (REDIS_URL), prefix ${prefix}, queues commands, inventory, fulfil-webhooks`,
     );
-    expect(list.out).toMatch(/inventory\s+c-\S+\s+inventory\.upsert\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
+    // Times as everywhere else: ISO 8601 in UTC, to the second.
+    expect(list.out).toMatch(/inventory\s+c-\S+\s+inventory\.upsert\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
   });
 });

@@ -144,7 +144,7 @@ describe('operator tools', () => {
     // It says where it read: the Redis and the prefix (another prefix would show other jobs).
     expect(list.lines[0]).toBe(`failed jobs in ${TEST_REDIS_URL.replace(/\/$/, '')} (REDIS_URL), prefix ${t.prefix}, queues commands`);
     expect(list.lines[1]).toMatch(/QUEUED\s+FINISHED/);
-    expect(list.text).toMatch(/poisoned-1\s+order\.accept\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+1\s/);
+    expect(list.text).toMatch(/poisoned-1\s+order\.accept\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+1\s/);
     expect(list.text).toMatch(/\n\d+ failed job\(s\)$/);
 
     const show = await runCli(['jobs', 'show', 'poisoned-1'], env);

@@ -173,7 +173,7 @@ describe('order search', () => {
     expect(shown.out).toMatch(/timeline \(1\):\n {2}1 .*created/);
     expect(shown.out).toMatch(/commands \(1\):\n {2}\S+\s+order\.accept\s+succeeded 200/);
     expect(shown.out).toMatch(
-      /webhook deliveries \(1\):\n {2}1\s+created\s+delivered \S+ \S+ \(attempts 0\)\s+endpoint \d+ https:\/\/hooks\.example\.test\/in/,
+      /webhook deliveries \(1\):\n {2}1\s+created\s+delivered \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(attempts 0\)\s+endpoint \d+ https:\/\/hooks\.example\.test\/in/,
     );
     const json = JSON.parse((await cli('orders', 'show', String(ORDERS.flash), '--json')).out) as {
       commands: Array<{ id: string; status: string }>;
@@ -185,7 +185,7 @@ describe('order search', () => {
       select endpoint_id, id, order_id, 2, 'http_error', 503, 'Service Unavailable' from webhook_deliveries where order_id = ${ORDERS.localPickup}`;
     const owed = await cli('orders', 'show', String(ORDERS.localPickup));
     expect(owed.out).toMatch(
-      /webhook deliveries \(1\):\n {2}1\s+created\s+owed: attempts 2, next attempt \S+ \S+; last http_error 503: Service Unavailable\s+endpoint \d+ https:\/\/hooks/,
+      /webhook deliveries \(1\):\n {2}1\s+created\s+owed: attempts 2, next attempt \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; last http_error 503: Service Unavailable\s+endpoint \d+ https:\/\/hooks/,
     );
     const owedJson = JSON.parse((await cli('orders', 'show', String(ORDERS.localPickup), '--json')).out) as { webhooks: unknown[] };
     expect(owedJson.webhooks).toEqual([

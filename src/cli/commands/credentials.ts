@@ -4,6 +4,7 @@ import type { Database } from '../../db/client.ts';
 import { secretBoxFor } from '../../service/database.ts';
 import { withCliDatabase } from '../database.ts';
 import { intArg, UsageError, type CommandModule } from '../command.ts';
+import { isoTime } from '../../iso-time.ts';
 
 async function withDatabase<T>(fn: (db: Database, config: ReturnType<typeof loadConfig>) => Promise<T>) {
   const config = loadConfig();
@@ -42,7 +43,7 @@ export const credentialsList: CommandModule = {
       for (const r of rows) {
         io.out(
           `${r.token.padEnd(34)}${r.kind.padEnd(6)}${String(r.brokerageId).padEnd(11)}${String(r.userId ?? '-').padEnd(8)}` +
-            `${r.createdAt.toISOString().padEnd(26)}${r.revokedAt?.toISOString() ?? '-'}`,
+            `${isoTime(r.createdAt).padEnd(26)}${r.revokedAt ? isoTime(r.revokedAt) : '-'}`,
         );
       }
       return 0;

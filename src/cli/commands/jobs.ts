@@ -7,6 +7,7 @@ import { blockingConnection } from '@fulfil/client/transport';
 import { resolveRedis } from '../../redis/resolve.ts';
 import { redactedUrl } from '../../redact-url.ts';
 import { intArg, UsageError, type CommandModule } from '../command.ts';
+import { isoTime } from '../../iso-time.ts';
 
 const ALL_QUEUES = [...COMMAND_QUEUES, WEBHOOKS_QUEUE];
 
@@ -127,5 +128,5 @@ function outcomeText(j: JobSummary): string {
 
 /** An ISO time to the second, in UTC, as the table shows it. */
 function shortTime(iso: string | undefined): string {
-  return iso ? `${iso.slice(0, 19).replace('T', ' ')}Z` : '-';
+  return iso ? isoTime(iso) : '-';
 }

@@ -3,6 +3,7 @@ import { actorText } from '../../events/actor-text.ts';
 import { shipmentHistory } from '../../events/shipment-history.ts';
 import { openCliDatabase } from '../database.ts';
 import { intArg, UsageError, type CommandModule } from '../command.ts';
+import { isoTime } from '../../iso-time.ts';
 
 export const shipmentsHistory: CommandModule = {
   options: { json: { type: 'boolean' } },
@@ -25,7 +26,7 @@ export const shipmentsHistory: CommandModule = {
         const from = e.fromType ? `${e.fromType}/${e.fromState}` : '-';
         const ids = e.shipmentId === null || e.shipmentId === e.newShipmentId ? `${e.newShipmentId}` : `${e.shipmentId}→${e.newShipmentId}`;
         io.out(
-          `${String(e.seq).padEnd(5)}${e.at.toISOString().padEnd(26)}${e.kind.padEnd(16)}${ids.padEnd(16)}` +
+          `${String(e.seq).padEnd(5)}${isoTime(e.at).padEnd(26)}${e.kind.padEnd(16)}${ids.padEnd(16)}` +
             `${from.padEnd(22)}${`${e.toType}/${e.toState}`.padEnd(22)}${actorText(e)}${e.commandId ? `, command ${e.commandId}` : ''}`,
         );
       }
