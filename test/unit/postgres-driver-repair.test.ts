@@ -65,6 +65,18 @@ describe('the postgres.js patch', () => {
     );
   });
 
+  it("is applied by npm's postinstall quietly: one line for the patch, none that reads as a repair", async () => {
+    // npm ci runs exactly this (package.json postinstall); on an installed tree it checks the patch is in.
+    const command = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { postinstall: string } }).scripts
+      .postinstall;
+    const [bin, ...args] = command.split(' ');
+    const { stdout, stderr } = await promisify(execFile)(path.join(ROOT, 'node_modules/.bin', bin!), args, { cwd: ROOT });
+    const lines = `${stdout}${stderr}`.split('\n').filter(Boolean);
+    expect(lines).toContain(`postgres@${PATCHED_VERSION} ✔`);
+    expect(lines.length).toBeLessThanOrEqual(3);
+    expect(lines.join('\n')).not.toMatch(/repair|warn|error/i);
+  });
+
   it('refuses a half-patched copy, and another release of the driver', () => {
     const half = unpatchedCopy('half');
     cpSync(path.join(installedDriverDir(), 'src'), path.join(half, 'src'), { recursive: true });
