@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type postgres from 'postgres';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandQueues } from '@fulfil/client/transport';
 import { startCluster, type Cluster } from '../../chaos/cluster.ts';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { PostgresFileStore } from '../../src/files/file-store.ts';
@@ -39,6 +41,8 @@ describe('e-tickets through worker, Redis and Postgres faults', () => {
 
   /** A pending Eticket shipment of the next order (quantity 2). */
   async function eticketShipment(): Promise<number> {
+    // A test that failed after killing the worker leaves none: the next test starts with one.
+    if (c.workers.length === 0) await c.addWorker();
     const orderId = ORDERS[next++]!;
     const accepted = await call(SELLER, 'POST', `/v9/orders/${orderId}/accept`, { reviewer_id: 100 });
     expect(accepted.status).toBe(200);
@@ -146,7 +150,9 @@ describe('e-tickets through worker, Redis and Postgres faults', () => {
     await waitingOn(/insert into shipment_file_sets/i);
     await c.kill(c.workers[0]!);
     await tableLock.release();
-    expect((await first).status).toBe(202);
+    // 202, or 200 where the COMMIT landed and the API read the answer from Postgres in time.
+    const told = await first;
+    expect([200, 202]).toContain(told.status);
 
     // Whether Postgres committed what the dead worker had sent or not, a new worker ends it once.
     await c.addWorker();
@@ -155,9 +161,27 @@ describe('e-tickets through worker, Redis and Postgres faults', () => {
     expect(answer.body.etickets).toEqual([expect.objectContaining({ sha256: sha(pdf), pages: 2 })]);
     const replay = await retryUntilAnswered(id, body, `commit-${id}`);
     expect(replay.body).toEqual(answer.body);
-    // The redelivered job (BullMQ's stalled check) has run by now or finds the command done.
-    const [cmd] = await sql()`select status, result_status from commands where id = ${answer.headers.get('x-command-id')}`;
+    if (told.status === 200) expect(told.body).toEqual(answer.body);
+    const commandId = answer.headers.get('x-command-id')!;
+    const [cmd] = await sql()`select status, result_status from commands where id = ${commandId}`;
     expect(cmd).toEqual({ status: 'succeeded', result_status: 200 });
+    // The dead worker's job is redelivered (BullMQ's stalled check) and runs again on the new
+    // worker; it must find the command done rather than attach a second set.
+    const redis = new Redis(c.redis.url, { maxRetriesPerRequest: null });
+    const queues = new CommandQueues({ prefix: 'chaos', connection: redis });
+    try {
+      await until(
+        'the redelivered job to finish',
+        async () => {
+          for (const q of queues.queues()) if ((await (await q.getJob(commandId))?.getState()) === 'completed') return true;
+          return false;
+        },
+        120_000,
+      );
+    } finally {
+      await queues.close();
+      redis.disconnect();
+    }
     expect(await held(id)).toEqual({ sets: 1, events: 1, outbox: 1 });
     expect(await file(sha(pdf))).toEqual({ stored: true, referenced: 1 });
   }, 240_000);
