@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { RedisConnection } from '@fulfil/client/transport';
-import { timersPlace } from '@fulfil/contract';
+import { DEADLINE_EVENT_KINDS, timersPlace } from '@fulfil/contract';
 
 /**
  * The two timers of an open order's deadline: the reminder (`due_soon`, DUE_SOON_BEFORE_MS before
@@ -10,7 +10,7 @@ import { timersPlace } from '@fulfil/contract';
  * changes nothing Postgres does not agree to (fire-timer.ts); a missing one is armed again by the
  * sweep (sweep-timers.ts).
  */
-export const TIMER_KINDS = ['due_soon', 'overdue'] as const;
+export const TIMER_KINDS = DEADLINE_EVENT_KINDS;
 export type TimerKind = (typeof TIMER_KINDS)[number];
 
 export interface TimerJob {

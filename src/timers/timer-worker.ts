@@ -5,7 +5,7 @@ import { timersPlace } from '@fulfil/contract';
 import type { Database } from '../db/client.ts';
 import { closeWorker, countRunning } from '../queues/close-worker.ts';
 import { observeTimerLateness } from '../telemetry/metrics-registry.ts';
-import { TimerQueue, type TimerJob } from './deadline-timers.ts';
+import { TIMER_KINDS, TimerQueue, type TimerJob } from './deadline-timers.ts';
 import { fireTimer } from './fire-timer.ts';
 import { timersOfOrder } from './timer-rows.ts';
 
@@ -59,7 +59,7 @@ export async function syncOrderTimers(database: Database, queue: TimerQueue, ord
     const armed = new Set(timers.map((t) => t.kind));
     await queue.remove(
       orderId,
-      (['due_soon', 'overdue'] as const).filter((k) => !armed.has(k)),
+      TIMER_KINDS.filter((k) => !armed.has(k)),
     );
     await queue.arm(timers);
   } catch (err) {

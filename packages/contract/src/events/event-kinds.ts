@@ -40,6 +40,9 @@ type Types = ReadonlyArray<EventType> & { readonly 0: EventType };
 export const EVENT_KINDS = Object.keys(EVENT_TYPE_OF_KIND) as unknown as Kinds;
 export const EVENT_TYPES = Object.values(EVENT_TYPE_OF_KIND) as unknown as Types;
 
+/** The kinds a deadline's timers emit, as system events (the reminder, then the deadline itself). */
+export const DEADLINE_EVENT_KINDS = ['due_soon', 'overdue'] as const satisfies readonly EventKind[];
+
 export function eventTypeOf<K extends EventKind>(kind: K): (typeof EVENT_TYPE_OF_KIND)[K] {
   return EVENT_TYPE_OF_KIND[kind];
 }
