@@ -20,7 +20,8 @@ export interface SeedCounts {
  * credentials that exist are left as they are (a re-seed must not reset an order that has been
  * accepted since, nor re-encrypt a secret), so loading the same file twice changes nothing.
  * An order's deadline is its explicit deliver_by, else the policy's from in_hand_on; its timers
- * are armed by the worker's next timer sweep (src/timers/sweep-timers.ts).
+ * are armed by the timer sweep a worker runs as it starts, or its next periodic one
+ * (src/timers/sweep-timers.ts).
  */
 export async function seedDatabase(
   database: Database,

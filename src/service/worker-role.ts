@@ -11,6 +11,7 @@ import { WebhookFanOut } from '../webhooks/fan-out.ts';
 import { deadlinePolicyOf } from '../domain/deadline-policy.ts';
 import { TimerQueue } from '../timers/deadline-timers.ts';
 import { startTimerWorker, syncOrderTimers } from '../timers/timer-worker.ts';
+import { sweepTimers } from '../timers/sweep-timers.ts';
 import type { RoleContext } from './role-context.ts';
 
 /**
@@ -103,10 +104,23 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     timerQueue,
     log,
   });
+  // One timer sweep now, not a period from now: orders seeded, restored or come due while no worker
+  // ran are armed at start (a deadline long past fires at once). Start-up does not wait for it, and
+  // processes starting together are safe: a timer's job id is its order and kind, so it is armed
+  // once, and Postgres decides whether it fires. A failure is left to the periodic sweep.
+  let stopping = false;
+  // Closing the queue at stop ends a sweep still paging: its next Redis call fails, quietly.
+  void sweepTimers(database, timerQueue).then(
+    (result) => log.info(result, 'deadline timers checked at start'),
+    (err: unknown) => {
+      if (!stopping) log.warn({ err }, 'the timer sweep at start failed; the periodic sweep will arm them');
+    },
+  );
   onStop({
     phase: 'workers',
     name: 'housekeeping',
     close: async () => {
+      stopping = true;
       await housekeeping.close();
       await requeue.close();
       await timerQueue.close();
