@@ -60,6 +60,7 @@ export default defineHandler({
       answer: { commandId, status: 200, body },
     });
     // The order is completed: its deadline timers go (they would find it finished and do nothing).
-    return { status: 200, body, stored: true, timersOf: order.id };
+    // Only an order with a deadline has timers to remove: most completions cost Redis nothing more.
+    return { status: 200, body, stored: true, ...(order.hasDeadline ? { timersOf: order.id } : {}) };
   },
 });
