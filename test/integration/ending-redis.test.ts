@@ -47,3 +47,61 @@ describe('a connection disconnected between reconnect attempts', () => {
     await redis.start();
   }, 30_000);
 });
+
+/**
+ * Commands issued in one turn of the event loop leave in one write on the socket, answered in
+ * order; so after a reconnect (a new socket). Counted at the socket's own write hooks: without
+ * the coalescing, each command is a write of its own.
+ */
+describe('commands of one event-loop turn', () => {
+  let dir: string;
+  let redis: RestartableRedis;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'fulfil-turn-writes-'));
+    redis = await startRestartableRedis(dir);
+  }, 30_000);
+  afterAll(async () => {
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const countWrites = (conn: Redis) => {
+    const socket = conn.stream as unknown as { _write: (...a: unknown[]) => void; _writev: (...a: unknown[]) => void };
+    const seen = { writes: 0 };
+    for (const hook of ['_write', '_writev'] as const) {
+      const original = socket[hook].bind(socket);
+      socket[hook] = (...a: unknown[]) => {
+        seen.writes++;
+        return original(...a);
+      };
+    }
+    return seen;
+  };
+
+  const burst = async (conn: Redis, tag: string) => {
+    const sets = Array.from({ length: 40 }, (_, i) => conn.set(`${tag}-${i}`, String(i)));
+    const gets = Array.from({ length: 40 }, (_, i) => conn.get(`${tag}-${i}`));
+    await Promise.all(sets);
+    return Promise.all(gets);
+  };
+
+  it('leave in one write, in order, before and after a reconnect', async () => {
+    const conn = blockingConnection(redis.url) as Redis;
+    conn.on('error', () => {});
+    try {
+      await conn.ping();
+      let seen = countWrites(conn);
+      expect(await burst(conn, 'a')).toEqual(Array.from({ length: 40 }, (_, i) => String(i)));
+      expect(seen.writes).toBe(1);
+
+      const reconnected = new Promise((r) => conn.once('ready', r));
+      conn.disconnect(true);
+      await reconnected;
+      seen = countWrites(conn);
+      expect(await burst(conn, 'b')).toEqual(Array.from({ length: 40 }, (_, i) => String(i)));
+      expect(seen.writes).toBe(1);
+    } finally {
+      conn.disconnect();
+    }
+  });
+});
