@@ -24,6 +24,7 @@ import { BackendCpu } from './commands/backend-cpu.ts';
 import { findDesignCap, MISSING_CAP, prepareDesignCap, type CapRow, type CpuPerCommand } from './commands/design-cap.ts';
 import { printReport, type Row } from './commands/report.ts';
 import { paced, tracingRounds, tracingSummary } from './commands/tracing.ts';
+import { warmUp } from './commands/warm-up.ts';
 
 /**
  * The command path beside its limits, in one run. For each number of concurrent callers, for a
@@ -37,7 +38,7 @@ import { paced, tracingRounds, tracingSummary } from './commands/tracing.ts';
  * (bench/commands/design-cap.ts) runs first, in the same run, and the service's rows print CPU
  * milliseconds per command for its Node processes, Postgres and Redis, measured as the cap does.
  *
- *   DESIGN_CAP_DIR=… npm run bench -- commands [--seconds 8] [--callers 1,8,32,64] [--cap-callers 32] [--soak]
+ *   DESIGN_CAP_DIR=… npm run bench -- commands [--seconds 8] [--callers 1,8,32,64] [--warmup 10] [--cap-callers 32] [--soak]
  *   npm run bench -- commands --only tracing [--rounds 2] [--no-json] [--variant 'label:K=V,…']… [--compare <checkout>] [--rate <commands/s>] [--together]
  */
 export async function run(argv: string[]): Promise<number> {
@@ -56,10 +57,12 @@ export async function run(argv: string[]): Promise<number> {
       compare: { type: 'string' },
       'no-json': { type: 'boolean', default: false },
       rate: { type: 'string' },
+      warmup: { type: 'string', default: '10' },
       together: { type: 'boolean', default: false },
     },
   });
   const seconds = Number(values.seconds);
+  const warmSeconds = Number(values.warmup);
   const levels = values.callers.split(',').map(Number);
   const only = values.only?.split(',');
   const want = (phase: string) => !only || only.includes(phase);
@@ -164,6 +167,7 @@ export async function run(argv: string[]): Promise<number> {
       const port = await freePort();
       const svc = await startServiceProcess('all', { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
       try {
+        await warmUp(`http://127.0.0.1:${port}`, takeOrder, warmSeconds);
         const call = httpCaller(`http://127.0.0.1:${port}`, 128);
         for (const c of levels) await phase('service, one process (HTTP)', c, (rec) => httpFlow(call, rec, takeOrder()), [svc]);
         if (want('client')) {
@@ -178,12 +182,13 @@ export async function run(argv: string[]): Promise<number> {
         await svc.stop();
       }
     }
-    if (want('same')) await capCommandRows({ env, levels, seconds, takeOrder, sql: database.sql!, phase });
+    if (want('same')) await capCommandRows({ env, levels, seconds, warmSeconds, takeOrder, sql: database.sql!, phase });
     if (want('split')) {
       const port = await freePort();
       const worker = await startServiceProcess('worker', { ...env, PORT: '0' });
       const api = await startServiceProcess('api', { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
       try {
+        await warmUp(`http://127.0.0.1:${port}`, takeOrder, warmSeconds);
         const call = httpCaller(`http://127.0.0.1:${port}`, 128);
         for (const c of levels) await phase('service, api + worker (HTTP)', c, (rec) => httpFlow(call, rec, takeOrder()), [api, worker]);
       } finally {

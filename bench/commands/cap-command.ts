@@ -2,6 +2,7 @@ import type postgres from 'postgres';
 import { httpCaller, isPickupOrder, SELLER, type FlowAnswer } from './flows.ts';
 import { closedLoop, LoadStop, Recorder, type Summary } from './load.ts';
 import { freePort, startServiceProcess, type ServiceProcess } from './processes.ts';
+import { warmUp } from './warm-up.ts';
 
 type Call = ReturnType<typeof httpCaller>;
 type Phase = (name: string, callers: number, flow: (rec: Recorder) => Promise<void>, watch: ServiceProcess[]) => Promise<Summary>;
@@ -19,6 +20,8 @@ export async function capCommandRows(o: {
   env: Record<string, string>;
   levels: number[];
   seconds: number;
+  /** Untimed mixed flows first (warm-up.ts), as before the other rows. */
+  warmSeconds: number;
   takeOrder: () => number;
   sql: postgres.Sql;
   phase: Phase;
@@ -26,6 +29,7 @@ export async function capCommandRows(o: {
   const port = await freePort();
   const svc = await startServiceProcess('all', { ...o.env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
   try {
+    await warmUp(`http://127.0.0.1:${port}`, o.takeOrder, o.warmSeconds);
     const call = httpCaller(`http://127.0.0.1:${port}`, 128);
     for (const callers of o.levels) {
       // More than one caller can send in the time (the cap reaches about 1,300 commands/s here).

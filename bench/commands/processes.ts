@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,7 +79,11 @@ export async function startServiceProcess(
   const args = ['start', ...(role === 'all' ? [] : ['--role', role])];
   // BENCH_NODE_FLAGS profiles the service alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...flags, bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_STDOUT_DIR keeps each process's stdout (e.g. with `--trace-gc`) as <role>-<pid>.log there.
+  const outDir = process.env.BENCH_STDOUT_DIR;
+  const out = outDir ? openSync(path.join(outDir, `${role}-${process.pid}-${Date.now()}.log`), 'w') : 'ignore';
+  const child = spawn(process.execPath, [...flags, bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', out, 'pipe'] });
+  if (typeof out === 'number') closeSync(out);
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
