@@ -38,6 +38,8 @@ export async function run(argv: string[]): Promise<number> {
     args: argv,
     options: {
       flows: { type: 'string', default: '400' },
+      // untimed flows before each row's timed ones; default 1,500 per process of the larger role
+      'warmup-flows': { type: 'string', default: '' },
       clients: { type: 'string', default: '32' },
       // load-generating processes sharing the clients; default one per 128 clients
       'load-procs': { type: 'string', default: '' },
@@ -58,7 +60,11 @@ export async function run(argv: string[]): Promise<number> {
     .split(',')
     .filter(Boolean)
     .map((c) => c.split('x').map(Number) as [number, number]);
-  const warmup = Math.min(60, clients * 2);
+  // A fresh process compiles its hot code while it serves: about a quarter of its CPU per command
+  // over its first few thousand commands (docs/BENCHMARKS.md, "Warm and cold"). The timed phase
+  // measures processes past that, so each gets about 4,500 commands first.
+  const warmupFor = (apis: number, workers: number) =>
+    values['warmup-flows'] ? Number(values['warmup-flows']) : Math.max(clients * 2, 1_500 * Math.max(apis, workers));
 
   const layouts = parseLayouts(values.redis);
   const [layoutApis, layoutWorkers] = values['redis-config'].split('x').map(Number) as [number, number];
@@ -87,6 +93,7 @@ export async function run(argv: string[]): Promise<number> {
     profile: boolean;
   }) => {
     const url = pg.url.replace(/\/postgres$/, '/fulfil_bench_scale');
+    const warmup = warmupFor(o.apis, o.workers);
     const key = randomBytes(32).toString('hex');
     const queuePrefix = `scale${o.label}`;
     await recreateBenchDatabase(url);
