@@ -6,13 +6,14 @@ import type { Database } from '../db/client.ts';
 import { closeWorker, countRunning } from '../queues/close-worker.ts';
 import { observeTimerLateness } from '../telemetry/metrics-registry.ts';
 import { TIMER_KINDS, TimerQueue, type TimerJob } from './deadline-timers.ts';
-import { fireTimer } from './fire-timer.ts';
+import { FireBatcher } from './fire-batch.ts';
 import { timersOfOrder } from './timer-rows.ts';
 
 /**
- * Runs the deadline timers that come due (fire-timer.ts). A run that finds its timer not yet due
- * (the deadline moved later while the job waited or ran) puts itself back as a delayed job at the
- * time Postgres says.
+ * Runs the deadline timers that come due (fire-timer.ts); jobs running together share a
+ * transaction (fire-batch.ts: one COMMIT's flush for the batch, not one per timer). A run that
+ * finds its timer not yet due (the deadline moved later while the job waited or ran) puts itself
+ * back as a delayed job at the time Postgres says.
  */
 export function startTimerWorker(opts: {
   database: Database;
@@ -24,9 +25,10 @@ export function startTimerWorker(opts: {
   onFired?: () => void;
 }): { close(): Promise<void> } {
   const place = timersPlace(opts.prefix);
+  const batcher = new FireBatcher(opts.database);
   const run = async (job: Job<TimerJob>, token?: string) => {
     const { orderId, kind } = job.data;
-    const outcome = await fireTimer(opts.database, orderId, kind);
+    const outcome = await batcher.fire(orderId, kind);
     if (outcome.kind === 'not_due') {
       await job.updateData({ ...job.data, dueAt: outcome.dueAt });
       await job.moveToDelayed(outcome.dueAt, token);

@@ -9,11 +9,15 @@ import { SHIPMENT_EVENT_TOPIC, type EventDetails, type EventKind, type EventMess
  * max(seq) scan. The message is built in JavaScript except for what only the statement knows
  * (seq, the new shipment id); jsonb keeps no key order, so consumers read it by name. A party's
  * and a system event take the same path; the table's check refuses an actor that is neither.
+ *
+ * One statement may append the events of several orders (the deadline timers fire a batch): `o`
+ * then has a row per order and carries each one's message as a column (`message` names it, e.g.
+ * `o.message`), `n` carries its order id, and `joinOn` pairs them (e.g. `n.order_id = o.id`).
  */
-export function appendEventCtes(messageParam: string): string {
+export function appendEventCtes(message: string, joinOn = 'true'): string {
   return `
-m as (select ${messageParam}::text::jsonb || jsonb_build_object('seq', o.event_seq, 'new_shipment_id', n.id) as msg,
-             o.id as order_id, o.event_seq, n.id as new_id from o left join n on true),
+m as (select ${message}::text::jsonb || jsonb_build_object('seq', o.event_seq, 'new_shipment_id', n.id) as msg,
+             o.id as order_id, o.event_seq, n.id as new_id from o left join n on ${joinOn}),
 e as (insert into shipment_events (event_id, order_id, seq, kind, shipment_id, new_shipment_id, from_type, from_state,
         to_type, to_state, details, actor_type, actor_brokerage_id, actor_user_id, actor_role, actor_reason, command_id, at)
       select msg->>'event_id', order_id, event_seq, msg->>'kind', (msg->>'shipment_id')::bigint, new_id,
