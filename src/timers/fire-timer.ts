@@ -74,7 +74,12 @@ function decide(row: Locked | undefined, kind: TimerKind, now: number): { outcom
  * batch fires once; its other runs answer already_fired. Outcomes come in the order of orderIds;
  * a failure fails the whole batch (nothing of it committed).
  */
-export async function fireTimers(database: Database, kind: TimerKind, orderIds: readonly number[], now = Date.now()): Promise<FireOutcome[]> {
+export async function fireTimers(
+  database: Database,
+  kind: TimerKind,
+  orderIds: readonly number[],
+  now = Date.now(),
+): Promise<FireOutcome[]> {
   const unique = [...new Set(orderIds)];
   return database.transaction(async (tx) => {
     const rows = await tx.rows<Locked>(LOCK[kind].text, LOCK[kind].params({ orderIds: unique }));

@@ -36,7 +36,11 @@ describe('deadline timers fired in batches', () => {
     const outcomes = await Promise.all(ids.map((id) => batcher.fire(id, 'overdue')));
     const of = (id: number) => outcomes.filter((_, i) => ids[i] === id).map((o) => o.kind);
 
-    for (const id of OPEN) expect(of(id).filter((k) => k === 'fired'), `order ${id}`).toHaveLength(1);
+    for (const id of OPEN)
+      expect(
+        of(id).filter((k) => k === 'fired'),
+        `order ${id}`,
+      ).toHaveLength(1);
     for (const id of [1, 2, 3]) expect(of(id).sort(), `order ${id}`).toEqual(['already_fired', 'fired']);
     for (const id of FINISHED) expect(of(id)).toEqual(['finished']);
     expect(outcomes[ids.indexOf(FUTURE)]).toMatchObject({ kind: 'not_due' });
