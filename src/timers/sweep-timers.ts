@@ -6,7 +6,8 @@ import { openTimers } from './timer-rows.ts';
  * Arms again every deadline timer Postgres has still to fire and Redis has no job for, or a job
  * due at another time: after a FLUSHALL, a lost or failed job, a restore of either store, or a
  * crash between a command's commit and its arming. Orders loaded by `fulfil seed` are first armed
- * here (each worker process runs one sweep as it starts: src/service/worker-role.ts). A page of open orders at a time (orders_open_deliver_by_idx), one Redis round trip per page.
+ * here (each worker process runs one sweep as it starts: src/service/worker-role.ts). A page of
+ * open orders at a time (orders_open_deliver_by_idx), one Redis round trip per page.
  */
 export async function sweepTimers(database: SqlRunner, queue: TimerQueue): Promise<{ checked: number; armed: number }> {
   let checked = 0;
