@@ -18,6 +18,7 @@ import { capCommandRows } from './commands/cap-command.ts';
 import { BUYER, clientFlow, httpCaller, httpFlow, SELLER } from './commands/flows.ts';
 import { startNoopQueue, transactionFlow } from './commands/limits.ts';
 import { closedLoop, LoadStop, Recorder, type Summary } from './commands/load.ts';
+import { splitCompare, splitCompareTable } from './commands/split-compare.ts';
 import { benchServiceEnv, freePort, rssOf, startServiceProcess, type ServiceProcess } from './commands/processes.ts';
 import postgres from 'postgres';
 import { BackendCpu } from './commands/backend-cpu.ts';
@@ -39,6 +40,7 @@ import { warmUp } from './commands/warm-up.ts';
  * milliseconds per command for its Node processes, Postgres and Redis, measured as the cap does.
  *
  *   DESIGN_CAP_DIR=… npm run bench -- commands [--seconds 8] [--callers 1,8,32,64] [--warmup 10] [--cap-callers 32] [--soak]
+ *   DESIGN_CAP_DIR=… npm run bench -- commands --only cap,split --compare <checkout> [--rounds 2] [--rate <commands/s>] [--warmup 30]
  *   npm run bench -- commands --only tracing [--rounds 2] [--no-json] [--variant 'label:K=V,…']… [--compare <checkout>] [--rate <commands/s>] [--together]
  */
 export async function run(argv: string[]): Promise<number> {
@@ -110,12 +112,13 @@ export async function run(argv: string[]): Promise<number> {
   const rows: Row[] = [];
   const memory: string[] = [];
   let tracingTable: string | undefined;
+  let compareTable: string | undefined;
   const phase = async (
     name: string,
     callers: number,
     flow: (rec: Recorder) => Promise<void>,
     watch: ServiceProcess[] = [],
-  ): Promise<Summary> => {
+  ): Promise<Summary & { nodeMs?: number }> => {
     const rec = new Recorder();
     const rssStart = watch.map((p) => rssOf(p.child.pid!));
     const cpuStart = await cpuNow(watch);
@@ -137,7 +140,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(
       `${name.padEnd(34)} ${String(callers).padStart(3)} callers: ${summary.perSecond.toFixed(0)} commands/s, p50 ${summary.p50.toFixed(1)} ms, p99 ${summary.p99.toFixed(1)} ms, errors ${summary.errors}${summary.firstError ? ` (${summary.firstError})` : ''}${cpu ? `; CPU ms/command node ${cpu.node.toFixed(2)} · postgres ${cpu.postgres.toFixed(2)} · redis ${cpu.redis.toFixed(2)}` : ''}\n`,
     );
-    return summary;
+    return cpu ? { ...summary, nodeMs: cpu.node } : summary;
   };
   /** CPU seconds so far of the watched service processes, the bench database's backends, and Redis. */
   async function cpuNow(watch: ServiceProcess[]): Promise<CpuPerCommand | undefined> {
@@ -183,7 +186,22 @@ export async function run(argv: string[]): Promise<number> {
       }
     }
     if (want('same')) await capCommandRows({ env, levels, seconds, warmSeconds, takeOrder, sql: database.sql!, phase });
-    if (want('split')) {
+    if (want('split') && values.compare) {
+      // This build beside another checkout's, alternated (bench/commands/split-compare.ts).
+      const runs = await splitCompare({
+        compare: values.compare,
+        rounds: Number(values.rounds),
+        env,
+        warmSeconds,
+        takeOrder,
+        measure: (name, url, watch) => {
+          const call = httpCaller(url, 128);
+          const flow = (rec: Recorder) => httpFlow(call, rec, takeOrder());
+          return phase(name, levels[0]!, values.rate ? paced(Number(values.rate), 3)(flow) : flow, watch);
+        },
+      });
+      compareTable = splitCompareTable(runs);
+    } else if (want('split')) {
       const port = await freePort();
       const worker = await startServiceProcess('worker', { ...env, PORT: '0' });
       const api = await startServiceProcess('api', { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`);
@@ -240,6 +258,7 @@ export async function run(argv: string[]): Promise<number> {
       memory,
       seconds,
       ...(tracingTable ? { tracing: tracingTable } : {}),
+      ...(compareTable ? { compare: compareTable } : {}),
       machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${mb(totalmem())} MiB, Node ${process.version}, worker concurrency ${concurrency}`,
     });
   } finally {

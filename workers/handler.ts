@@ -30,11 +30,12 @@ export interface Handler<N extends JobName = JobName, Opened = unknown> {
   /** Jobs arrive from Redis and may come from any producer: payloads are checked again here. */
   parse(payload: unknown): JobMap[N];
   /**
-   * Optional: sends the handler's first statements (the order's lock and the rows it reads; never
-   * a write) without awaiting them, so they leave with the claim in one round trip, and returns
-   * their pending results for `handle`. Each pending result must already swallow its own
-   * rejection (src/db/sent-ahead.ts): when the claim finds the command finished or not ours,
-   * they are dropped unread, and the lock goes with the transaction.
+   * Optional: sends the handler's first statements (the order's lock, the rows it reads, and
+   * inserts of new rows nothing refers to yet, such as contact rows) without awaiting them, so
+   * they leave with the claim in one round trip, and returns their pending results for `handle`.
+   * Each pending result must already swallow its own rejection (src/db/sent-ahead.ts): when the
+   * claim finds the command finished or not ours, they are dropped unread and the transaction is
+   * rolled back, its lock and inserts with it; so is it when `handle` refuses the command.
    */
   open?(tx: SqlTx, command: Envelope<JobMap[N]>): Opened;
   /** `opened`: what `open` returned, undefined when the runner did not call it (then handle sends them itself). */

@@ -43,7 +43,8 @@ export function startWorkers(opts: {
   const { database, registry, log } = opts;
   let replies = opts.replies;
   const replySender = () => (replies ??= new ReplySender(opts.connection(), new LocalInboxes()));
-  const process = async (job: Job<Envelope<unknown>>) => {
+  // `connection`: the one the job came on, where BullMQ finishes it (the answer goes out with it).
+  const process = async (job: Job<Envelope<unknown>>, connection: RedisConnection) => {
     if (!isJobName(job.name)) throw new Error(`unknown job name ${job.name}`);
     const handler = registry.get(job.name)!;
     // Made only when something logs: most commands never do below info.
@@ -72,7 +73,7 @@ export function startWorkers(opts: {
     if (result.status === 200) opts.onCommitted?.();
     if (timersOf !== undefined) opts.onTimers?.(timersOf);
     // Committed in Postgres: the waiting caller may answer now, before BullMQ marks the job done.
-    if (typeof job.data.replyTo === 'string') replySender().send(job.data.replyTo, job.data.commandId, result);
+    if (typeof job.data.replyTo === 'string') replySender().send(job.data.replyTo, job.data.commandId, result, connection);
     // Postgres stays the record (HTTP reads it there); the job carries the same result for
     // producers without Postgres (FulfilmentClient awaits job.returnvalue).
     return result;
@@ -84,7 +85,7 @@ export function startWorkers(opts: {
   const keyOf = (p: QueuePlace) => `${p.prefix}\n${p.name}`;
   const start = ({ prefix, name }: QueuePlace, concurrency: number) => {
     const connection = opts.connection();
-    const counted = countRunning(process);
+    const counted = countRunning((job: Job<Envelope<unknown>>) => process(job, connection));
     const w = new Worker(name, counted.processor, {
       name: workerName,
       prefix,

@@ -26,10 +26,22 @@ class Rejected extends Error {
 }
 
 /**
+ * Thrown inside the transaction when the claim finds the command not ours to run (finished, or
+ * another command's id): the transaction is rolled back, so whatever the handler's `open` sent
+ * ahead with the claim (contact rows, say) is undone, and the answer is given as it stands.
+ */
+class NotClaimed extends Error {
+  constructor(readonly result: RunResult) {
+    super('command not claimed');
+  }
+}
+
+/**
  * Runs one delivery of a command, exactly once in effect. One transaction claims the command
  * (or finds it finished and answers its stored result), runs the handler and stores the result:
- * BEGIN, claim and the handler's first reads (one round trip), the handler's statements (the
- * last of which usually stores the answer), COMMIT. A domain rejection rolls the handler's
+ * BEGIN, claim and the handler's first statements (one round trip), the handler's statements
+ * (the last of which usually stores the answer), COMMIT; a command found finished, or not this
+ * one, rolls back what was sent with its claim. A domain rejection rolls the handler's
  * writes back with the transaction and is then stored on its own, so every later delivery
  * answers it the same way.
  */
@@ -88,11 +100,11 @@ async function runOnce<N extends JobName>(
       const claimed = await claiming;
       // Another command under a used id is a conflict, before and after the first one finished;
       // nothing is stored: the row belongs to the first command.
-      if (claimed.kind === 'conflict') return conflict(raw.commandId);
+      if (claimed.kind === 'conflict') throw new NotClaimed(conflict(raw.commandId));
       // An upstream job may name a brokerage that does not exist: bad input, not a reason to
       // retry. Not stored: the commands row would have no brokerage to belong to.
-      if (claimed.kind === 'unknown-brokerage') return unknownBrokerage(raw.actor.brokerageId);
-      if (claimed.kind === 'finished') return { status: claimed.status, body: claimed.body };
+      if (claimed.kind === 'unknown-brokerage') throw new NotClaimed(unknownBrokerage(raw.actor.brokerageId));
+      if (claimed.kind === 'finished') throw new NotClaimed({ status: claimed.status, body: claimed.body });
       if (!command) throw new Rejected(parsed as AppError);
       let result: HandlerResult;
       try {
@@ -104,6 +116,7 @@ async function runOnce<N extends JobName>(
       return { status: result.status, body: result.body, ...(result.timersOf ? { timersOf: result.timersOf } : {}) };
     });
   } catch (err) {
+    if (err instanceof NotClaimed) return err.result;
     if (!(err instanceof Rejected)) throw err;
     const rejection = errorResult(err.error);
     const stored = await storeRejection(database, claim, rejection.status, rejection.body);

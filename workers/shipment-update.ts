@@ -5,6 +5,7 @@ import { shipmentRowOf, type NewShipment, type ShipmentRow } from '../src/db/ops
 import { insertAddressAndPhone, insertEmailAddress, insertPhoneNumber } from '../src/db/sql/insert-contacts.ts';
 import type { LockedOrder } from '../src/db/sql/lock-order.ts';
 import { replaceShipment } from '../src/db/sql/replace-shipment.ts';
+import { sentAhead } from '../src/db/sent-ahead.ts';
 import { nextOrderState } from '../src/domain/order-transition.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { buyerPickupJson, mobileTransferJson, sellerPickupJson } from '../src/domain/shipment-response.ts';
@@ -25,8 +26,29 @@ function machineEvent(p: UpdateCommand): ShipmentEvent {
 }
 
 /**
+ * The new contact rows a pickup operation's details make, inserted without waiting (contacts are
+ * immutable: new details, new rows). Sent by `open`, they leave with the claim and the reads
+ * instead of costing a round trip of their own; a refused or replayed command rolls them back.
+ */
+function sendPickupContacts(tx: SqlTx, p: UpdateCommand): Promise<ShipmentContacts> | undefined {
+  switch (p.operation) {
+    case 'seller_pickup':
+      return sentAhead(
+        insertAddressAndPhone(tx, p.ship_from_address_attributes, p.ship_from_phone_number_attributes).then(({ address, phone }) => ({
+          shipFromAddress: address,
+          shipFromPhone: phone,
+        })),
+      );
+    case 'buyer_pickup':
+      return sentAhead(insertPhoneNumber(tx, p.phone_number_attributes).then((phone) => ({ phone })));
+    case 'mobile_transfer':
+      return undefined;
+  }
+}
+
+/**
  * Everything already known carries over to the replacement; the operation overlays its part and
- * brings the contact rows its response shows (new rows for new details: contacts are immutable).
+ * brings the contact rows its response shows (a pickup's were sent ahead: sendPickupContacts).
  */
 async function overlay(
   tx: SqlTx,
@@ -34,6 +56,7 @@ async function overlay(
   current: ShipmentContacts,
   order: LockedOrder,
   p: UpdateCommand,
+  pickupContacts: Promise<ShipmentContacts> | undefined,
 ): Promise<{ values: Partial<NewShipment>; contacts: ShipmentContacts }> {
   switch (p.operation) {
     case 'mobile_transfer': {
@@ -50,7 +73,8 @@ async function overlay(
       };
     }
     case 'seller_pickup': {
-      const { address, phone } = await insertAddressAndPhone(tx, p.ship_from_address_attributes, p.ship_from_phone_number_attributes);
+      const contacts = (await pickupContacts!) as Required<Pick<ShipmentContacts, 'shipFromAddress' | 'shipFromPhone'>>;
+      const { shipFromAddress: address, shipFromPhone: phone } = contacts;
       return {
         values: {
           shipFromName: p.ship_from_name,
@@ -59,14 +83,14 @@ async function overlay(
           pickupTimeRange: p.pickup_time_range,
           pickupInstructions: p.pickup_instructions ?? null,
         },
-        contacts: { shipFromAddress: address, shipFromPhone: phone },
+        contacts,
       };
     }
     case 'buyer_pickup': {
-      const phone = await insertPhoneNumber(tx, p.phone_number_attributes);
+      const contacts = (await pickupContacts!) as Required<Pick<ShipmentContacts, 'phone'>>;
       return {
-        values: { shipToName: p.ship_to_name, phoneNumberId: phone.id, notes: p.notes ?? null },
-        contacts: { phone },
+        values: { shipToName: p.ship_to_name, phoneNumberId: contacts.phone.id, notes: p.notes ?? null },
+        contacts,
       };
     }
   }
@@ -79,19 +103,23 @@ async function overlay(
 export default defineHandler({
   name: 'shipment.update',
   parse: (payload) => parseOrThrow(updateCommand, payload, 'payload'),
-  open: (tx, { payload, actor }) =>
-    sendShipmentReads(tx, payload.shipment_id, actor, { role: OPERATION[payload.operation].role, replaces: true }),
+  open: (tx, { payload, actor }) => ({
+    reads: sendShipmentReads(tx, payload.shipment_id, actor, { role: OPERATION[payload.operation].role, replaces: true }),
+    contacts: sendPickupContacts(tx, payload),
+  }),
   async handle(tx, { payload, actor, commandId }, _ctx, opened) {
     const op = OPERATION[payload.operation];
     const opts = { role: op.role, operation: op.verb, followOtherPartysPickup: payload.operation !== 'mobile_transfer', replaces: true };
-    const { order, shipment, email, role, nextId } = await openShipment(tx, payload.shipment_id, actor, opts, opened);
+    const reads = opened?.reads ?? sendShipmentReads(tx, payload.shipment_id, actor, opts);
+    const pickupContacts = opened ? opened.contacts : sendPickupContacts(tx, payload);
+    const { order, shipment, email, role, nextId } = await openShipment(tx, payload.shipment_id, actor, opts, reads);
     const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, machineEvent(payload));
     if (!result.ok) throw new InvalidTransition(result.reason);
     const delivered = result.view.state === 'delivered';
     // Validated before the first write, so a refusal leaves nothing to undo.
     const orderCompletion = delivered ? nextOrderState(order, { type: 'COMPLETE' }) : null;
 
-    const { values, contacts } = await overlay(tx, shipment, { email }, order, payload);
+    const { values, contacts } = await overlay(tx, shipment, { email }, order, payload, pickupContacts);
     const { id: _id, replacedBy: _r, replacedAt: _ra, createdAt: _c, deliveredAt: _d, ...carried } = shipment;
     const replacement = shipmentRowOf(nextId!, {
       ...carried,

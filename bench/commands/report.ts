@@ -23,6 +23,8 @@ export function printReport(r: {
   machine: string;
   /** --only tracing: each variant against tracing off in the same rounds (bench/commands/tracing.ts). */
   tracing?: string;
+  /** --only split --compare: this build's api + worker beside another checkout's, round by round (split-compare.ts). */
+  compare?: string;
 }): void {
   const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
   const lines = [
@@ -61,6 +63,7 @@ export function printReport(r: {
       '',
     );
   }
+  if (r.compare) lines.push('api + worker, this build beside the other checkout, round by round (CPU: both processes, from /proc):', '', r.compare, '');
   if (r.tracing) lines.push('Tracing variants, round by round (CPU: the service process, from /proc):', '', r.tracing, '');
   if (r.memory.length) lines.push('RSS of the service processes (start → end of each row):', '', ...r.memory.map((m) => `- ${m}`), '');
   process.stdout.write(lines.join('\n'));

@@ -66,11 +66,18 @@ export class ReplySender {
     private readonly local: LocalInboxes,
   ) {}
 
-  send(replyTo: string, commandId: string, result: CommandResult): void {
+  /**
+   * `via`: the connection the job came on, when there is one. BullMQ finishes the job on it in the
+   * same event-loop turn, and a connection sends one turn's commands in one write
+   * (ending-redis.ts), so the answer leaves with the finish: one system call and one Redis wake-up
+   * per command instead of two (docs/BENCHMARKS.md). Every connection of a deployment reaches the
+   * same Redis, where the waiting API listens.
+   */
+  send(replyTo: string, commandId: string, result: CommandResult, via?: RedisConnection): void {
     const local = this.local.get(replyTo);
     if (local) return local(commandId, result);
     // The answer is stored with the command: a waiter whose reply is lost reads it from Postgres
     // when its wait runs out (reply-waiters.ts), so a failed publish only delays that caller.
-    this.publisher.publish(replyTo, encodeReply(commandId, result)).catch(() => {});
+    (via ?? this.publisher).publish(replyTo, encodeReply(commandId, result)).catch(() => {});
   }
 }
