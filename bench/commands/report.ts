@@ -63,7 +63,8 @@ export function printReport(r: {
       '',
     );
   }
-  if (r.compare) lines.push('api + worker, this build beside the other checkout, round by round (CPU: both processes, from /proc):', '', r.compare, '');
+  if (r.compare)
+    lines.push('api + worker, this build beside the other checkout, round by round (CPU: both processes, from /proc):', '', r.compare, '');
   if (r.tracing) lines.push('Tracing variants, round by round (CPU: the service process, from /proc):', '', r.tracing, '');
   if (r.memory.length) lines.push('RSS of the service processes (start → end of each row):', '', ...r.memory.map((m) => `- ${m}`), '');
   process.stdout.write(lines.join('\n'));
