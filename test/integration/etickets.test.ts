@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FulfilmentClient } from '../../src/index.ts';
-import { DEFAULT_DEADLINE_POLICY } from '../../src/domain/deadline-policy.ts';
-import { createLogger } from '../../src/logger.ts';
 import eticketsHandler from '../../workers/shipment-etickets.ts';
-import { runCommand } from '../../workers/runner.ts';
 import { apiClient } from '../support/api.ts';
 import { baseFixture, BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
 import { signedFetch } from '../support/http.ts';
+import { deliveredThrice } from '../support/run-command.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { b64, encrypt, makeJpeg, makePdf, makePng, truncate } from '../support/test-files.ts';
 
@@ -397,16 +395,8 @@ describe('e-tickets', () => {
       requestHash: 'retry',
       payload: { shipment_id: id, etickets: [{ sha256: stored.body.etickets[0].sha256 }] },
     };
-    const ctx = { log: createLogger('silent'), deadlines: DEFAULT_DEADLINE_POLICY };
     const before = await counts();
-    const [a, b] = await Promise.all([
-      runCommand(t.db.database, eticketsHandler, envelope, ctx),
-      runCommand(t.db.database, eticketsHandler, envelope, ctx),
-    ]);
-    const c = await runCommand(t.db.database, eticketsHandler, envelope, ctx);
-    expect([a.status, b.status, c.status]).toEqual([200, 200, 200]);
-    expect(b.body).toEqual(a.body);
-    expect(c.body).toEqual(a.body);
+    await deliveredThrice(t.db.database, eticketsHandler, envelope);
     expect(await counts()).toEqual({ files: before.files, sets: before.sets + 1, events: before.events + 1 });
   });
 });

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_DEADLINE_POLICY } from '../../src/domain/deadline-policy.ts';
-import { createLogger } from '../../src/logger.ts';
 import updateHandler from '../../workers/shipment-update.ts';
-import { runCommand } from '../../workers/runner.ts';
 import { apiClient, BUYER_PICKUP_BODY, ISO, SELLER_PICKUP_BODY } from '../support/api.ts';
 import { BUYER, baseFixture, SELLER } from '../support/fixtures.ts';
+import { deliveredThrice, runJob } from '../support/run-command.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const RACE_ORDERS = Array.from({ length: 50 }, (_, i) => 800 + i);
@@ -118,7 +116,6 @@ describe('local pickup: the two-party join', () => {
   // whether it will run it (workers/shipment-update.ts): whatever it does not run must leave none.
   it('contact rows only for a command that ran: a redelivery, a refusal and a stranger leave none behind', async () => {
     const first = await acceptPickup(903);
-    const ctx = { log: createLogger('silent'), deadlines: DEFAULT_DEADLINE_POLICY };
     const counts = async () =>
       (
         await t.db.database.sql!`
@@ -132,44 +129,31 @@ describe('local pickup: the two-party join', () => {
     });
     const seller = envelope('c-pickup-903', 1, { operation: 'seller_pickup', ...SELLER_PICKUP_BODY });
     const before = await counts();
-    // Delivered twice at once (a retry beside a second worker), then once more.
-    const [a, b] = await Promise.all([
-      runCommand(t.db.database, updateHandler, seller, ctx),
-      runCommand(t.db.database, updateHandler, seller, ctx),
-    ]);
-    const c = await runCommand(t.db.database, updateHandler, seller, ctx);
-    expect([a.status, b.status, c.status]).toEqual([200, 200, 200]);
-    expect(b.body).toEqual(a.body);
-    expect(c.body).toEqual(a.body);
+    await deliveredThrice(t.db.database, updateHandler, seller);
     expect(await counts()).toEqual({ addresses: before!.addresses + 1, phones: before!.phones + 1 });
     // The seller's id again, now replaced: 410. The buyer's brokerage sending the seller's details: 403.
-    const stale = await runCommand(
+    const stale = await runJob(
       t.db.database,
       updateHandler,
       envelope('c-pickup-903-stale', 1, { operation: 'seller_pickup', ...SELLER_PICKUP_BODY }),
-      ctx,
     );
-    const wrongRole = await runCommand(
+    const wrongRole = await runJob(
       t.db.database,
       updateHandler,
       envelope('c-pickup-903-role', 2, { operation: 'seller_pickup', ...SELLER_PICKUP_BODY }),
-      ctx,
     );
     // Another command under a used id: a conflict, nothing run.
-    const reused = await runCommand(
-      t.db.database,
-      updateHandler,
-      { ...envelope('c-pickup-903', 2, { operation: 'buyer_pickup', ...BUYER_PICKUP_BODY }), requestHash: 'other' },
-      ctx,
-    );
+    const reused = await runJob(t.db.database, updateHandler, {
+      ...envelope('c-pickup-903', 2, { operation: 'buyer_pickup', ...BUYER_PICKUP_BODY }),
+      requestHash: 'other',
+    });
     expect([stale.status, wrongRole.status, reused.status]).toEqual([410, 403, 409]);
     expect(await counts()).toEqual({ addresses: before!.addresses + 1, phones: before!.phones + 1 });
     // The buyer's details: one phone row more, and the join delivered.
-    const buyer = await runCommand(
+    const buyer = await runJob(
       t.db.database,
       updateHandler,
       envelope('c-pickup-903-buyer', 2, { operation: 'buyer_pickup', ...BUYER_PICKUP_BODY }),
-      ctx,
     );
     expect(buyer.status).toBe(200);
     expect(await counts()).toEqual({ addresses: before!.addresses + 1, phones: before!.phones + 2 });
