@@ -17,22 +17,22 @@ import { commandShardPlace, inventoryPlace } from '@fulfil/contract';
  * every round trip: statements issued in the same tick leave in one write (postgres.js flushes
  * on setImmediate) and are answered together, so they count as one. A command that grows past
  * either budget fails here. The API process runs without workers; the worker pool runs alone,
- * without the relay and housekeeping, so nothing else is counted.
+ * without the relay and housekeeping, so nothing else is counted. On the Redis side, each answer
+ * must go out on the connection its job is finished on, so that both leave in one write.
  */
 const BUDGET = { api: 2, total: 9 };
 // The first call of a credential reads it (API: 2 trips, else 1); a statement new to the worker's
 // connection costs one more (the buyer pickup below): warm, every command is at most 5 trips.
 const TRIP_BUDGET = { api: 2, total: 6 };
-// [BEGIN + claim + the handler's lock and live read], [new contact rows], [the write that stores
-// the answer + COMMIT].
+// [BEGIN + claim + the handler's lock and live read (+ a pickup's new contact rows)], [a new
+// e-mail row], [the write that stores the answer + COMMIT].
 const WORKER_TRIPS: Record<string, number> = {
   accept: 2,
   'accept (XSeats, new e-mail row)': 3,
   'update: mobile transfer (new e-mail row)': 3,
   'update: mobile transfer': 2,
-  'update: seller pickup': 3,
-  // 3, plus one: its phone-row insert is one this connection has not met before (see the warm-up)
-  'update: buyer pickup (join, delivers)': 4,
+  'update: seller pickup': 2,
+  'update: buyer pickup (join, delivers)': 2,
   complete: 2,
 };
 
@@ -70,11 +70,14 @@ const WORKER_BUDGET: Record<string, number> = {
   complete: 6,
 };
 
+const WARM_PICKUP = 705;
+
 describe('statements per command', () => {
   let t: TestService;
   let workerDb: Database;
   let pool: WorkerPool;
   const connections: RedisConnection[] = [];
+  const published: RedisConnection[] = [];
   const apiSent = sent();
   const workerSent = sent();
   const api = apiSent.texts;
@@ -83,7 +86,10 @@ describe('statements per command', () => {
 
   beforeAll(async () => {
     t = await startTestService({ roles: { api: true, worker: false }, hooks: { onStatement: (s) => apiSent.push(s) } });
-    await t.seed(baseFixture());
+    const fixture = baseFixture();
+    // A second local-pickup order, for the warm-up's join.
+    fixture.orders.push({ ...fixture.orders.find((o) => o.id === ORDERS.localPickup)!, id: WARM_PICKUP, oid: `1001-${WARM_PICKUP}` });
+    await t.seed(fixture);
     workerDb = await openDatabase({ databaseUrl: t.db.url, maxConnections: 1, onStatement: (s) => workerSent.push(s) });
     pool = startWorkers({
       database: workerDb,
@@ -92,6 +98,9 @@ describe('statements per command', () => {
       connection: () => {
         const c = blockingConnection(TEST_REDIS_URL);
         connections.push(c);
+        // Which connection each answer is published on (D-095: the one its job came on).
+        const publish = c.publish.bind(c);
+        c.publish = ((channel: string, message: string) => (published.push(c), publish(channel, message))) as typeof c.publish;
         return c;
       },
       concurrency: 2,
@@ -133,6 +142,9 @@ describe('statements per command', () => {
     // first time costs one more round trip (Parse and Describe before it can run).
     const warmed = await call(SELLER, 'PUT', `/v9/shipments/${warm.body.shipments[0].id}`, { mobile_transfer_type: 'XMobile' });
     await call(SELLER, 'PUT', `/v9/shipments/${warmed.body.id}/complete`, { x_mobile_link: 'https://claim.example.test/x' });
+    const warmPickup = await call(SELLER, 'POST', `/v9/orders/${WARM_PICKUP}/accept`, { reviewer_id: 100 });
+    const warmSeller = await call(SELLER, 'PUT', `/v9/shipments/${warmPickup.body.shipments[0].id}`, SELLER_PICKUP_BODY);
+    expect((await call(BUYER, 'PUT', `/v9/shipments/${warmSeller.body.id}`, BUYER_PICKUP_BODY)).status).toBe(200);
     const tbd = await measure('accept', () => call(SELLER, 'POST', `/v9/orders/${ORDERS.tbd}/accept`, { reviewer_id: 100 }));
     const xmobile = await measure('update: mobile transfer (new e-mail row)', () =>
       call(SELLER, 'PUT', `/v9/shipments/${tbd.shipments[0].id}`, { mobile_transfer_type: 'XMobile' }),
@@ -152,6 +164,11 @@ describe('statements per command', () => {
     );
     await measure('update: buyer pickup (join, delivers)', () => call(BUYER, 'PUT', `/v9/shipments/${seller.id}`, BUYER_PICKUP_BODY));
     expect(counted).toHaveLength(8);
+    // Every answer went out on a connection a BullMQ worker finishes its jobs on, in the same
+    // turn, so the publish and the finish leave in one write (ending-redis.ts).
+    const workerConnections = new Set(pool.workers.map((w) => w.opts.connection));
+    expect(published.length).toBeGreaterThanOrEqual(counted.length);
+    for (const c of published) expect(workerConnections.has(c)).toBe(true);
     if (process.env.SHOW_BUDGET) console.table(counted);
   });
 });
