@@ -31,7 +31,7 @@ export function startWorkers(opts: {
   concurrency: number;
   log: Logger;
   places: readonly QueuePlace[];
-  /** Hands each answer to the API process that waits for it (the job's replyTo); by default over a connection of its own, made on first use. */
+  /** Hands each answer to the API process that waits for it (the job's replyTo); by default published on the connection its job came on. */
   replies?: ReplySender;
   /** Called after a command committed (its events wait in the outbox): wakes the relay (src/events/relay-wake.ts). */
   onCommitted?: () => void;
@@ -41,8 +41,10 @@ export function startWorkers(opts: {
   deadlines?: DeadlinePolicy;
 }): WorkerPool {
   const { database, registry, log } = opts;
+  // Without a sender of the caller's, answers are only published, each on its job's connection
+  // (ReplySender.send's `via`): the first job's serves as the sender's own, so none is opened for it.
   let replies = opts.replies;
-  const replySender = () => (replies ??= new ReplySender(opts.connection(), new LocalInboxes()));
+  const replySender = (connection: RedisConnection) => (replies ??= new ReplySender(connection, new LocalInboxes()));
   // `connection`: the one the job came on, where BullMQ finishes it (the answer goes out with it).
   const process = async (job: Job<Envelope<unknown>>, connection: RedisConnection) => {
     if (!isJobName(job.name)) throw new Error(`unknown job name ${job.name}`);
@@ -73,7 +75,7 @@ export function startWorkers(opts: {
     if (result.status === 200) opts.onCommitted?.();
     if (timersOf !== undefined) opts.onTimers?.(timersOf);
     // Committed in Postgres: the waiting caller may answer now, before BullMQ marks the job done.
-    if (typeof job.data.replyTo === 'string') replySender().send(job.data.replyTo, job.data.commandId, result, connection);
+    if (typeof job.data.replyTo === 'string') replySender(connection).send(job.data.replyTo, job.data.commandId, result, connection);
     // Postgres stays the record (HTTP reads it there); the job carries the same result for
     // producers without Postgres (FulfilmentClient awaits job.returnvalue).
     return result;

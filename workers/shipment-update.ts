@@ -1,6 +1,6 @@
 import { applyShipmentEvent, type PersistedShipment, type ShipmentEvent } from '../machines/index.ts';
 import type { SqlTx } from '../src/db/client.ts';
-import type { ShipmentContacts } from '../src/db/ops/contacts.ts';
+import type { AddressRow, PhoneNumberRow, ShipmentContacts } from '../src/db/ops/contacts.ts';
 import { shipmentRowOf, type NewShipment, type ShipmentRow } from '../src/db/ops/shipment-rows.ts';
 import { insertAddressAndPhone, insertEmailAddress, insertPhoneNumber } from '../src/db/sql/insert-contacts.ts';
 import type { LockedOrder } from '../src/db/sql/lock-order.ts';
@@ -25,30 +25,46 @@ function machineEvent(p: UpdateCommand): ShipmentEvent {
     : { type: OPERATION[p.operation].event };
 }
 
+type SellerPickup = Extract<UpdateCommand, { operation: 'seller_pickup' }>;
+type BuyerPickup = Extract<UpdateCommand, { operation: 'buyer_pickup' }>;
+type SellerPickupContacts = { shipFromAddress: AddressRow; shipFromPhone: PhoneNumberRow };
+type BuyerPickupContacts = { phone: PhoneNumberRow };
+
 /**
- * The new contact rows a pickup operation's details make, inserted without waiting (contacts are
- * immutable: new details, new rows). Sent by `open`, they leave with the claim and the reads
- * instead of costing a round trip of their own; a refused or replayed command rolls them back.
+ * The new contact rows a pickup operation's details make (contacts are immutable: new details,
+ * new rows), pending. Sent by `open`, they leave with the claim and the reads instead of costing
+ * a round trip of their own; a refused or replayed command rolls them back.
  */
-function sendPickupContacts(tx: SqlTx, p: UpdateCommand): Promise<ShipmentContacts> | undefined {
+interface PickupContactsSent {
+  seller?: Promise<SellerPickupContacts>;
+  buyer?: Promise<BuyerPickupContacts>;
+}
+
+const sendSellerContacts = (tx: SqlTx, p: SellerPickup): Promise<SellerPickupContacts> =>
+  sentAhead(
+    insertAddressAndPhone(tx, p.ship_from_address_attributes, p.ship_from_phone_number_attributes).then(({ address, phone }) => ({
+      shipFromAddress: address,
+      shipFromPhone: phone,
+    })),
+  );
+
+const sendBuyerContacts = (tx: SqlTx, p: BuyerPickup): Promise<BuyerPickupContacts> =>
+  sentAhead(insertPhoneNumber(tx, p.phone_number_attributes).then((phone) => ({ phone })));
+
+function sendPickupContacts(tx: SqlTx, p: UpdateCommand): PickupContactsSent {
   switch (p.operation) {
     case 'seller_pickup':
-      return sentAhead(
-        insertAddressAndPhone(tx, p.ship_from_address_attributes, p.ship_from_phone_number_attributes).then(({ address, phone }) => ({
-          shipFromAddress: address,
-          shipFromPhone: phone,
-        })),
-      );
+      return { seller: sendSellerContacts(tx, p) };
     case 'buyer_pickup':
-      return sentAhead(insertPhoneNumber(tx, p.phone_number_attributes).then((phone) => ({ phone })));
+      return { buyer: sendBuyerContacts(tx, p) };
     case 'mobile_transfer':
-      return undefined;
+      return {};
   }
 }
 
 /**
  * Everything already known carries over to the replacement; the operation overlays its part and
- * brings the contact rows its response shows (a pickup's were sent ahead: sendPickupContacts).
+ * brings the contact rows its response shows (a pickup's sent ahead by `open`, else sent now).
  */
 async function overlay(
   tx: SqlTx,
@@ -56,7 +72,7 @@ async function overlay(
   current: ShipmentContacts,
   order: LockedOrder,
   p: UpdateCommand,
-  pickupContacts: Promise<ShipmentContacts> | undefined,
+  sent: PickupContactsSent | undefined,
 ): Promise<{ values: Partial<NewShipment>; contacts: ShipmentContacts }> {
   switch (p.operation) {
     case 'mobile_transfer': {
@@ -73,13 +89,12 @@ async function overlay(
       };
     }
     case 'seller_pickup': {
-      const contacts = (await pickupContacts!) as Required<Pick<ShipmentContacts, 'shipFromAddress' | 'shipFromPhone'>>;
-      const { shipFromAddress: address, shipFromPhone: phone } = contacts;
+      const contacts = await (sent?.seller ?? sendSellerContacts(tx, p));
       return {
         values: {
           shipFromName: p.ship_from_name,
-          shipFromAddressId: address.id,
-          shipFromPhoneNumberId: phone.id,
+          shipFromAddressId: contacts.shipFromAddress.id,
+          shipFromPhoneNumberId: contacts.shipFromPhone.id,
           pickupTimeRange: p.pickup_time_range,
           pickupInstructions: p.pickup_instructions ?? null,
         },
@@ -87,7 +102,7 @@ async function overlay(
       };
     }
     case 'buyer_pickup': {
-      const contacts = (await pickupContacts!) as Required<Pick<ShipmentContacts, 'phone'>>;
+      const contacts = await (sent?.buyer ?? sendBuyerContacts(tx, p));
       return {
         values: { shipToName: p.ship_to_name, phoneNumberId: contacts.phone.id, notes: p.notes ?? null },
         contacts,
@@ -111,7 +126,6 @@ export default defineHandler({
     const op = OPERATION[payload.operation];
     const opts = { role: op.role, operation: op.verb, followOtherPartysPickup: payload.operation !== 'mobile_transfer', replaces: true };
     const reads = opened?.reads ?? sendShipmentReads(tx, payload.shipment_id, actor, opts);
-    const pickupContacts = opened ? opened.contacts : sendPickupContacts(tx, payload);
     const { order, shipment, email, role, nextId } = await openShipment(tx, payload.shipment_id, actor, opts, reads);
     const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, machineEvent(payload));
     if (!result.ok) throw new InvalidTransition(result.reason);
@@ -119,7 +133,7 @@ export default defineHandler({
     // Validated before the first write, so a refusal leaves nothing to undo.
     const orderCompletion = delivered ? nextOrderState(order, { type: 'COMPLETE' }) : null;
 
-    const { values, contacts } = await overlay(tx, shipment, { email }, order, payload, pickupContacts);
+    const { values, contacts } = await overlay(tx, shipment, { email }, order, payload, opened?.contacts);
     const { id: _id, replacedBy: _r, replacedAt: _ra, createdAt: _c, deliveredAt: _d, ...carried } = shipment;
     const replacement = shipmentRowOf(nextId!, {
       ...carried,

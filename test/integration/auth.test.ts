@@ -385,6 +385,14 @@ describe('signed requests (docs/API.md §Signature)', () => {
       expect(res.json).toMatchObject({ errors: [{ code: 'invalid_params', field: 'body' }] });
     });
 
+    it('so is one spelled with \\u escapes, and a constructor object with a prototype', async () => {
+      for (const body of ['{"\\u005f_proto__":{"admin":true}}', '{"a":{"constructor":{"prototype":{"admin":true}}}}']) {
+        const res = await post(body, { 'content-type': 'application/json' });
+        expect(res.status, body).toBe(400);
+        expect(res.json, body).toMatchObject({ errors: [{ code: 'invalid_params', field: 'body', message: expect.stringMatching(/must not contain the key/) }] });
+      }
+    });
+
     it('a POST without a body but with a Content-Type is accepted (the query is signed)', async () => {
       const signature = sign(SELLER.secret, `POST 127.0.0.1${target}?`);
       const res = await rawRequest(t.url, {

@@ -1,7 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -11,6 +13,7 @@ import {
   driverPatchProblems,
   installedDriverDir,
   PATCH_MARKERS,
+  PATCHED_FILES,
   PATCHED_VERSION,
 } from '../../src/db/driver-patch.ts';
 
@@ -26,6 +29,8 @@ function unpatchedCopy(name: string): string {
   execFileSync('git', ['apply', '--reverse', '-p3', PATCH_FILE], { cwd: dir });
   return dir;
 }
+
+type ResultLike = Array<{ id: number }> & { count: number | null; command: string | null; state: unknown; columns: unknown; statement: unknown };
 
 describe('the postgres.js patch', () => {
   it('is installed, in every build the package ships, at the version it is for', () => {
@@ -44,12 +49,32 @@ describe('the postgres.js patch', () => {
   it('is the patch file, which edits the three builds and nothing else', () => {
     const patch = readFileSync(PATCH_FILE, 'utf8');
     const files = [...patch.matchAll(/^diff --git a\/node_modules\/postgres\/(\S+) /gm)].map((m) => m[1]).sort();
-    expect(files).toEqual(DRIVER_BUILDS.flatMap((b) => Object.keys(PATCH_MARKERS).map((f) => `${b}/${f}`)).sort());
+    expect(files).toEqual(DRIVER_BUILDS.flatMap((b) => PATCHED_FILES.map((f) => `${b}/${f}`)).sort());
+    for (const file of Object.keys(PATCH_MARKERS)) expect(PATCHED_FILES).toContain(file);
     for (const markers of Object.values(PATCH_MARKERS)) {
       for (const marker of markers) expect(patch.split(`+    ${marker}\n`).length - 1).toBe(DRIVER_BUILDS.length);
     }
     expect(DRIVER_PATCH).toBe(`patches/postgres+${PATCHED_VERSION}.patch`);
     expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).dependencies.postgres).toBe(PATCHED_VERSION);
+  });
+
+  it("keeps a result's count, command and columns off its own keys, in each build", async () => {
+    const dir = installedDriverDir();
+    const esm = ((await import(pathToFileURL(path.join(dir, 'src/result.js')).href)) as { default: new () => ResultLike }).default;
+    const cjs = createRequire(import.meta.url)(path.join(dir, 'cjs/src/result.js')) as new () => ResultLike;
+    for (const Result of [esm, cjs]) {
+      const a = new Result();
+      const b = new Result();
+      a.push({ id: 1 });
+      a.count = 1;
+      a.command = 'SELECT';
+      expect([a.count, a.command, a.state, a.columns, a.statement]).toEqual([1, 'SELECT', null, null, null]);
+      expect([b.count, b.command]).toEqual([null, null]);
+      expect(Object.keys(a)).toEqual(['0']);
+      expect(a).toEqual([{ id: 1 }]);
+      expect(JSON.stringify(a)).toBe('[{"id":1}]');
+      expect(a.map((r) => r)).toBeInstanceOf(Array);
+    }
   });
 
   it('is checked: the driver as npm ships it is refused, naming the patch and the fix', () => {
