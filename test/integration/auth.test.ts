@@ -389,7 +389,9 @@ describe('signed requests (docs/API.md §Signature)', () => {
       for (const body of ['{"\\u005f_proto__":{"admin":true}}', '{"a":{"constructor":{"prototype":{"admin":true}}}}']) {
         const res = await post(body, { 'content-type': 'application/json' });
         expect(res.status, body).toBe(400);
-        expect(res.json, body).toMatchObject({ errors: [{ code: 'invalid_params', field: 'body', message: expect.stringMatching(/must not contain the key/) }] });
+        expect(res.json, body).toMatchObject({
+          errors: [{ code: 'invalid_params', field: 'body', message: expect.stringMatching(/must not contain the key/) }],
+        });
       }
     });
 

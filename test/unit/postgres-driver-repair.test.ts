@@ -30,7 +30,13 @@ function unpatchedCopy(name: string): string {
   return dir;
 }
 
-type ResultLike = Array<{ id: number }> & { count: number | null; command: string | null; state: unknown; columns: unknown; statement: unknown };
+type ResultLike = Array<{ id: number }> & {
+  count: number | null;
+  command: string | null;
+  state: unknown;
+  columns: unknown;
+  statement: unknown;
+};
 
 describe('the postgres.js patch', () => {
   it('is installed, in every build the package ships, at the version it is for', () => {
