@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import { AppError, InvalidParams, NotFound, Unavailable, errorBody, toErrorBody, type ErrorBody } from '@fulfil/contract';
 import { PayloadTooLarge } from '../http-errors.ts';
 import { isInfrastructureError } from '../infrastructure-errors.ts';
+import { sqlStateOf } from '../db/sql-state.ts';
 
 /** The one place where any error becomes the contract's `{"errors":[{code,message}]}` body. */
 export function installErrorHandling(app: FastifyInstance): void {
@@ -122,12 +123,4 @@ function toAppError(error: FastifyError): AppError | undefined {
     return new InvalidParams(error.message);
   }
   return undefined;
-}
-
-/** The SQLSTATE of a Postgres error, also when drizzle wrapped it (as the cause). */
-function sqlStateOf(error: unknown, depth = 0): string | undefined {
-  const e = error as { code?: unknown; cause?: unknown } | undefined;
-  if (!e || depth > 5) return undefined;
-  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
-  return sqlStateOf(e.cause, depth + 1);
 }

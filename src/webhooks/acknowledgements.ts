@@ -1,6 +1,7 @@
 import type { Database } from '../db/client.ts';
 import { ACKNOWLEDGED, CHAIN_LOCKS, CLAIM_HEADS, unflushed, type Step } from './chain-sql.ts';
 import type { Claimed } from './claimed-delivery.ts';
+import { isDeadlock } from '../db/sql-state.ts';
 
 interface Waiting {
   head: Claimed;
@@ -51,7 +52,7 @@ export class Acknowledgements {
         for (const w of batch) w.resolve(w.claimNext ? byOrder.get(w.head.orderId) : undefined);
         return;
       } catch (err) {
-        if (attempt < ATTEMPTS && (err as { code?: string }).code === DEADLOCK) continue;
+        if (attempt < ATTEMPTS && isDeadlock(err)) continue;
         for (const w of batch) w.reject(err);
         return;
       }
@@ -79,5 +80,3 @@ export class Acknowledgements {
     return unflushed<Claimed>(this.database, steps);
   }
 }
-
-const DEADLOCK = '40P01';

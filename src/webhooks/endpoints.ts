@@ -3,6 +3,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { SecretBox } from '../auth/secret-box.ts';
 import { query, type Executor } from '../db/client.ts';
+import { isDeadlock } from '../db/sql-state.ts';
 import { webhookEndpoints } from '../db/schema.ts';
 import { AppError, InvalidParams, NotFound } from '@fulfil/contract';
 import { DEVELOPMENT_SWITCH, urlProblem, type AddressPolicy } from './address-policy.ts';
@@ -164,12 +165,30 @@ export async function updateEndpoint(
   return { endpoint: endpointJson(row!), enabled: enabling };
 }
 
+/** Tries of a delete that Postgres aborted to break a deadlock. */
+const DELETE_TRIES = 3;
+
+/**
+ * The delete cascades to the endpoint's deliveries and attempts: it holds the endpoint's row, then
+ * waits for a delivery a sender is updating, while that sender's chain statement (a delivery
+ * first, then an attempt, which needs the endpoint's key) waits for the endpoint. Postgres aborts
+ * one of the two, usually the delete (it waited first): the sender runs its statement again
+ * (acknowledgements.ts), and so does the delete, rather than answer 500 (DECISIONS D-097).
+ */
 export async function deleteEndpoint(ex: Executor, brokerageId: number, id: number): Promise<void> {
-  const gone = await ex
-    .delete(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.brokerageId, brokerageId)))
-    .returning({ id: webhookEndpoints.id });
-  if (gone.length === 0) throw new NotFound(`webhook endpoint ${id} not found`);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const gone = await ex
+        .delete(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.brokerageId, brokerageId)))
+        .returning({ id: webhookEndpoints.id });
+      if (gone.length === 0) throw new NotFound(`webhook endpoint ${id} not found`);
+      return;
+    } catch (err) {
+      if (attempt < DELETE_TRIES && isDeadlock(err)) continue;
+      throw err;
+    }
+  }
 }
 
 /** A new secret, returned this once; the previous one keeps signing beside it for graceSeconds. */
