@@ -59,7 +59,8 @@ describe('webhook circuit breaker and Retry-After', () => {
       // at most every 0.75–1.5 s.
       const during = calledAt.filter((at) => at >= opened).length;
       expect(during, `calls in the 4 s after the breaker opened: ${during}`).toBeLessThanOrEqual(10);
-      expect(during).toBeGreaterThanOrEqual(2);
+      // And probes keep coming while it is open: at the cooldown's pace, later on a loaded machine.
+      await until('probes while the breaker is open', () => calledAt.filter((at) => at >= opened).length >= 2, 20_000);
       expect(await metric('fulfil_webhook_breakers_open')).toBeGreaterThanOrEqual(1);
       expect(await metric('fulfil_webhook_jobs_deferred_total', { reason: 'breaker' })).toBeGreaterThan(deferredBefore);
 
