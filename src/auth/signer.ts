@@ -158,8 +158,10 @@ export function acceptedStringsToSign(req: IncomingRequest): Buffer[] {
   const rawQuery = q === -1 ? '' : req.url.slice(q + 1);
   const named = req.publicHosts && req.publicHosts.length > 0 ? req.publicHosts : [req.host];
   const hosts = unique(named.flatMap((h) => [hostWithoutPort(h), h]).filter((h) => h !== ''));
-  const queryForms = [canonicalQuery(rawQuery), topLevelSortedQuery(rawQuery), ...(QUERY_SYNTAX.test(rawQuery) ? [rawQuery] : [])];
-  const rests: Array<string | Uint8Array> = req.body && req.body.length > 0 ? [req.body] : unique(queryForms);
+  const rests: Array<string | Uint8Array> =
+    req.body && req.body.length > 0
+      ? [req.body]
+      : unique([canonicalQuery(rawQuery), topLevelSortedQuery(rawQuery), ...(QUERY_SYNTAX.test(rawQuery) ? [rawQuery] : [])]);
   return hosts.flatMap((host) => rests.map((rest) => stringToSign({ method: req.method, host, path, rest })));
 }
 
