@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SqlRunner } from '../db/client.ts';
-import { findCommand, forgetCommand, insertCommand, requeueCommand } from '../db/sql/insert-command.ts';
+import { findCommand, forgetCommand, requeueCommand } from '../db/sql/insert-command.ts';
+import { CommandRows } from './command-rows.ts';
 import { isSameCommand, IdempotencyConflict, Unavailable } from '@fulfil/contract';
 import { storedPayload } from '../commands/stored-payload.ts';
 import type { CommandQueues } from '@fulfil/client/transport';
@@ -42,8 +43,9 @@ export function commandIdFor(brokerageId: number, idempotencyKey?: string): stri
 }
 
 /**
- * Takes a command from the HTTP side: records it in Postgres (where idempotency and command
- * status live, and from where a job Redis lost is queued again), enqueues it naming this
+ * Takes a command from the HTTP side: records it in Postgres, where idempotency and command
+ * status live and from where a job Redis lost is queued again (with the other requests of its
+ * event-loop turn: command-rows.ts); enqueues it naming this
  * process's reply channel, and waits for the answer the worker hands there (reply-channel.ts).
  * Postgres is read again only for a replay or when the wait runs out; after `waitMs` the caller
  * answers 202. If Redis refuses the job before receiving it the row is removed again: nothing
@@ -51,6 +53,8 @@ export function commandIdFor(brokerageId: number, idempotencyKey?: string): stri
  * so the answer is 202, not 503 (docs/COMMAND-PATH.md, "A refused job").
  */
 export class CommandDispatcher implements Dispatch {
+  private readonly rows: CommandRows;
+
   constructor(
     private readonly deps: {
       database: SqlRunner;
@@ -60,13 +64,15 @@ export class CommandDispatcher implements Dispatch {
       /** Where a failure the answer cannot show is told (a pino logger will do). */
       log: { error(detail: object, message: string): void };
     },
-  ) {}
+  ) {
+    this.rows = new CommandRows(deps.database);
+  }
 
   async dispatch<N extends JobName>(req: DispatchRequest<N>): Promise<DispatchOutcome> {
     const { database, queues, waiters } = this.deps;
     if (!queues) throw new Unavailable();
     const commandId = commandIdFor(req.actor.brokerageId, req.idempotencyKey);
-    const inserted = await insertCommand(database, {
+    const inserted = await this.rows.insert({
       id: commandId,
       name: req.name,
       brokerageId: req.actor.brokerageId,

@@ -27,6 +27,31 @@ export async function insertCommand(ex: SqlRunner, c: NewCommand): Promise<boole
   return rows.length > 0;
 }
 
+// Several requests' rows in one statement (src/queues/command-rows.ts); ids are unique within it.
+const INSERT_MANY = `
+insert into commands (id, name, brokerage_id, idempotency_key, request_hash, payload, actor)
+select r.id, r.name, r.brokerage_id, r.idempotency_key, r.request_hash, r.payload::jsonb, r.actor::jsonb
+from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[])
+  as r(id, name, brokerage_id, idempotency_key, request_hash, payload, actor)
+on conflict do nothing
+returning id`;
+
+/** Records several commands in one statement; resolves with the ids that were new. */
+export async function insertCommands(ex: SqlRunner, cs: readonly NewCommand[]): Promise<Set<string>> {
+  const column = <K extends keyof NewCommand>(k: K) => cs.map((c) => c[k]);
+  const params = [
+    column('id'),
+    column('name'),
+    column('brokerageId'),
+    column('idempotencyKey'),
+    column('requestHash'),
+    column('payload'),
+    column('actor'),
+  ];
+  const rows = await ex.rows<{ id: string }>(INSERT_MANY, params);
+  return new Set(rows.map((r) => r.id));
+}
+
 export interface StoredCommand {
   name: string;
   brokerageId: number;
