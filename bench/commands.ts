@@ -40,7 +40,7 @@ import { warmUp } from './commands/warm-up.ts';
  * milliseconds per command for its Node processes, Postgres and Redis, measured as the cap does.
  *
  *   DESIGN_CAP_DIR=… npm run bench -- commands [--seconds 8] [--callers 1,8,32,64] [--warmup 10] [--cap-callers 32] [--soak]
- *   DESIGN_CAP_DIR=… npm run bench -- commands --only cap,split --compare <checkout> [--rounds 2] [--rate <commands/s>] [--warmup 30]
+ *   DESIGN_CAP_DIR=… npm run bench -- commands --only cap,split --compare <checkout> [--rounds 2] [--rate <commands/s>] [--warmup 30] [--together]
  *   npm run bench -- commands --only tracing [--rounds 2] [--no-json] [--variant 'label:K=V,…']… [--compare <checkout>] [--rate <commands/s>] [--together]
  */
 export async function run(argv: string[]): Promise<number> {
@@ -81,26 +81,31 @@ export async function run(argv: string[]): Promise<number> {
   const cap = capDir ? await prepareDesignCap(capDir, url) : undefined;
   const capRows: CapRow[] = [];
 
-  await recreateBenchDatabase(url);
-  const database = await openDatabase({
-    databaseUrl: url,
-    maxConnections: 10,
-    timeouts: { connectMs: 5_000, statementMs: 0, idleInTransactionMs: 0, idleMs: 0 },
-  });
-  await migrateDatabase(database, url);
+  const orders = values.soak ? 1_500_000 : 600_000;
+  /** A bench database: recreated, migrated, seeded with the fixture and `orders` open orders. */
+  const prepareDatabase = async (at: string) => {
+    await recreateBenchDatabase(at);
+    const db = await openDatabase({
+      databaseUrl: at,
+      maxConnections: 10,
+      timeouts: { connectMs: 5_000, statementMs: 0, idleInTransactionMs: 0, idleMs: 0 },
+    });
+    await migrateDatabase(db, at);
+    await seedDatabase(db, fixtureSchema.parse(fixture()), SecretBox.fromKey(key));
+    await db.sql!`
+      insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email)
+      select g, '1-' || g, 10, 2, case when g % 2 = 1 then 'local_pickup' else 'tbd' end, 2, 'Bo Buyer', 'bo@example.test'
+      from generate_series(1, ${orders}) g`;
+    await db.sql!`vacuum analyze orders`;
+    return db;
+  };
+  const database = await prepareDatabase(url);
   const adminUrl = new URL(url);
   adminUrl.pathname = '/postgres';
   const admin = postgres(adminUrl.toString(), { max: 1, onnotice: () => {} });
   const backends = cap ? new BackendCpu(admin, new URL(url).pathname.slice(1), cap.meters.processCpu) : undefined;
   backends?.start();
   const redisPort = Number(new URL(redisUrl).port || 6379);
-  await seedDatabase(database, fixtureSchema.parse(fixture()), SecretBox.fromKey(key));
-  const orders = values.soak ? 1_500_000 : 600_000;
-  await database.sql!`
-    insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email)
-    select g, '1-' || g, 10, 2, case when g % 2 = 1 then 'local_pickup' else 'tbd' end, 2, 'Bo Buyer', 'bo@example.test'
-    from generate_series(1, ${orders}) g`;
-  await database.sql!`vacuum analyze orders`;
   let nextOrder = 1;
   const takeOrder = () => {
     if (nextOrder > orders) throw new Error('out of seeded orders: lower --seconds');
@@ -187,10 +192,16 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (want('same')) await capCommandRows({ env, levels, seconds, warmSeconds, takeOrder, sql: database.sql!, phase });
     if (want('split') && values.compare) {
-      // This build beside another checkout's, alternated (bench/commands/split-compare.ts).
+      // This build beside another checkout's, alternated or together (bench/commands/split-compare.ts).
+      // Together, the second build gets a database of its own: one relay leads per database.
+      const secondUrl = `${url}_b`;
+      const second = values.together ? await prepareDatabase(secondUrl) : undefined;
+      await second?.close();
       const runs = await splitCompare({
+        secondEnv: { DATABASE_URL: secondUrl, QUEUE_PREFIX: `${prefix}b` },
         compare: values.compare,
         rounds: Number(values.rounds),
+        together: values.together,
         env,
         warmSeconds,
         takeOrder,

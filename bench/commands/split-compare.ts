@@ -3,6 +3,8 @@ import type { Summary } from './load.ts';
 import { freePort, startServiceProcess, type ServiceProcess } from './processes.ts';
 import { warmUp } from './warm-up.ts';
 
+const THIS_BUILD = 'this build';
+
 /** One build's measured row in one round. */
 export interface SplitRun {
   build: string;
@@ -19,34 +21,66 @@ export interface SplitRun {
  * first (V8 compiles the hot code in the first seconds); then one row at `callers`. Where CPU per
  * command is the figure, `--rate` paces both builds to the same commands/s, so neither is
  * credited for batching more because it ran faster.
+ *
+ * `--together` runs both builds at once in each round instead, each under its own load of
+ * `callers`, with a database and a queue prefix of its own (one relay leads per database: a shared
+ * one would put both builds' relaying on one of them). On a machine whose speed drifts by more
+ * than the difference measured (a shared VM), one after the other the drift lands on one build;
+ * at once it weighs on both alike. Node CPU per command is each build's own processes' (from
+ * /proc); the Postgres and Redis figures are the first database's backends and the whole server,
+ * so they are not the builds' own.
  */
 export async function splitCompare(o: {
   compare: string;
   rounds: number;
+  together?: boolean;
   env: Record<string, string>;
+  /** Together: what the second build's processes get instead (a database and queue prefix of their own). */
+  secondEnv: Record<string, string>;
   warmSeconds: number;
   takeOrder: () => number;
   measure: (name: string, url: string, watch: ServiceProcess[]) => Promise<Summary & { nodeMs?: number }>;
 }): Promise<SplitRun[]> {
   const builds = [
-    { build: 'this build', bin: undefined },
+    { build: THIS_BUILD, bin: undefined },
     { build: `before (${path.basename(path.resolve(o.compare))})`, bin: path.resolve(o.compare, 'bin/fulfil.mjs') },
   ];
   const runs: SplitRun[] = [];
+  const start = async (b: (typeof builds)[number], env: Record<string, string>) => {
+    const port = await freePort();
+    const worker = await startServiceProcess('worker', { ...env, PORT: '0' }, undefined, b.bin);
+    const api = await startServiceProcess('api', { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`, b.bin).catch(
+      async (err: unknown) => {
+        await worker.stop();
+        throw err;
+      },
+    );
+    return { b, url: `http://127.0.0.1:${port}`, processes: [api, worker], stop: () => Promise.all([api.stop(), worker.stop()]) };
+  };
+  const measure = async (s: Awaited<ReturnType<typeof start>>, round: number) => {
+    const m = await o.measure(`api + worker, ${s.b.build}${o.together ? ', together' : ''}`, s.url, s.processes);
+    runs.push({ build: s.b.build, round, perSecond: m.perSecond, nodeMs: m.nodeMs });
+  };
   for (let round = 1; round <= o.rounds; round++) {
     const order = round % 2 === 1 ? builds : [...builds].reverse();
-    for (const b of order) {
-      const port = await freePort();
-      const worker = await startServiceProcess('worker', { ...o.env, PORT: '0' }, undefined, b.bin);
-      const api = await startServiceProcess('api', { ...o.env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`, b.bin);
+    if (o.together) {
+      const started: Awaited<ReturnType<typeof start>>[] = [];
       try {
-        const url = `http://127.0.0.1:${port}`;
-        await warmUp(url, o.takeOrder, o.warmSeconds);
-        const s = await o.measure(`api + worker, ${b.build}`, url, [api, worker]);
-        runs.push({ build: b.build, round, perSecond: s.perSecond, nodeMs: s.nodeMs });
+        for (const b of order) started.push(await start(b, b === builds[0] ? o.env : { ...o.env, ...o.secondEnv }));
+        await Promise.all(started.map((s) => warmUp(s.url, o.takeOrder, o.warmSeconds)));
+        await Promise.all(started.map((s) => measure(s, round)));
       } finally {
-        await api.stop();
-        await worker.stop();
+        await Promise.all(started.map((s) => s.stop()));
+      }
+      continue;
+    }
+    for (const b of order) {
+      const s = await start(b, o.env);
+      try {
+        await warmUp(s.url, o.takeOrder, o.warmSeconds);
+        await measure(s, round);
+      } finally {
+        await s.stop();
       }
     }
   }
@@ -55,7 +89,8 @@ export async function splitCompare(o: {
 
 /** The rounds side by side, and this build's CPU per command against the other's, round by round. */
 export function splitCompareTable(runs: SplitRun[]): string {
-  const builds = [...new Set(runs.map((r) => r.build))];
+  // This build first, whichever finished first in a round.
+  const builds = [...new Set(runs.map((r) => r.build))].sort((a, b) => Number(b === THIS_BUILD) - Number(a === THIS_BUILD));
   const [mine, before] = builds;
   const lines = ['| build | commands/s by round | Node CPU ms/command by round | mean | vs before, same round |', '|---|---|---|---:|---|'];
   for (const b of builds) {
