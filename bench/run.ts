@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<numbe
   'events-stream': () => import('./events-stream.ts'),
   timers: () => import('./timers.ts'),
   etickets: () => import('./etickets.ts'),
+  driver: () => import('./driver.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);
