@@ -1,7 +1,7 @@
 import type { Database } from '../db/client.ts';
 import { ACKNOWLEDGED, CHAIN_LOCKS, CLAIM_HEADS, unflushed, type Step } from './chain-sql.ts';
 import type { Claimed } from './claimed-delivery.ts';
-import { isDeadlock } from '../db/sql-state.ts';
+import { retryOnDeadlock } from '../db/sql-state.ts';
 
 interface Waiting {
   head: Claimed;
@@ -45,18 +45,15 @@ export class Acknowledgements {
   private async flush(): Promise<void> {
     const batch = this.waiting;
     this.waiting = [];
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const next = await this.commit(batch);
-        const byOrder = new Map(next.map((h) => [h.orderId, h]));
-        for (const w of batch) w.resolve(w.claimNext ? byOrder.get(w.head.orderId) : undefined);
-        return;
-      } catch (err) {
-        if (attempt < ATTEMPTS && isDeadlock(err)) continue;
-        for (const w of batch) w.reject(err);
-        return;
-      }
+    let next: Claimed[];
+    try {
+      next = await retryOnDeadlock(ATTEMPTS, () => this.commit(batch));
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+      return;
     }
+    const byOrder = new Map(next.map((h) => [h.orderId, h]));
+    for (const w of batch) w.resolve(w.claimNext ? byOrder.get(w.head.orderId) : undefined);
   }
 
   private commit(batch: readonly Waiting[]): Promise<Claimed[]> {

@@ -3,7 +3,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { SecretBox } from '../auth/secret-box.ts';
 import { query, type Executor } from '../db/client.ts';
-import { isDeadlock } from '../db/sql-state.ts';
+import { retryOnDeadlock } from '../db/sql-state.ts';
 import { webhookEndpoints } from '../db/schema.ts';
 import { AppError, InvalidParams, NotFound } from '@fulfil/contract';
 import { DEVELOPMENT_SWITCH, urlProblem, type AddressPolicy } from './address-policy.ts';
@@ -176,19 +176,13 @@ const DELETE_TRIES = 3;
  * (acknowledgements.ts), and so does the delete, rather than answer 500 (DECISIONS D-097).
  */
 export async function deleteEndpoint(ex: Executor, brokerageId: number, id: number): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const gone = await ex
-        .delete(webhookEndpoints)
-        .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.brokerageId, brokerageId)))
-        .returning({ id: webhookEndpoints.id });
-      if (gone.length === 0) throw new NotFound(`webhook endpoint ${id} not found`);
-      return;
-    } catch (err) {
-      if (attempt < DELETE_TRIES && isDeadlock(err)) continue;
-      throw err;
-    }
-  }
+  const gone = await retryOnDeadlock(DELETE_TRIES, () =>
+    ex
+      .delete(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.brokerageId, brokerageId)))
+      .returning({ id: webhookEndpoints.id }),
+  );
+  if (gone.length === 0) throw new NotFound(`webhook endpoint ${id} not found`);
 }
 
 /** A new secret, returned this once; the previous one keeps signing beside it for graceSeconds. */
