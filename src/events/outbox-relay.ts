@@ -1,9 +1,10 @@
 import type { RedisConnection } from '@fulfil/client/transport';
 import type { Logger } from 'pino';
-import type { Database, SqlRunner } from '../db/client.ts';
+import type { Database, SqlTx } from '../db/client.ts';
+import { sentAhead } from '../db/sent-ahead.ts';
 import { countTransitions } from '../telemetry/metrics-registry.ts';
 import { EventsStream, type EventsStreamOptions } from './events-stream.ts';
-import { appendToFeeds } from './feed-positions.ts';
+import { appendToFeedsOver, FEED_NOTIFY } from './feed-positions.ts';
 
 /** Any constant shared by every relay of a database: only one relays a batch at a time. */
 const RELAY_LOCK_KEY = 7_245_301_978;
@@ -12,14 +13,38 @@ export const OUTBOX_CHANNEL = 'fulfil_outbox';
 /** How long a notification waits for more before the relay takes the batch. */
 const GATHER_MS = 25;
 
-const TRY_LOCK = `select pg_try_advisory_xact_lock($1::bigint) as locked`;
-// Marked relayed in the transaction that hands the batch on (feeds, webhook deliveries, the
-// events stream): if Redis refuses, the transaction rolls back and the rows stay unrelayed.
-const TAKE_BATCH = `
-update outbox set relayed_at = now()
-where id in (select id from outbox where relayed_at is null order by id limit $1::int)
-returning id, event_id as "eventId", topic, payload`;
+// Blocking, not a try: the batch statement goes out behind it in the same write, and must not run
+// without the lock. A second relay (two run only briefly, relay-leadership.ts) waits for the
+// holder's batch to commit; its statement then starts with a snapshot that sees those rows relayed.
+// The lock cannot be taken by the batch statement itself: its snapshot would predate the lock.
+const LOCK = `select pg_advisory_xact_lock($1::bigint)`;
+
+/**
+ * The whole batch in one statement (one round trip with BEGIN, the lock and, without the events
+ * stream, COMMIT): the oldest unrelayed rows are marked relayed, appended to the feeds, and fanned
+ * out to webhook endpoints. Marked relayed in the transaction that hands the batch on: if a step,
+ * or Redis for the events stream, refuses, the transaction rolls back and the rows stay unrelayed.
+ */
+function batchStatement(follower: RelayFollower<unknown> | undefined): string {
+  return `
+with taken as (
+  update outbox set relayed_at = now()
+  where id in (select id from outbox where relayed_at is null order by id limit $1::int)
+  returning id, event_id, payload),
+${appendToFeedsOver('taken')}${follower ? `,\nfollowed as (${follower.over('taken')})` : ''}
+select
+  (select json_agg(payload order by id) from taken) as events,
+  ${follower ? `(select json_agg(out order by (out->>'deliveryId')::bigint) from followed)` : 'null'} as followed,
+  (${FEED_NOTIFY}) as notified`;
+}
+
 const PRUNE = `delete from outbox where relayed_at is not null and relayed_at < now() - make_interval(secs => $1::int)`;
+
+interface BatchRow {
+  /** The payloads of the events relayed, in outbox order; null: none. */
+  events: unknown[] | null;
+  followed: unknown[] | null;
+}
 
 export interface RelayOptions {
   database: Database;
@@ -31,16 +56,21 @@ export interface RelayOptions {
   intervalMs?: number;
   /** Relayed rows are kept this long for inspection, then pruned. */
   keepRelayedMs?: number;
-  /** Sees each batch inside the relay's transaction and again after its commit (webhook fan-out). */
+  /** Writes its rows in each batch's statement, and sees them again after its commit (webhook fan-out). */
   follower?: RelayFollower<unknown> | undefined;
   /** The events stream in Redis (EVENTS_STREAM=on); none: the relay writes no event to Redis. */
   stream?: EventsStreamOptions | undefined;
 }
 
-/** Work that must happen exactly when events leave the outbox (in the transaction) and then once they have (after it). */
+/** Work that must happen exactly when events leave the outbox (in the batch statement) and then once they have (after its commit). */
 export interface RelayFollower<T> {
-  inTransaction(tx: SqlRunner, messages: readonly unknown[]): Promise<T>;
-  afterCommit(result: T): Promise<void>;
+  /**
+   * A data-modifying statement over the relation `taken` (the batch's outbox rows, with their
+   * jsonb `payload`), run as a CTE of the batch statement; each row it returns is one json `out`.
+   */
+  over(taken: string): string;
+  /** The rows `over` returned, once the batch has committed. */
+  afterCommit(rows: readonly T[]): Promise<void>;
 }
 
 /**
@@ -56,6 +86,7 @@ export interface RelayFollower<T> {
  */
 export class OutboxRelay {
   private readonly stream: EventsStream | undefined;
+  private readonly statement: string;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private gathering: NodeJS.Timeout | undefined;
@@ -67,6 +98,7 @@ export class OutboxRelay {
 
   constructor(private readonly opts: RelayOptions) {
     this.stream = opts.stream ? new EventsStream(opts.connection, opts.prefix, opts.stream) : undefined;
+    this.statement = batchStatement(opts.follower);
   }
 
   async start(): Promise<void> {
@@ -89,32 +121,23 @@ export class OutboxRelay {
     await this.running;
   }
 
-  /** Relays one batch; returns how many events it published (0 when another relay holds the lock). */
+  /** Relays one batch; returns how many events it published. */
   async relayOnce(): Promise<number> {
     const batchSize = this.opts.batchSize ?? 200;
-    const follower = this.opts.follower;
-    const batch = await this.opts.database.transaction(async (tx: SqlRunner) => {
-      const [lock] = await tx.rows<{ locked: boolean }>(TRY_LOCK, [RELAY_LOCK_KEY]);
-      if (!lock?.locked) return { n: 0 };
-      const rows = await tx.rows<{ id: number; eventId: string; topic: string; payload: unknown }>(TAKE_BATCH, [batchSize]);
-      if (rows.length === 0) return { n: 0 };
-      rows.sort((a, b) => a.id - b.id);
-      await appendToFeeds(
-        tx,
-        rows.map((r) => r.eventId),
-      );
-      const followed = follower
-        ? await follower.inTransaction(
-            tx,
-            rows.map((r) => r.payload),
-          )
-        : undefined;
-      await this.stream?.publish(rows.map((r) => r.payload as { event_id: string }));
-      countTransitions(rows.map((r) => r.payload));
-      return { n: rows.length, followed };
+    const stream = this.stream;
+    const { events, followed } = await this.opts.database.transaction(async (tx: SqlTx) => {
+      // Its failure fails the batch statement behind it, which is awaited.
+      void sentAhead(tx.rows(LOCK, [RELAY_LOCK_KEY]));
+      if (!stream) return (await tx.finish<BatchRow>(this.statement, [batchSize]))[0]!;
+      // Redis takes the batch before the commit: the stream is the one step that needs the rows first.
+      const row = (await tx.rows<BatchRow>(this.statement, [batchSize]))[0]!;
+      if (row.events) await stream.publish(row.events as { event_id: string }[]);
+      return row;
     });
-    if (follower && batch.n > 0) await follower.afterCommit(batch.followed);
-    return batch.n;
+    if (!events) return 0;
+    countTransitions(events);
+    if (this.opts.follower && followed) await this.opts.follower.afterCommit(followed);
+    return events.length;
   }
 
   /**

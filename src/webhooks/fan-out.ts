@@ -1,19 +1,22 @@
-import type { SqlRunner } from '../db/client.ts';
 import { SHIPMENT_EVENT_TOPIC } from '@fulfil/contract';
 import { chainJobs, type ChainHead, type WebhookQueue } from './webhook-queue.ts';
 import type { Logger } from 'pino';
+import type { RelayFollower } from '../events/outbox-relay.ts';
 
 /**
  * One delivery row per event and endpoint of each party brokerage (seller's and buyer's) that
  * subscribed to the event's kind (event_kinds null: every kind, those added after the endpoint was
- * created included), written in the relay's own transaction: an event is owed to its endpoints
- * exactly when it leaves the outbox. A relay that re-publishes a batch after a crash
- * finds the rows already there (the unique (endpoint, event) index).
+ * created included), written by the relay's own batch statement: an event is owed to its endpoints
+ * exactly when it leaves the outbox. A relay that re-publishes a batch after a crash finds the
+ * rows already there (the unique (endpoint, event) index). `taken`: a relation with the events'
+ * outbox payloads in a jsonb column `payload`; each row returned is one chain head, as json.
  */
-const FAN_OUT = `
+export function fanOutOver(taken: string): string {
+  return `
 insert into webhook_deliveries (endpoint_id, order_id, seq, event_id, kind, event_at)
 select e.id, ev.order_id, ev.seq, ev.event_id, ev.kind, ev.at
-from jsonb_to_recordset($1::jsonb) as ev(event_id text, topic text, order_id bigint, seq int, kind text, at timestamptz)
+from ${taken} t
+cross join lateral jsonb_to_record(t.payload) as ev(event_id text, topic text, order_id bigint, seq int, kind text, at timestamptz)
 join orders o on o.id = ev.order_id
 join offices f on f.id = o.seller_office_id
 join webhook_endpoints e on e.brokerage_id in (f.brokerage_id, o.buyer_brokerage_id)
@@ -21,22 +24,23 @@ join webhook_endpoints e on e.brokerage_id in (f.brokerage_id, o.buyer_brokerage
 where ev.topic = '${SHIPMENT_EVENT_TOPIC}'
 order by ev.order_id, ev.seq
 on conflict (endpoint_id, event_id) do nothing
-returning endpoint_id as "endpointId", order_id as "orderId", id as "deliveryId", attempts`;
+returning json_build_object('endpointId', endpoint_id, 'orderId', order_id, 'deliveryId', id, 'attempts', attempts) as out`;
+}
 
-/** What the outbox relay calls for each batch: rows inside its transaction, jobs after its commit. */
-export class WebhookFanOut {
+/** What the outbox relay runs for each batch: rows inside its statement, jobs after its commit. */
+export class WebhookFanOut implements RelayFollower<ChainHead> {
   constructor(
     private readonly queue: WebhookQueue,
     private readonly log: Logger,
   ) {}
 
-  async inTransaction(tx: SqlRunner, messages: readonly unknown[]): Promise<ChainHead[]> {
-    if (messages.length === 0) return [];
-    return tx.rows<ChainHead>(FAN_OUT, [JSON.stringify(messages)]);
+  over(taken: string): string {
+    return fanOutOver(taken);
   }
 
   /** After the commit, so a job never runs before its rows are visible; if Redis refuses, the sweep queues them. */
   async afterCommit(rows: readonly ChainHead[]): Promise<void> {
+    if (rows.length === 0) return;
     try {
       await this.queue.kick(chainJobs(rows));
     } catch (err) {
