@@ -75,10 +75,12 @@ export async function startServiceProcess(
   readyUrl?: string,
   /** Another checkout's bin/fulfil.mjs (the bench's --compare), this one's by default. */
   bin = BIN,
+  /** Node's flags; BENCH_NODE_FLAGS by default. */
+  nodeFlags = process.env.BENCH_NODE_FLAGS,
 ): Promise<ServiceProcess> {
   const args = ['start', ...(role === 'all' ? [] : ['--role', role])];
   // BENCH_NODE_FLAGS profiles the service alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
-  const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const flags = nodeFlags?.split(' ').filter(Boolean) ?? [];
   // BENCH_STDOUT_DIR keeps each process's stdout (e.g. with `--trace-gc`) as <role>-<pid>.log there.
   const outDir = process.env.BENCH_STDOUT_DIR;
   const out = outDir ? openSync(path.join(outDir, `${role}-${process.pid}-${Date.now()}.log`), 'w') : 'ignore';

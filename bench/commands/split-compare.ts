@@ -42,14 +42,20 @@ export async function splitCompare(o: {
   measure: (name: string, url: string, watch: ServiceProcess[]) => Promise<Summary & { nodeMs?: number }>;
 }): Promise<SplitRun[]> {
   const builds = [
-    { build: THIS_BUILD, bin: undefined },
-    { build: `before (${path.basename(path.resolve(o.compare))})`, bin: path.resolve(o.compare, 'bin/fulfil.mjs') },
+    { build: THIS_BUILD, bin: undefined, flags: process.env.BENCH_NODE_FLAGS },
+    // BENCH_NODE_FLAGS_BEFORE: Node's flags of the other build alone, to weigh a runtime setting
+    // against the same code (--compare a checkout of this build).
+    {
+      build: `before (${path.basename(path.resolve(o.compare))})`,
+      bin: path.resolve(o.compare, 'bin/fulfil.mjs'),
+      flags: process.env.BENCH_NODE_FLAGS_BEFORE ?? process.env.BENCH_NODE_FLAGS,
+    },
   ];
   const runs: SplitRun[] = [];
   const start = async (b: (typeof builds)[number], env: Record<string, string>) => {
     const port = await freePort();
-    const worker = await startServiceProcess('worker', { ...env, PORT: '0' }, undefined, b.bin);
-    const api = await startServiceProcess('api', { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`, b.bin).catch(
+    const worker = await startServiceProcess('worker', { ...env, PORT: '0' }, undefined, b.bin, b.flags);
+    const api = await startServiceProcess('api', { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`, b.bin, b.flags).catch(
       async (err: unknown) => {
         await worker.stop();
         throw err;

@@ -22,8 +22,8 @@ export const PATCH_MARKERS: Readonly<Record<string, readonly string[]>> = {
   'index.js': ['/* fulfil: a reserved connection that closed */'],
 };
 
-/** The files the patch edits in each build: the repair's (PATCH_MARKERS) and result.js, whose edit only saves CPU. */
-export const PATCHED_FILES = ['connection.js', 'index.js', 'result.js'] as const;
+/** The files the patch edits in each build: the repair's (PATCH_MARKERS), and result.js and query.js, whose edits only save CPU. */
+export const PATCHED_FILES = ['connection.js', 'index.js', 'query.js', 'result.js'] as const;
 
 export class DriverUnpatched extends OperatorError {
   override name = 'DriverUnpatched';

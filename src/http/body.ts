@@ -22,16 +22,17 @@ export function installRawBody(v9: FastifyInstance): void {
 
 /** Parses the raw body into request.body; install after the auth hook, it runs in that order. */
 export function installJsonBody(v9: FastifyInstance): void {
-  v9.addHook('preValidation', async (request) => {
-    if (!request.rawBody) return;
+  v9.addHook('preValidation', (request, _reply, done) => {
+    if (!request.rawBody) return done();
     try {
       const parsed = parseJson(request.rawBody);
       assertStorableJson(parsed);
       request.body = parsed;
     } catch (err) {
       // Whatever went wrong, it was the body: never let it become a 500.
-      throw err instanceof InvalidParams ? err : new InvalidParams('request body is not valid JSON', 'body');
+      return done(err instanceof InvalidParams ? err : new InvalidParams('request body is not valid JSON', 'body'));
     }
+    done();
   });
 }
 

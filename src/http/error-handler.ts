@@ -34,10 +34,10 @@ export function installShutdownGate(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
     reply.header('connection', 'close');
-    throw new Unavailable('the server is shutting down; the request was not taken, nothing changed');
+    done(new Unavailable('the server is shutting down; the request was not taken, nothing changed'));
   });
 }
 

@@ -23,8 +23,8 @@ export function installMethodNotAllowed(app: FastifyInstance): void {
       }
     }
   });
-  app.addHook('onRequest', async (request) => {
-    if (!request.is404) return;
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!request.is404) return done();
     const path = request.url.split('?')[0] ?? '/';
     // Where a static segment and a parameter both match (…/etickets/link, …/etickets/:eticket_id),
     // the path is the static route's: only the methods of the most specific routes are allowed.
@@ -37,7 +37,7 @@ export function installMethodNotAllowed(app: FastifyInstance): void {
       .filter((f) => f.params === fewest)
       .map((f) => f.m)
       .sort();
-    if (allowed.length === 0) return;
-    throw new MethodNotAllowed(`${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, allowed);
+    if (allowed.length === 0) return done();
+    done(new MethodNotAllowed(`${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, allowed));
   });
 }
