@@ -83,6 +83,30 @@ describe('the postgres.js patch', () => {
     }
   });
 
+  it('settles a query through its resolve and reject methods, in each build', async () => {
+    type QueryLike = Promise<unknown> & { active: boolean; resolve(x: unknown): void; reject(x: unknown): void };
+    type QueryClass = new (strings: string[], args: unknown[], handler: () => void, canceller: null) => QueryLike;
+    // Awaiting a query hands it to its handler (the connection); these are settled by hand instead.
+    const handler = Object.assign(() => {}, { debug: false });
+    const dir = installedDriverDir();
+    const esm = ((await import(pathToFileURL(path.join(dir, 'src/query.js')).href)) as { Query: QueryClass }).Query;
+    const cjs = (createRequire(import.meta.url)(path.join(dir, 'cjs/src/query.js')) as { Query: QueryClass }).Query;
+    for (const Query of [esm, cjs]) {
+      const ok = new Query(['select 1'], [], handler, null);
+      const failed = new Query(['select 1'], [], handler, null);
+      // Methods on the prototype, not two closures made for every query.
+      expect(Object.hasOwn(ok, 'resolve') || Object.hasOwn(ok, 'reject')).toBe(false);
+      ok.active = true;
+      ok.resolve(7);
+      expect(ok.active).toBe(false);
+      await expect(ok).resolves.toBe(7);
+      failed.active = true;
+      failed.reject(new Error('refused'));
+      expect(failed.active).toBe(false);
+      await expect(failed).rejects.toThrow('refused');
+    }
+  });
+
   it('is checked: the driver as npm ships it is refused, naming the patch and the fix', () => {
     const dir = unpatchedCopy('pristine');
     expect(driverPatchProblems(dir)).toEqual(['none of its edits is in src/, cjs/src/, cf/src/']);
