@@ -142,6 +142,13 @@ const envSchema = z
      */
     UPLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(2),
     UPLOAD_QUEUE_MS: ms(0, 600_000, 10_000),
+    /** Of the UPLOAD_CONCURRENCY slots, at most this many for one credential (default: half, at least one). */
+    UPLOAD_SLOTS_PER_CREDENTIAL: z.coerce.number().int().min(1).max(256).optional(),
+    /** An upload body must arrive at least this fast on average once UPLOAD_BODY_GRACE_MS has passed, else 408. */
+    UPLOAD_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(1).max(1_073_741_824).default(32_768),
+    UPLOAD_BODY_GRACE_MS: ms(1_000, 600_000, 5_000),
+    /** A checked file waits at most this long for a parsing thread (503 with Retry-After beyond). */
+    UPLOAD_PARSE_QUEUE_MS: ms(0, 600_000, 5_000),
     /**
      * /metrics and /ops/* want it (Authorization: Bearer, or HTTP Basic with it as the password).
      * `fulfil start` refuses to run in production without a strong one, and anywhere without one

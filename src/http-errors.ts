@@ -28,3 +28,9 @@ export class RateLimited extends AppError {
     this.headers['retry-after'] = String(retryAfterSeconds);
   }
 }
+
+/** A body that arrived slower than the upload routes' minimum rate, cut off (src/http/upload-admission.ts). */
+export class BodyTooSlow extends AppError {
+  readonly code = 'request_timeout';
+  readonly status = 408 as const;
+}

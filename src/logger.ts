@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { withoutLinkToken } from './link-tokens.ts';
 
 export type { Logger };
 
@@ -37,7 +38,8 @@ function scrub(value: unknown, depth: number): unknown {
 function safeRequest(req: { method?: string; url?: string; hostname?: string; ip?: string; socket?: { remotePort?: number } }) {
   return {
     method: req.method,
-    url: typeof req.url === 'string' ? req.url.split('?')[0] : req.url,
+    // A one-time link's path carries its token, which works as a credential: only its hint is logged.
+    url: typeof req.url === 'string' ? withoutLinkToken(req.url.split('?')[0]!) : req.url,
     hostname: req.hostname,
     remoteAddress: req.ip,
     remotePort: req.socket?.remotePort,

@@ -46,7 +46,25 @@ export function installAuth(v9: FastifyInstance, deps: AuthDeps): void {
   });
 }
 
-async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Caller> {
+/**
+ * Who an upload is from, told by its headers alone, before a byte of its body is read: both
+ * headers present and the token naming an active credential. An upload slot is then taken in that
+ * credential's name; the signature over the body is still checked (installAuth) once it is read.
+ * A caller refused here counts as a failed authentication, as at installAuth.
+ */
+export async function admitByHeaders(request: FastifyRequest, deps: AuthDeps): Promise<string> {
+  const limiter = deps.rateLimiter;
+  await limiter?.checkAuthFailures(request.ip);
+  try {
+    return (await activeCredential(request, deps)).token;
+  } catch (err) {
+    if (err instanceof Unauthorized) await limiter?.recordAuthFailure(request.ip);
+    throw err;
+  }
+}
+
+/** The credential the headers name, active and with its secret opened; Unauthorized otherwise. */
+async function activeCredential(request: FastifyRequest, deps: AuthDeps) {
   const token = singleHeader(request, 'x-token');
   const signature = singleHeader(request, 'x-signature');
   // One header without the other (one Authorize box of /docs filled): say which one is missing.
@@ -67,6 +85,11 @@ async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Ca
   const { row, secret } = credential;
   if (row.revokedAt) throw refuse('revoked credential');
   if (secret === undefined) throw refuse('stored secret cannot be decrypted (FULFIL_SECRET_KEY changed?)', 'warn');
+  return { token, signature, row, secret, refuse };
+}
+
+async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Caller> {
+  const { token, signature, row, secret, refuse } = await activeCredential(request, deps);
   const signed = verifySignature(
     secret,
     { method: request.method, host: request.host, url: request.url, body: request.rawBody, publicHosts: deps.config.PUBLIC_HOST },

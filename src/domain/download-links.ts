@@ -1,15 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { eticketLinkBody, InvalidParams, NotFound, parseOrThrow } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
 import { fileSetsOf, type SetFile } from '../db/sql/file-sets.ts';
 import type { FileStore } from '../files/file-store.ts';
+import { DOWNLOAD_LINK_PATH, linkTokenHash as hashOf } from '../link-tokens.ts';
 import { partyOfShipment, servableFile } from '../read/shipment-files.ts';
 
-/** Where a one-time link downloads: outside /v9, whose every route is signed; a link works without credentials. */
-export const DOWNLOAD_LINK_PATH = '/eticket_downloads';
 const DEFAULT_MINUTES = 24 * 60;
-
-const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * POST /v9/shipments/:id/etickets/link: a one-time link to one e-ticket of the current set, for
@@ -44,8 +42,43 @@ export async function createDownloadLink(
   return { token, path: `${DOWNLOAD_LINK_PATH}/${token}`, eticketId: file!.id, expiresAt };
 }
 
+/** What a working link's page says of it; a link unknown, expired or used has none. */
+export interface LinkDescription {
+  eticketId: number;
+  orderOid: string;
+  seat: string | null;
+  bytes: number;
+  pages: number | null;
+  expiresAt: Date;
+}
+
 /**
- * GET /v9/eticket_downloads/:token: uses the link up (one statement: only one download can take
+ * GET /eticket_downloads/:token (and HEAD): what the link would download, read without using it
+ * up. Mail and chat scanners fetch every link before the person clicks; only the page's POST
+ * (redeemDownloadLink) takes the file.
+ */
+export async function describeDownloadLink(db: SqlRunner, token: string): Promise<LinkDescription | undefined> {
+  if (!TOKEN_SHAPE.test(token)) return undefined;
+  const [row] = await db.rows<{
+    eticketId: number;
+    orderOid: string;
+    seat: string | null;
+    bytes: number;
+    pages: number | null;
+    expiresAt: Date;
+  }>(
+    `select f.id as "eticketId", o.oid as "orderOid", f.seat, sf.bytes, sf.pages, l.expires_at as "expiresAt"
+     from file_links l join shipment_files f on f.id = l.file_id join shipment_file_sets s on s.id = f.set_id
+       join orders o on o.id = s.order_id join stored_files sf on sf.sha256 = f.sha256
+     where l.token_sha256 = $1 and l.used_at is null and l.expires_at > now() and s.replaced_at is null`,
+    [hashOf(token)],
+  );
+  if (!row) return undefined;
+  return { ...row, eticketId: Number(row.eticketId), bytes: Number(row.bytes), expiresAt: new Date(row.expiresAt) };
+}
+
+/**
+ * POST /eticket_downloads/:token: uses the link up (one statement: only one download can take
  * it) and answers the file. A link unknown, expired or used is 404, the same for all three.
  */
 export async function redeemDownloadLink(
@@ -54,7 +87,7 @@ export async function redeemDownloadLink(
   usedBy: string,
 ): Promise<{ file: { id: number; sha256: string; shipmentId: number }; bytes: Buffer }> {
   const gone = new NotFound('this download link is unknown, expired or already used');
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) throw gone;
+  if (!TOKEN_SHAPE.test(token)) throw gone;
   const [row] = await deps.database.rows<{ id: number; sha256: string; shipmentId: number }>(
     `update file_links l set used_at = now(), used_by = $2
      from shipment_files f join shipment_file_sets s on s.id = f.set_id

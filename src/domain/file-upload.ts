@@ -14,7 +14,8 @@ import {
 import type { SqlRunner } from '../db/database.ts';
 import type { FileStore } from '../files/file-store.ts';
 import type { InspectPool } from '../files/inspect-pool.ts';
-import { FileRefused, inspectPdf, inspectProof, type FileFacts } from '../files/inspect-file.ts';
+import { FileRefused, type FileFacts } from '../files/file-refused.ts';
+import { inspectPdf, inspectProof } from '../files/inspect-file.ts';
 import { PayloadTooLarge } from '../http-errors.ts';
 import { countFileStored, countUploadRefused } from '../telemetry/file-metrics.ts';
 import { assertAcceptsEtickets, assertAcceptsProof, assertTicketPages } from './file-rules.ts';

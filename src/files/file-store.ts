@@ -1,5 +1,5 @@
 import type { SqlRunner, SqlTx } from '../db/database.ts';
-import type { FileFacts } from './inspect-file.ts';
+import type { FileFacts } from './file-refused.ts';
 
 /**
  * Where file bytes live, by the sha256 of their bytes. Postgres's `stored_files` is the registry

@@ -1,13 +1,14 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { FileRefused, type FileFacts } from './inspect-file.ts';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { Unavailable } from '@fulfil/contract';
+import { FileRefused, type FileFacts } from './file-refused.ts';
 import type { InspectReply, InspectRequest } from './inspect-thread.ts';
 
 /** Started from source (tests, tsx) the thread needs TypeScript too: tsx loads it there (as src/db/embedded-client.ts does). */
-function spawn(): Worker {
+function spawn(resourceLimits: ResourceLimits): Worker {
   const here = import.meta.url;
-  if (!new URL(here).pathname.endsWith('.ts')) return new Worker(new URL('./inspect-thread.js', here));
+  if (!new URL(here).pathname.endsWith('.ts')) return new Worker(new URL('./inspect-thread.js', here), { resourceLimits });
   const tsx = pathToFileURL(
     createRequire(here)
       .resolve('tsx/esm/api')
@@ -16,7 +17,29 @@ function spawn(): Worker {
   const entry = new URL('./inspect-thread.ts', here).href;
   return new Worker(`import(${JSON.stringify(tsx)}).then((m) => m.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(here)}))`, {
     eval: true,
+    resourceLimits,
   });
+}
+
+/**
+ * A thread's JavaScript heap is capped, so a document whose objects would outgrow it ends the
+ * thread (the file refused), never the process. Decoded stream bytes live outside the heap and are
+ * capped by the parser itself (inspect-file.ts).
+ */
+const THREAD_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 32 };
+
+/**
+ * A thread that parsed a file this large is replaced after it, so the memory the parse grew goes
+ * back to the system at once rather than staying with the thread's heap.
+ */
+const RECYCLE_AFTER_BYTES = 4 * 1024 * 1024;
+
+/** No parsing thread came free in time: 503 with Retry-After, the upload not taken. */
+export class ParseQueueFull extends Unavailable {
+  constructor(message: string) {
+    super(message);
+    this.headers['retry-after'] = '2';
+  }
 }
 
 interface Slot {
@@ -36,15 +59,23 @@ export class InspectPool {
   private nextId = 1;
   private closed = false;
 
+  private readonly deadlineMs: number;
+  private readonly queueMs: number;
+
   constructor(
     private readonly size: number,
-    private readonly deadlineMs = 20_000,
-  ) {}
+    opts: { deadlineMs?: number; queueMs?: number } = {},
+  ) {
+    this.deadlineMs = opts.deadlineMs ?? 20_000;
+    this.queueMs = opts.queueMs ?? 5_000;
+  }
 
   async inspect(kind: InspectRequest['kind'], bytes: Uint8Array): Promise<FileFacts> {
     const slot = await this.take();
     try {
-      return await this.run(slot, { id: this.nextId++, kind, bytes });
+      const facts = await this.run(slot, { id: this.nextId++, kind, bytes });
+      if (bytes.byteLength >= RECYCLE_AFTER_BYTES) this.replace(slot);
+      return facts;
     } finally {
       this.give(slot);
     }
@@ -67,7 +98,17 @@ export class InspectPool {
       this.slots.push(slot);
       return Promise.resolve(slot);
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(go), 1);
+        reject(new ParseQueueFull(`no file parser free within ${this.queueMs} ms on this server; retry shortly, nothing was taken`));
+      }, this.queueMs);
+      const go = (slot: Slot) => {
+        clearTimeout(timer);
+        resolve(slot);
+      };
+      this.waiting.push(go);
+    });
   }
 
   private give(slot: Slot): void {
@@ -77,7 +118,7 @@ export class InspectPool {
   }
 
   private start(): Worker {
-    const worker = spawn();
+    const worker = spawn(THREAD_LIMITS);
     worker.unref();
     return worker;
   }
@@ -93,14 +134,23 @@ export class InspectPool {
       const onMessage = (reply: InspectReply) => {
         if (reply.id !== req.id) return;
         done();
-        if ('facts' in reply) resolve(reply.facts);
-        else if ('refused' in reply) reject(new FileRefused(reply.refused.reason, reply.refused.message));
+        if ('facts' in reply) return resolve(reply.facts);
+        // A refused file may be hostile: its thread goes with whatever memory it grew.
+        this.replace(slot);
+        if ('refused' in reply) reject(new FileRefused(reply.refused.reason, reply.refused.message));
         else reject(new Error(`file inspection failed: ${reply.error}`));
       };
-      const onError = (err: Error) => {
+      const onError = (err: Error & { code?: string }) => {
         done();
         this.replace(slot);
-        reject(err);
+        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+          reject(
+            new FileRefused(
+              'too_complex',
+              `needs more than ${THREAD_LIMITS.maxOldGenerationSizeMb} MiB of memory to read; nothing was stored`,
+            ),
+          );
+        } else reject(err);
       };
       const timer = setTimeout(() => {
         done();

@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
-import { FileRefused, inspectPdf, inspectProof } from './inspect-file.ts';
+import { FileRefused } from './file-refused.ts';
+import { inspectPdf, inspectProof } from './inspect-file.ts';
 
 /** One inspection asked of the thread (src/files/inspect-pool.ts). */
 export interface InspectRequest {

@@ -1,7 +1,7 @@
 import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { SqlRunner, SqlTx } from '../db/database.ts';
 import { registerFile, type FileStore } from './file-store.ts';
-import type { FileFacts } from './inspect-file.ts';
+import type { FileFacts } from './file-refused.ts';
 
 /**
  * The bytes in an S3-compatible bucket under `<prefix>/<sha256>`; Postgres keeps the registry

@@ -22,7 +22,7 @@ import type { WebhookRouteDeps } from './routes/webhook-endpoints.ts';
 import { v9Routes } from './v9.ts';
 import { PostgresFileStore, type FileStore } from '../files/file-store.ts';
 import { downloadLinkRoutes } from './routes/shipment-files.ts';
-import { UploadSlots } from './upload-slots.ts';
+import { UploadAdmission } from './upload-admission.ts';
 import { InspectPool } from '../files/inspect-pool.ts';
 
 export interface AppDeps {
@@ -108,11 +108,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxWaitMs: Math.max(0, deps.config.HTTP_HANDLER_TIMEOUT_MS - 1_000),
   };
   const files = deps.files ?? new PostgresFileStore(deps.database);
-  const uploadSlots = new UploadSlots(deps.config.UPLOAD_CONCURRENCY, deps.config.UPLOAD_QUEUE_MS);
+  const c = deps.config;
+  const uploads = new UploadAdmission(
+    {
+      slots: c.UPLOAD_CONCURRENCY,
+      perCredential: Math.min(c.UPLOAD_CONCURRENCY, c.UPLOAD_SLOTS_PER_CREDENTIAL ?? Math.max(1, Math.floor(c.UPLOAD_CONCURRENCY / 2))),
+      waitMs: c.UPLOAD_QUEUE_MS,
+      minBytesPerSecond: c.UPLOAD_MIN_BYTES_PER_SECOND,
+      graceMs: c.UPLOAD_BODY_GRACE_MS,
+    },
+    deps,
+  );
   // Files are parsed off the event loop, one thread per upload slot at most.
-  const inspect = new InspectPool(deps.config.UPLOAD_CONCURRENCY);
+  const inspect = new InspectPool(c.UPLOAD_CONCURRENCY, { queueMs: c.UPLOAD_PARSE_QUEUE_MS });
   app.addHook('onClose', () => inspect.close());
-  await app.register(v9Routes({ ...deps, feed, files, uploadSlots, inspect }), { prefix: '/v9' });
+  await app.register(v9Routes({ ...deps, feed, files, uploads, inspect }), { prefix: '/v9' });
   // One-time e-ticket links work without credentials: beside the signed scope, not in it.
   await app.register(downloadLinkRoutes({ database: deps.database, files }));
   return app;

@@ -5,11 +5,12 @@ import { AppError, InvalidParams, NotFound, Unavailable, errorBody, toErrorBody,
 import { PayloadTooLarge } from '../http-errors.ts';
 import { isInfrastructureError } from '../infrastructure-errors.ts';
 import { sqlStateOf } from '../db/sql-state.ts';
+import { withoutLinkToken } from '../link-tokens.ts';
 
 /** The one place where any error becomes the contract's `{"errors":[{code,message}]}` body. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error);
+    const appError = toAppError(error, request);
     if (appError) {
       if (appError.status >= 500) request.log.warn({ err: error }, appError.message);
       return reply.status(appError.status).headers(appError.headers).send(toErrorBody(appError));
@@ -52,8 +53,8 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
       ? new InvalidParams('path: not a valid URL (malformed percent-encoding)', 'path')
       : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new InvalidParams('path: a path parameter is too long', 'path')
-        : (toAppError(error) ?? new Unavailable());
-  request.log.info({ code: error.code, path: request.url.split('?')[0] }, 'request refused before routing');
+        : (toAppError(error, request) ?? new Unavailable());
+  request.log.info({ code: error.code, path: withoutLinkToken(request.url.split('?')[0]!) }, 'request refused before routing');
   void reply.status(appError.status).headers(appError.headers).header('x-request-id', request.id).send(toErrorBody(appError));
 }
 
@@ -92,16 +93,24 @@ export function clientErrorHandler(log: FastifyBaseLogger): (error: Error & { co
   };
 }
 
+function sizeText(bytes: number): string {
+  const MIB = 1024 * 1024;
+  return bytes % MIB === 0 ? `${bytes / MIB} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+}
+
 function clientErrorResponse(code: string | undefined): [number, ErrorBody] {
   if (code === 'HPE_HEADER_OVERFLOW')
     return [431, errorBody('payload_too_large', 'request line and headers are larger than the server accepts')];
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, errorBody('invalid_params', 'the request was not received in time')];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, errorBody('request_timeout', 'the request was not received in time')];
   return [400, errorBody('invalid_params', 'malformed HTTP request')];
 }
 
-function toAppError(error: FastifyError): AppError | undefined {
+function toAppError(error: FastifyError, request: FastifyRequest): AppError | undefined {
   if (error instanceof AppError) return error;
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new PayloadTooLarge('request body is larger than 64 KiB');
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    // The route's own limit (the upload routes take 25 MiB, the others 64 KiB), as the caller must size to it.
+    return new PayloadTooLarge(`request body is larger than ${sizeText(request.routeOptions.bodyLimit)}, the limit of this route`);
+  }
   if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')) {
     return new InvalidParams(`request body is not valid JSON: ${error.message}`, 'body');
   }

@@ -27,7 +27,7 @@ export function v9Routes(
     dispatcher: Dispatch;
     feed: Omit<FeedDeps, 'database' | 'readDatabase'>;
     webhooks?: WebhookRouteDeps['webhooks'];
-  } & Pick<FileRouteDeps, 'files' | 'uploadSlots' | 'inspect'>,
+  } & Pick<FileRouteDeps, 'files' | 'uploads' | 'inspect'>,
 ): FastifyPluginAsync {
   // A replica may lag: it serves the reads that tolerate that (docs/SCALING.md §Read replica);
   // command status, orders and shipments answer from the primary.

@@ -1,4 +1,4 @@
-import { Counter } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry } from './metrics-registry.ts';
 
 const bytesStored = new Counter({
@@ -17,7 +17,7 @@ const filesStored = new Counter({
 
 const uploadsRefused = new Counter({
   name: 'fulfil_file_uploads_refused_total',
-  help: 'Uploads refused before anything was stored, by reason (bad_base64, too_large, not_pdf, truncated, encrypted, not_image, too_many_pixels, page_count, busy).',
+  help: 'Uploads refused before anything was stored, by reason (admission: unauthenticated, busy, credential_share, body_too_slow, parse_queue; the file: bad_base64, too_large, not_pdf, truncated, encrypted, decoded_too_large, not_image, too_many_pixels, page_count, too_slow).',
   labelNames: ['reason'] as const,
   registers: [metricsRegistry],
 });
@@ -29,4 +29,25 @@ export function countFileStored(store: string, bytes: number, created: boolean):
 
 export function countUploadRefused(reason: string): void {
   uploadsRefused.inc({ reason });
+}
+
+const slotsInUse = new Gauge({
+  name: 'fulfil_upload_slots_in_use',
+  help: "Upload slots of this API process held now (from admission until the upload's answer is sent).",
+  registers: [metricsRegistry],
+});
+
+const slotWait = new Histogram({
+  name: 'fulfil_upload_slot_wait_seconds',
+  help: 'How long admitted uploads waited for an upload slot (those refused after UPLOAD_QUEUE_MS are counted as refusals).',
+  buckets: [0.001, 0.01, 0.1, 0.5, 1, 2, 5, 10, 30],
+  registers: [metricsRegistry],
+});
+
+export function setUploadSlotsInUse(n: number): void {
+  slotsInUse.set(n);
+}
+
+export function observeUploadSlotWait(seconds: number): void {
+  slotWait.observe(seconds);
 }

@@ -279,7 +279,7 @@ export interface paths {
         put?: never;
         /**
          * Upload the e-tickets of an Eticket shipment (seller)
-         * @description Either one PDF holding all the order's tickets (a page each) or one single-page PDF per ticket, base64 in JSON (signed like any body). Each file is parsed as a PDF (not a PDF, truncated, encrypted: 400) and the pages must equal the order's quantity (400). Uploading again replaces the set; the replaced files stay listed in `uploads` but are no longer served. The same files again change nothing. Limits: 10 MiB a file (decoded), 25 MiB a request body (413 beyond, before the body is read); a server checks a few uploads at once and answers 503 with Retry-After when more wait too long.
+         * @description Either one PDF holding all the order's tickets (a page each) or one single-page PDF per ticket, base64 in JSON (signed like any body). Each file is parsed as a PDF (not a PDF, truncated, encrypted: 400) and the pages must equal the order's quantity (400). Uploading again replaces the set; the replaced files stay listed in `uploads` but are no longer served. The same files again change nothing. Limits: 10 MiB a file (decoded), 25 MiB a request body (413 beyond, before the body is read). The caller is admitted on its headers before the body is read (401 for a missing, unknown or revoked credential); a server checks a few uploads at once, a few per credential, and answers 503 with Retry-After when one waits too long; a body that arrives slower than the minimum rate (32 KiB/s by default) is cut off with 408.
          */
         post: operations["uploadEtickets"];
         delete?: never;
@@ -343,7 +343,7 @@ export interface paths {
         put?: never;
         /**
          * Prove a mobile transfer (seller of an XMobile, XMobileLink or XSeats shipment)
-         * @description Screenshots (PNG, JPEG) or a PDF showing the transfer, base64 in JSON; each is decoded to check it (400 otherwise). Proofs add up; each is an event `shipment.transfer_verified`. Limits: 10 MiB a file (decoded), 25 MiB a request body (413 beyond, before the body is read); a server checks a few uploads at once and answers 503 with Retry-After when more wait too long.
+         * @description Screenshots (PNG, JPEG) or a PDF showing the transfer, base64 in JSON; each is decoded to check it (400 otherwise). Proofs add up; each is an event `shipment.transfer_verified`. Limits: 10 MiB a file (decoded), 25 MiB a request body (413 beyond, before the body is read). The caller is admitted on its headers before the body is read (401 for a missing, unknown or revoked credential); a server checks a few uploads at once, a few per credential, and answers 503 with Retry-After when one waits too long; a body that arrives slower than the minimum rate (32 KiB/s by default) is cut off with 408.
          */
         post: operations["createTransferVerification"];
         delete?: never;
@@ -576,12 +576,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download an e-ticket with a one-time link (no credentials)
-         * @description Works once, until the link expires; unknown, expired and used links are all 404.
+         * The page of a one-time link (no credentials; uses nothing up)
+         * @description An HTML page that says what the link downloads and until when, with a button that POSTs to the same address. GET and HEAD never use the link up, so a mail or chat scanner that fetches it first leaves it working. The page has no script and a restrictive Content-Security-Policy.
          */
-        get: operations["downloadEticketByLink"];
+        get: operations["openEticketLink"];
         put?: never;
-        post?: never;
+        /**
+         * Download an e-ticket with a one-time link (no credentials)
+         * @description Uses the link up and answers the PDF (`attachment`, `nosniff`). Works once, until the link expires; unknown, expired and used links are all 404 (an HTML page when the request accepts `text/html`, as the page's button does).
+         */
+        post: operations["downloadEticketByLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -897,7 +901,7 @@ export interface components {
         ErrorBody: {
             errors: {
                 /** @enum {string} */
-                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "unavailable" | "limit_reached" | "internal_error";
+                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "unavailable" | "limit_reached" | "internal_error";
                 message: string;
                 /** @description 400: the field, parameter or header at fault */
                 field?: string;
@@ -1187,7 +1191,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1198,7 +1202,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -1313,7 +1317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1324,7 +1328,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -1668,7 +1672,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1679,7 +1683,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -1923,7 +1927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1934,7 +1938,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -2172,7 +2176,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2183,7 +2187,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -2837,7 +2841,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2848,7 +2852,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -3380,7 +3384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3391,7 +3395,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -3658,7 +3662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3669,7 +3673,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -3936,7 +3940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3947,7 +3951,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -4344,6 +4348,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `request_timeout`: the request arrived too slowly (an upload: its body below the minimum rate); the connection is closed, nothing was taken */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "request_timeout",
+                     *           "message": "the request body arrived slower than 32768 bytes a second (40960 bytes in 5 s); nothing was taken"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
             409: {
                 headers: {
@@ -4383,7 +4406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4394,7 +4417,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -5029,6 +5052,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `request_timeout`: the request arrived too slowly (an upload: its body below the minimum rate); the connection is closed, nothing was taken */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "request_timeout",
+                     *           "message": "the request body arrived slower than 32768 bytes a second (40960 bytes in 5 s); nothing was taken"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
             409: {
                 headers: {
@@ -5068,7 +5110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5079,7 +5121,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -6031,7 +6073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6042,7 +6084,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -6337,7 +6379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6348,7 +6390,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -6626,7 +6668,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6637,7 +6679,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -6792,7 +6834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6803,7 +6845,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -7089,7 +7131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `payload_too_large`: body over 64 KiB */
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7100,7 +7142,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "payload_too_large",
-                     *           "message": "body over 64 KiB"
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }
@@ -7274,6 +7316,38 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    openEticketLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the token of the link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page of a working link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the link is unknown, expired or used (the same page for all three) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

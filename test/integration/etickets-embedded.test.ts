@@ -31,8 +31,8 @@ describe('e-tickets on the embedded database', () => {
     expect(got.status).toBe(200);
     expect(Buffer.from(await got.arrayBuffer()).equals(pdf)).toBe(true);
     const link = await call(BUYER, 'POST', `/v9/shipments/${updated.body.id}/etickets/link`, {});
-    const once = await fetch(new URL(new URL(link.body.url).pathname, service.url));
+    const once = await fetch(new URL(new URL(link.body.url).pathname, service.url), { method: 'POST' });
     expect(Buffer.from(await once.arrayBuffer()).equals(pdf)).toBe(true);
-    expect((await fetch(new URL(new URL(link.body.url).pathname, service.url))).status).toBe(404);
+    expect((await fetch(new URL(new URL(link.body.url).pathname, service.url), { method: 'POST' })).status).toBe(404);
   });
 });

@@ -80,10 +80,10 @@ describe('e-tickets on the S3 store through the service', () => {
     const link = await call()(BUYER, 'POST', `/v9/shipments/${id}/etickets/link`, { eticket_id: up.body.etickets[1].id });
     expect(link.status).toBe(201);
     const linkPath = new URL(link.body.url).pathname;
-    const once = await fetch(new URL(linkPath, t.url));
+    const once = await fetch(new URL(linkPath, t.url), { method: 'POST' });
     expect(once.status).toBe(200);
     expect(Buffer.from(await once.arrayBuffer()).equals(b)).toBe(true);
-    expect((await fetch(new URL(linkPath, t.url))).status).toBe(404);
+    expect((await fetch(new URL(linkPath, t.url), { method: 'POST' })).status).toBe(404);
 
     // The bytes are objects under the prefix; Postgres keeps only the registry.
     const listed = await client.send(new ListObjectsV2Command({ Bucket: 'tickets', Prefix: 'fulfil/files/' }));

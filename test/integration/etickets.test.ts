@@ -254,12 +254,34 @@ describe('e-tickets', () => {
       expires_at: expect.any(String),
     });
     const path = new URL(link.body.url).pathname;
-    const once = await fetch(new URL(path, t.url));
+    // What a mail or chat scanner does before the person clicks: HEAD and GET use nothing up.
+    expect((await fetch(new URL(path, t.url), { method: 'HEAD' })).status).toBe(200);
+    const page = await fetch(new URL(path, t.url));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'.*form-action 'self'.*frame-ancestors 'none'/);
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    const text = await page.text();
+    expect(text).toContain('<form method="post">');
+    expect(text).toContain('2 pages');
+    expect(text).toContain(`until ${link.body.expires_at.replace('T', ' ').slice(0, 16)} UTC`);
+    expect(text).not.toMatch(/<script/i);
+    // The page's button: a form post, empty and urlencoded, as a browser sends it.
+    const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' } };
+    const once = await fetch(new URL(path, t.url), form);
     expect(once.status).toBe(200);
+    expect(once.headers.get('content-type')).toBe('application/pdf');
+    expect(once.headers.get('content-disposition')).toMatch(/^attachment; /);
+    expect(once.headers.get('x-content-type-options')).toBe('nosniff');
     expect(Buffer.from(await once.arrayBuffer()).equals(pdf)).toBe(true);
-    const twice = await fetch(new URL(path, t.url));
+    const twice = await fetch(new URL(path, t.url), form);
     expect(twice.status).toBe(404);
-    expect((await fetch(new URL('/eticket_downloads/' + 'A'.repeat(43), t.url))).status).toBe(404);
+    expect(await twice.text()).toContain('This link does not work');
+    expect((await fetch(new URL(path, t.url))).status).toBe(404);
+    const api = await fetch(new URL(path, t.url), { method: 'POST' });
+    expect(api.status).toBe(404);
+    expect((await api.json()).errors[0].code).toBe('not_found');
+    expect((await fetch(new URL('/eticket_downloads/' + 'A'.repeat(43), t.url), { method: 'POST' })).status).toBe(404);
     expect((await call(STRANGER, 'POST', `/v9/shipments/${id}/etickets/link`, {})).status).toBe(404);
     const [stored] = await sql()`select count(*)::int as n from file_links where token_sha256 = ${path.split('/').pop()!}`;
     expect(stored!.n).toBe(0);

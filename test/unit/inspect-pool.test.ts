@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { FileRefused } from '../../src/files/inspect-file.ts';
+import { FileRefused } from '../../src/files/file-refused.ts';
 import { InspectPool } from '../../src/files/inspect-pool.ts';
 import { makePdf, makePng } from '../support/test-files.ts';
 
@@ -22,7 +22,7 @@ describe('inspect pool', () => {
   });
 
   it('refuses a file whose parse outlasts the deadline, and goes on with a new thread', async () => {
-    const slow = new InspectPool(1, 1);
+    const slow = new InspectPool(1, { deadlineMs: 1 });
     try {
       const refused = await slow.inspect('pdf', await makePdf(1, 'big', 4 * 1024 * 1024)).catch((err: unknown) => err);
       expect(refused).toBeInstanceOf(FileRefused);

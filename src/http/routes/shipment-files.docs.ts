@@ -25,7 +25,7 @@ const shipmentId = {
 };
 
 const MIB = 1024 * 1024;
-const LIMITS = `Limits: ${MAX_FILE_BYTES / MIB} MiB a file (decoded), ${MAX_UPLOAD_REQUEST_BYTES / MIB} MiB a request body (413 beyond, before the body is read); a server checks a few uploads at once and answers 503 with Retry-After when more wait too long.`;
+const LIMITS = `Limits: ${MAX_FILE_BYTES / MIB} MiB a file (decoded), ${MAX_UPLOAD_REQUEST_BYTES / MIB} MiB a request body (413 beyond, before the body is read). The caller is admitted on its headers before the body is read (401 for a missing, unknown or revoked credential); a server checks a few uploads at once, a few per credential, and answers 503 with Retry-After when one waits too long; a body that arrives slower than the minimum rate (32 KiB/s by default) is cut off with 408.`;
 
 const pdf = (description: string) => ({
   200: { description, content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
@@ -52,7 +52,7 @@ export const SHIPMENT_FILE_DOCS = {
     headers: commandHeaders,
     body: jsonSchemaOf(eticketsBody),
     response: { ...ok(fileAnswers.shipmentWithEtickets, 'the shipment with its e-tickets'), ...accepted202 },
-    errors: [...COMMAND_ERRORS, 410],
+    errors: [...COMMAND_ERRORS, 408, 410],
     badRequest:
       'a file that is not base64, not a readable PDF, truncated or encrypted, or a set whose pages differ from the order quantity (`field` names the file)',
     links: toCommand,
@@ -96,7 +96,7 @@ export const SHIPMENT_FILE_DOCS = {
     headers: commandHeaders,
     body: jsonSchemaOf(transferVerificationBody),
     response: { ...ok(fileAnswers.transferVerification, 'the proof as stored'), ...accepted202 },
-    errors: [...COMMAND_ERRORS, 410],
+    errors: [...COMMAND_ERRORS, 408, 410],
     links: toCommand,
   }),
   listProofs: v9({
@@ -120,16 +120,31 @@ export const SHIPMENT_FILE_DOCS = {
 };
 
 /** GET /eticket_downloads/:token: unsigned on purpose. */
+const linkToken = {
+  type: 'object',
+  properties: { token: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: 'the token of the link' } },
+  required: ['token'],
+};
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+
+export const DOWNLOAD_LINK_PAGE_DOC = {
+  tags: ['E-tickets'],
+  operationId: 'openEticketLink',
+  summary: 'The page of a one-time link (no credentials; uses nothing up)',
+  description:
+    'An HTML page that says what the link downloads and until when, with a button that POSTs to the same address. GET and HEAD never use the link up, so a mail or chat scanner that fetches it first leaves it working. The page has no script and a restrictive Content-Security-Policy.',
+  security: [],
+  params: linkToken,
+  response: { 200: html('the page of a working link'), 404: html('the link is unknown, expired or used (the same page for all three)') },
+};
+
 export const DOWNLOAD_LINK_DOC = {
   tags: ['E-tickets'],
   operationId: 'downloadEticketByLink',
   summary: 'Download an e-ticket with a one-time link (no credentials)',
-  description: 'Works once, until the link expires; unknown, expired and used links are all 404.',
+  description:
+    "Uses the link up and answers the PDF (`attachment`, `nosniff`). Works once, until the link expires; unknown, expired and used links are all 404 (an HTML page when the request accepts `text/html`, as the page's button does).",
   security: [],
-  params: {
-    type: 'object',
-    properties: { token: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: 'the token of the link' } },
-    required: ['token'],
-  },
+  params: linkToken,
   response: { ...pdf('the PDF'), ...errorResponses([404, 503]) },
 };

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_UPLOAD_REQUEST_BYTES, parseId } from '@fulfil/contract';
+import { MAX_UPLOAD_REQUEST_BYTES, NotFound, parseId } from '@fulfil/contract';
 import { callerOf } from '../../auth/caller.ts';
 import type { SqlRunner } from '../../db/database.ts';
-import { createDownloadLink, redeemDownloadLink } from '../../domain/download-links.ts';
+import { createDownloadLink, describeDownloadLink, redeemDownloadLink } from '../../domain/download-links.ts';
+import { linkTokenHint } from '../../link-tokens.ts';
+import { goneLinkPage, linkPage } from './download-link-page.ts';
 import { prepareEtickets, prepareTransferVerification } from '../../domain/file-upload.ts';
 import type { FileStore } from '../../files/file-store.ts';
 import type { InspectPool } from '../../files/inspect-pool.ts';
@@ -10,14 +12,14 @@ import { MethodNotAllowed } from '../../http-errors.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { listEtickets, listTransferVerifications, readShipmentFile } from '../../read/shipment-files.ts';
 import { sendCommand } from '../send-command.ts';
-import type { UploadSlots } from '../upload-slots.ts';
-import { DOWNLOAD_LINK_DOC, SHIPMENT_FILE_DOCS as DOCS } from './shipment-files.docs.ts';
+import type { UploadAdmission } from '../upload-admission.ts';
+import { DOWNLOAD_LINK_DOC, DOWNLOAD_LINK_PAGE_DOC, SHIPMENT_FILE_DOCS as DOCS } from './shipment-files.docs.ts';
 
 export interface FileRouteDeps {
   database: SqlRunner;
   dispatcher: Dispatch;
   files: FileStore;
-  uploadSlots: UploadSlots;
+  uploads: UploadAdmission;
   inspect?: InspectPool | undefined;
 }
 
@@ -48,8 +50,9 @@ async function linkIsPostOnly(request: FastifyRequest<{ Params: { id: string; et
  * attached by a command; reads and downloads answer the two parties only.
  */
 export function shipmentFileRoutes(v9: FastifyInstance, deps: FileRouteDeps): void {
-  // Upload routes alone take bodies this large; a slot is taken before the body is read.
-  const upload = { bodyLimit: MAX_UPLOAD_REQUEST_BYTES, onRequest: deps.uploadSlots.take };
+  // Upload routes alone take bodies this large; the caller is admitted and a slot taken before
+  // the body is read, and a body arriving too slowly is cut off (upload-admission.ts).
+  const upload = { bodyLimit: MAX_UPLOAD_REQUEST_BYTES, onRequest: deps.uploads.admit, preParsing: deps.uploads.pace };
 
   v9.post<{ Params: { id: string } }>('/shipments/:id/etickets', { ...upload, schema: DOCS.uploadEtickets }, async (request, reply) => {
     const shipmentId = parseId(request.params.id, 'id');
@@ -110,12 +113,36 @@ export function shipmentFileRoutes(v9: FastifyInstance, deps: FileRouteDeps): vo
   );
 }
 
-/** The one-time links' downloads: outside /v9 and its signatures (they work without credentials). */
+/**
+ * The one-time links: outside /v9 and its signatures (they work without credentials). GET (and
+ * HEAD) answer a page that uses nothing up, since mail and chat scanners fetch links before the
+ * person does; the page's button POSTs to the same path, which uses the link up and sends the
+ * file. The token never reaches a log line: the request log and this route's line carry its hint.
+ */
 export function downloadLinkRoutes(deps: Pick<FileRouteDeps, 'database' | 'files'>) {
   return async (scope: FastifyInstance) => {
-    scope.get<{ Params: { token: string } }>('/eticket_downloads/:token', { schema: DOWNLOAD_LINK_DOC }, async (request, reply) => {
-      const { file, bytes } = await redeemDownloadLink(deps, request.params.token, request.ip);
-      request.log.info({ eticketId: file.id, shipmentId: file.shipmentId, from: request.ip }, 'e-ticket downloaded with a one-time link');
+    // The page's form posts an empty urlencoded body (some browsers send a media type only): taken and ignored.
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 }, (_request, _body, done) => done(null, undefined));
+
+    scope.get<{ Params: { token: string } }>('/eticket_downloads/:token', { schema: DOWNLOAD_LINK_PAGE_DOC }, async (request, reply) => {
+      const link = await describeDownloadLink(deps.database, request.params.token);
+      return link ? linkPage(reply, link) : goneLinkPage(reply);
+    });
+
+    scope.post<{ Params: { token: string } }>('/eticket_downloads/:token', { schema: DOWNLOAD_LINK_DOC }, async (request, reply) => {
+      let redeemed: Awaited<ReturnType<typeof redeemDownloadLink>>;
+      try {
+        redeemed = await redeemDownloadLink(deps, request.params.token, request.ip);
+      } catch (err) {
+        // The page's own button (a browser) is answered with a page; an API client with the error body.
+        if (err instanceof NotFound && request.headers.accept?.includes('text/html')) return goneLinkPage(reply);
+        throw err;
+      }
+      const { file, bytes } = redeemed;
+      request.log.info(
+        { eticketId: file.id, shipmentId: file.shipmentId, link: linkTokenHint(request.params.token), from: request.ip },
+        'e-ticket downloaded with a one-time link',
+      );
       return sendFile(reply, `eticket-${file.id}`, { sha256: file.sha256, mediaType: 'application/pdf' }, bytes);
     });
   };

@@ -11,7 +11,7 @@ export type Webhooks = ReceiveShipmentCreatedWebhookRequest | ReceiveShipmentUpd
  */
 export type ErrorBody = {
     errors: Array<{
-        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'unavailable' | 'limit_reached' | 'internal_error';
+        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'unavailable' | 'limit_reached' | 'internal_error';
         message: string;
         /**
          * 400: the field, parameter or header at fault
@@ -184,7 +184,7 @@ export type VerifySigningErrors = {
      */
     401: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -230,7 +230,7 @@ export type VerifySigningWithPutErrors = {
      */
     401: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -370,7 +370,7 @@ export type AcceptOrderErrors = {
      */
     409: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -499,7 +499,7 @@ export type RejectOrderErrors = {
      */
     409: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -724,7 +724,7 @@ export type CancelOrderErrors = {
      */
     409: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -984,7 +984,7 @@ export type UpdateOrderErrors = {
      */
     409: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -1250,7 +1250,7 @@ export type UpdateShipmentErrors = {
      */
     410: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -1435,7 +1435,7 @@ export type CompleteShipmentWithPostErrors = {
      */
     410: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -1568,7 +1568,7 @@ export type CompleteShipmentErrors = {
      */
     410: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -1791,6 +1791,10 @@ export type UploadEticketsErrors = {
      */
     404: ErrorBody;
     /**
+     * `request_timeout`: the request arrived too slowly (an upload: its body below the minimum rate); the connection is closed, nothing was taken
+     */
+    408: ErrorBody;
+    /**
      * `idempotency_conflict`: this Idempotency-Key was already used with a different request
      */
     409: ErrorBody;
@@ -1799,7 +1803,7 @@ export type UploadEticketsErrors = {
      */
     410: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -2126,6 +2130,10 @@ export type CreateTransferVerificationErrors = {
      */
     404: ErrorBody;
     /**
+     * `request_timeout`: the request arrived too slowly (an upload: its body below the minimum rate); the connection is closed, nothing was taken
+     */
+    408: ErrorBody;
+    /**
      * `idempotency_conflict`: this Idempotency-Key was already used with a different request
      */
     409: ErrorBody;
@@ -2134,7 +2142,7 @@ export type CreateTransferVerificationErrors = {
      */
     410: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -2808,7 +2816,7 @@ export type CreateWebhookEndpointErrors = {
      */
     409: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -3023,7 +3031,7 @@ export type UpdateWebhookEndpointErrors = {
      */
     404: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -3115,7 +3123,7 @@ export type UpdateWebhookEndpointWithPutErrors = {
      */
     404: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -3199,7 +3207,7 @@ export type RotateWebhookEndpointSecretErrors = {
      */
     404: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -3364,7 +3372,7 @@ export type RedeliverWebhookEventsErrors = {
      */
     404: ErrorBody;
     /**
-     * `payload_too_large`: body over 64 KiB
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
      */
     413: ErrorBody;
     /**
@@ -3440,6 +3448,36 @@ export type PingWebhookEndpointResponses = {
 };
 
 export type PingWebhookEndpointResponse = PingWebhookEndpointResponses[keyof PingWebhookEndpointResponses];
+
+export type OpenEticketLinkData = {
+    body?: never;
+    path: {
+        /**
+         * the token of the link
+         */
+        token: string;
+    };
+    query?: never;
+    url: '/eticket_downloads/{token}';
+};
+
+export type OpenEticketLinkErrors = {
+    /**
+     * the link is unknown, expired or used (the same page for all three)
+     */
+    404: string;
+};
+
+export type OpenEticketLinkError = OpenEticketLinkErrors[keyof OpenEticketLinkErrors];
+
+export type OpenEticketLinkResponses = {
+    /**
+     * the page of a working link
+     */
+    200: string;
+};
+
+export type OpenEticketLinkResponse = OpenEticketLinkResponses[keyof OpenEticketLinkResponses];
 
 export type DownloadEticketByLinkData = {
     body?: never;
