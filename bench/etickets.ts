@@ -14,7 +14,8 @@ import { makePdf } from '../test/support/test-files.ts';
 import { recreateBenchDatabase } from './bench-database.ts';
 import { fixture } from './commands.ts';
 import { SELLER, BUYER } from './commands/flows.ts';
-import { benchServiceEnv, freePort, rssOf, startServiceProcess } from './commands/processes.ts';
+import { benchServiceEnv, cpuMsOf, freePort, rssOf, startServiceProcess } from './commands/processes.ts';
+import { hostileFiles } from './etickets-hostile.ts';
 
 /**
  * E-tickets beside the command path, in one run, against `fulfil start` in its own process
@@ -46,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
   const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
   await migrateDatabase(database, url);
   await seedDatabase(database, fixtureSchema.parse(fixture()), SecretBox.fromKey(key));
-  const orders = uploads + 16 + commands * 2 + 10;
+  const orders = uploads + 16 + commands * 2 + 60;
   await database.sql!`
     insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email)
     select g, '1-' || g, 10, 2, 'tbd', 1, 'Bo Buyer', 'bo@example.test' from generate_series(1, ${orders}) g`;
@@ -58,8 +59,10 @@ export async function run(argv: string[]): Promise<number> {
     HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
     PORT: String(port),
     UPLOAD_CONCURRENCY: String(values.slots),
-    // The burst measures memory with every slot busy, not the 503s of uploads that waited too long.
+    // The burst measures memory with every slot busy, not the 503s of uploads that waited too long;
+    // the bench has one seller credential, so it may take every slot.
     UPLOAD_QUEUE_MS: '60000',
+    UPLOAD_SLOTS_PER_CREDENTIAL: String(values.slots),
   };
   const svc = await startServiceProcess('all', env, `http://127.0.0.1:${port}/readyz`);
   const base = `http://127.0.0.1:${port}`;
@@ -152,6 +155,8 @@ export async function run(argv: string[]): Promise<number> {
     say(
       `downloads (buyer), one at a time: ${urls.length}, ${(downBytes / 2 ** 20 / downSeconds).toFixed(1)} MiB/s, p50 ${ms(pct(downTimes, 50))}, p99 ${ms(pct(downTimes, 99))}`,
     );
+
+    await hostileFiles({ base, pid: svc.child.pid!, call, say, shipment: eticketShipment, pct, cpuMsOf, rssOf });
 
     const rssBefore = rssOf(svc.child.pid!);
     let peak = rssBefore;

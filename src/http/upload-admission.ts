@@ -46,13 +46,19 @@ export class UploadAdmission {
 
   /** The onRequest hook of an upload route. */
   readonly admit = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // Refused here, the body is never read: the connection closes after the answer.
     const token = await admitByHeaders(request, this.auth).catch((err: unknown) => {
       countUploadRefused('unauthenticated');
+      reply.header('connection', 'close');
       throw err;
     });
     const started = performance.now();
     if (this.free(token)) this.grant(token);
-    else await this.wait(token);
+    else
+      await this.wait(token).catch((err: unknown) => {
+        reply.header('connection', 'close');
+        throw err;
+      });
     observeUploadSlotWait((performance.now() - started) / 1000);
     (request as unknown as Held)[HELD] = token;
     // 'close' on the response: after the last byte of the answer, or when the socket goes first.

@@ -280,7 +280,7 @@ describe('e-tickets', () => {
     expect((await fetch(new URL(path, t.url))).status).toBe(404);
     const api = await fetch(new URL(path, t.url), { method: 'POST' });
     expect(api.status).toBe(404);
-    expect((await api.json()).errors[0].code).toBe('not_found');
+    expect(((await api.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('not_found');
     expect((await fetch(new URL('/eticket_downloads/' + 'A'.repeat(43), t.url), { method: 'POST' })).status).toBe(404);
     expect((await call(STRANGER, 'POST', `/v9/shipments/${id}/etickets/link`, {})).status).toBe(404);
     const [stored] = await sql()`select count(*)::int as n from file_links where token_sha256 = ${path.split('/').pop()!}`;

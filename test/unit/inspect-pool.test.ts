@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileRefused } from '../../src/files/file-refused.ts';
-import { InspectPool } from '../../src/files/inspect-pool.ts';
-import { makePdf, makePng } from '../support/test-files.ts';
+import { InspectPool, ParseQueueFull } from '../../src/files/inspect-pool.ts';
+import { makeLargePng, makePdf, makePng } from '../support/test-files.ts';
 
 // Files are parsed in worker threads: the same answers as in process, refusals as refusals, and a
 // parse past its deadline refused with its thread replaced.
@@ -31,5 +31,21 @@ describe('inspect pool', () => {
       await slow.close();
     }
     expect((await pool.inspect('pdf', await makePdf(1))).pages).toBe(1);
+  });
+});
+
+describe('inspect pool queue', () => {
+  it('a file that waits longer than the queue deadline for a thread is refused 503 with Retry-After, and the pool goes on', async () => {
+    const one = new InspectPool(1, { queueMs: 50 });
+    try {
+      const busy = one.inspect('proof', await makeLargePng(4000, 4000, 8));
+      const waited = await one.inspect('proof', makePng()).catch((err: unknown) => err);
+      expect(waited).toBeInstanceOf(ParseQueueFull);
+      expect(waited).toMatchObject({ status: 503, headers: { 'retry-after': '2' } });
+      expect((await busy).width).toBe(4000);
+      expect((await one.inspect('proof', makePng())).mediaType).toBe('image/png');
+    } finally {
+      await one.close();
+    }
   });
 });
