@@ -144,16 +144,17 @@ describe('upload admission and the cost of a file', () => {
   it('a slot is held until the upload is answered, not until its body is read; one credential holds at most its share', async () => {
     const [a, b] = [await eticketShipment(), await eticketShipment()];
     const lock = await lockOrder(a.orderId);
-    const pdf = b64(await makePdf(2));
+    // Bytes no earlier test stored: the file store's new row tells when the upload is past its checks.
+    const pdf = b64(await makePdf(2, 'held while its command waits'));
     try {
       // The seller's upload is read, checked and stored; its command waits on the lock.
+      const filesBefore = await storedFiles();
       const held = call(SELLER, 'POST', `/v9/shipments/${a.id}/etickets`, { etickets: [{ eticket: pdf }] });
-      await until('the upload stored and waiting on its command', async () => (await slotsInUse()) === 1, 10_000);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(await slotsInUse()).toBe(1);
+      await until('the upload read, checked and stored; its command waiting', async () => (await storedFiles()) > filesBefore, 10_000);
       // The same credential's second upload waits for its share and is refused after UPLOAD_QUEUE_MS.
       const second = await call(SELLER, 'POST', `/v9/shipments/${b.id}/etickets`, { etickets: [{ eticket: pdf }] });
       expect(second.status).toBe(503);
+      expect(await slotsInUse()).toBe(1);
       expect(second.headers.get('retry-after')).toBe('2');
       expect(second.body.errors[0].message).toMatch(/this credential already has 1 upload\(s\) in progress/);
       // Another credential is admitted to the other slot (and refused by the shipment's rules: the buyer).
