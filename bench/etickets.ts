@@ -17,6 +17,8 @@ import { SELLER, BUYER } from './commands/flows.ts';
 import { benchServiceEnv, cpuMsOf, freePort, rssOf, startServiceProcess } from './commands/processes.ts';
 import { hostileFiles } from './etickets-hostile.ts';
 
+const SELLER_2 = { token: 'BenchSellerToken0000000000000002', secret: 'bench-seller-secret-00000000000000000002' };
+
 /**
  * E-tickets beside the command path, in one run, against `fulfil start` in its own process
  * (Postgres store): the command path alone (accept + update to Eticket, a few callers); uploads
@@ -46,7 +48,11 @@ export async function run(argv: string[]): Promise<number> {
   await recreateBenchDatabase(url);
   const database = await openDatabase({ databaseUrl: url, maxConnections: 2 });
   await migrateDatabase(database, url);
-  await seedDatabase(database, fixtureSchema.parse(fixture()), SecretBox.fromKey(key));
+  // A second credential of the seller: each holds its share of the upload slots (half), so the
+  // burst alternates the two to keep every slot busy.
+  const withSecond = fixture();
+  withSecond.brokerages[0]!.credentials.push({ kind: 'api', ...SELLER_2 });
+  await seedDatabase(database, fixtureSchema.parse(withSecond), SecretBox.fromKey(key));
   const orders = uploads + 16 + commands * 2 + 60;
   await database.sql!`
     insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email)
@@ -59,10 +65,8 @@ export async function run(argv: string[]): Promise<number> {
     HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
     PORT: String(port),
     UPLOAD_CONCURRENCY: String(values.slots),
-    // The burst measures memory with every slot busy, not the 503s of uploads that waited too long;
-    // the bench has one seller credential, so it may take every slot.
+    // The burst measures memory with every slot busy, not the 503s of uploads that waited too long.
     UPLOAD_QUEUE_MS: '60000',
-    UPLOAD_SLOTS_PER_CREDENTIAL: String(values.slots),
   };
   const svc = await startServiceProcess('all', env, `http://127.0.0.1:${port}/readyz`);
   const base = `http://127.0.0.1:${port}`;
@@ -169,7 +173,7 @@ export async function run(argv: string[]): Promise<number> {
       ...Array.from({ length: 16 }, async (_, j) => {
         const i = uploads + j;
         const t = performance.now();
-        const res = await call(SELLER, 'POST', `/v9/shipments/${shipments[i]}/etickets`, {
+        const res = await call(j % 2 ? SELLER_2 : SELLER, 'POST', `/v9/shipments/${shipments[i]}/etickets`, {
           etickets: [{ eticket: pdfs[i]!.toString('base64') }],
         });
         burstTimes.push(performance.now() - t);

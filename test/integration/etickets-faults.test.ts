@@ -6,13 +6,13 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandQueues } from '@fulfil/client/transport';
 import { startCluster, type Cluster } from '../../chaos/cluster.ts';
-import { openDatabase, type Database } from '../../src/db/client.ts';
 import { PostgresFileStore } from '../../src/files/file-store.ts';
 import { pruneFiles } from '../../src/files/prune-files.ts';
 import { apiClient, type ApiResponse } from '../support/api.ts';
 import { baseFixture, SELLER } from '../support/fixtures.ts';
 import { b64, makePdf } from '../support/test-files.ts';
 import { until } from '../support/webhook-receiver.ts';
+import { holdLock as holdLockOn } from '../support/hold-lock.ts';
 
 // E-ticket uploads through faults, on built `fulfil start` processes (one API, one worker) with a
 // private Postgres and Redis: a worker SIGKILLed mid-command and with its COMMIT in flight, Redis
@@ -82,29 +82,7 @@ describe('e-tickets through worker, Redis and Postgres faults', () => {
     }
   }
 
-  /** A connection of the test's own that holds a lock until released (a slow or stuck transaction). */
-  async function holdLock(statement: string, params: postgres.ParameterOrJSON<never>[] = []) {
-    const holder: Database = await openDatabase({ databaseUrl: c.pg.url, maxConnections: 1 });
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const done = holder.sql!.begin(async (tx) => {
-      await tx.unsafe(statement, params);
-      locked();
-      await released;
-    });
-    // A transaction that ended with Postgres (a restart) ends the hold too.
-    const ended = done.catch(() => {}).finally(() => locked());
-    await isLocked;
-    return {
-      async release() {
-        release();
-        await ended;
-        await holder.close().catch(() => {});
-      },
-    };
-  }
+  const holdLock = (statement: string, params: postgres.ParameterOrJSON<never>[] = []) => holdLockOn(c.pg.url, statement, params);
 
   /** Resolves once a backend other than the test's waits on a lock, its statement matching `query`. */
   const waitingOn = (query: RegExp) =>

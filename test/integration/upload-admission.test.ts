@@ -1,13 +1,13 @@
 import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/client.ts';
 import { createLogger } from '../../src/logger.ts';
 import { apiClient, type ApiResponse } from '../support/api.ts';
 import { baseFixture, BUYER, SELLER, SELLER_USER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { b64, makeBombPdf, makeLargePng, makePdf } from '../support/test-files.ts';
 import { until } from '../support/webhook-receiver.ts';
+import { holdLock } from '../support/hold-lock.ts';
 
 // Admission to the upload routes, as an attacker and a careless client would try it (issue 43):
 // two upload slots, one per credential; a command held on the order's lock keeps an upload
@@ -63,26 +63,7 @@ describe('upload admission and the cost of a file', () => {
   }
 
   /** The order's row locked by a connection of the test's own: the upload's command waits, its answer with it. */
-  async function lockOrder(orderId: number): Promise<{ release(): Promise<void> }> {
-    const holder: Database = await openDatabase({ databaseUrl: t.db.url, maxConnections: 1 });
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const done = holder.sql!.begin(async (tx) => {
-      await tx`select 1 from orders where id = ${orderId} for update`;
-      locked();
-      await released;
-    });
-    await isLocked;
-    return {
-      async release() {
-        release();
-        await done;
-        await holder.close();
-      },
-    };
-  }
+  const lockOrder = (orderId: number) => holdLock(t.db.url, 'select 1 from orders where id = $1 for update', [orderId]);
 
   /** A raw connection that sends the head of an upload and then drips its body, a few bytes at a time. */
   function drip(
