@@ -37,12 +37,15 @@ export async function hostileFiles(d: Deps): Promise<void> {
     { name: '16 MP PNG, 16-bit RGBA', route: 'proof', bytes: await makeLargePng(4000, 4000, 16) },
     { name: '16 MP PNG, 8-bit RGBA (taken)', route: 'proof', bytes: await makeLargePng(4000, 4000, 8) },
   ];
-  d.say('file | bytes | answer | CPU ms (max of 3) | peak RSS above idle (max of 3) | RSS above idle 8 s after (max of 3)');
+  d.say(
+    'file | bytes | answer | CPU ms (max of 3) | peak RSS above idle (max of 3) | RSS above idle 8 s after (max of 3) | idle RSS before each round',
+  );
   for (const f of files) {
     let cpu = 0;
     let peakAbove = 0;
     let after = 0;
     let status = 0;
+    const idles: number[] = [];
     for (let round = 0; round < 3; round++) {
       let id = await d.shipment();
       if (f.route === 'proof') {
@@ -56,6 +59,7 @@ export async function hostileFiles(d: Deps): Promise<void> {
       const path = f.route === 'etickets' ? `/v9/shipments/${id}/etickets` : `/v9/shipments/${id}/transfer_verifications`;
       await new Promise((r) => setTimeout(r, 1_000));
       const idle = d.rssOf(d.pid);
+      idles.push(idle);
       let peak = idle;
       const sampler = setInterval(() => (peak = Math.max(peak, d.rssOf(d.pid))), 10);
       const cpu0 = d.cpuMsOf(d.pid);
@@ -68,7 +72,7 @@ export async function hostileFiles(d: Deps): Promise<void> {
       after = Math.max(after, d.rssOf(d.pid) - idle);
     }
     d.say(
-      `${f.name} | ${(f.bytes.length / 1024).toFixed(0)} KiB | ${status} | ${cpu.toFixed(0)} | ${(peakAbove / MIB).toFixed(0)} MiB | ${(after / MIB).toFixed(0)} MiB`,
+      `${f.name} | ${(f.bytes.length / 1024).toFixed(0)} KiB | ${status} | ${cpu.toFixed(0)} | ${(peakAbove / MIB).toFixed(0)} MiB | ${(after / MIB).toFixed(0)} MiB | ${idles.map((i) => (i / MIB).toFixed(0)).join(' → ')} MiB`,
     );
   }
 

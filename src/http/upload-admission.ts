@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastif
 import { Unavailable } from '@fulfil/contract';
 import { admitByHeaders, type AuthDeps } from '../auth/plugin.ts';
 import { BodyTooSlow } from '../http-errors.ts';
-import { countUploadRefused, observeUploadSlotWait, setUploadSlotsInUse } from '../telemetry/file-metrics.ts';
+import { countUploadRefused, observeUploadSlotWait, setUploadSlotsInUse, setUploadsWaiting } from '../telemetry/file-metrics.ts';
 
 export interface UploadAdmissionLimits {
   /** Uploads in flight in this process, from admission until the answer is sent. */
@@ -55,14 +55,16 @@ export class UploadAdmission {
     const started = performance.now();
     if (this.free(token)) this.grant(token);
     else
-      await this.wait(token).catch((err: unknown) => {
+      await this.wait(token, reply).catch((err: unknown) => {
         reply.header('connection', 'close');
         throw err;
       });
     observeUploadSlotWait((performance.now() - started) / 1000);
     (request as unknown as Held)[HELD] = token;
-    // 'close' on the response: after the last byte of the answer, or when the socket goes first.
-    reply.raw.once('close', () => this.release(request));
+    // 'close' on the response: after the last byte of the answer, or when the socket goes first
+    // (a socket gone while the slot was being handed over gives it back at once).
+    if (request.raw.socket?.destroyed) this.release(request);
+    else reply.raw.once('close', () => this.release(request));
   };
 
   /** The preParsing hook of an upload route: the body is cut off (408) when it arrives too slowly. */
@@ -87,17 +89,28 @@ export class UploadAdmission {
     setUploadSlotsInUse(this.inUse);
   }
 
-  private wait(token: string): Promise<void> {
+  /** Waits for a slot; a client that goes away while it waits leaves the queue at once. */
+  private wait(token: string, reply: FastifyReply): Promise<void> {
     return new Promise((resolve, reject) => {
+      const gone = () => {
+        clearTimeout(timer);
+        this.leave(waiter);
+        reject(new Error('the client went away while its upload waited for a slot'));
+      };
       const waiter: Waiter = {
         token,
         go: () => {
           clearTimeout(timer);
+          reply.raw.off('close', gone);
           resolve();
         },
       };
+      reply.raw.once('close', gone);
+      this.queue.push(waiter);
+      setUploadsWaiting(this.queue.length);
       const timer = setTimeout(() => {
-        this.queue.splice(this.queue.indexOf(waiter), 1);
+        reply.raw.off('close', gone);
+        this.leave(waiter);
         const ownShareFull = (this.byCredential.get(token) ?? 0) >= this.limits.perCredential;
         countUploadRefused(ownShareFull ? 'credential_share' : 'busy');
         const busy = new Unavailable(
@@ -108,8 +121,12 @@ export class UploadAdmission {
         busy.headers['retry-after'] = '2';
         reject(busy);
       }, this.limits.waitMs);
-      this.queue.push(waiter);
     });
+  }
+
+  private leave(waiter: Waiter): void {
+    this.queue.splice(this.queue.indexOf(waiter), 1);
+    setUploadsWaiting(this.queue.length);
   }
 
   private release(request: FastifyRequest): void {
@@ -124,9 +141,10 @@ export class UploadAdmission {
     // The first waiter whose credential has room goes next: one seller's queue never blocks another's.
     const at = this.queue.findIndex((w) => this.free(w.token));
     if (at >= 0) {
-      const [next] = this.queue.splice(at, 1);
-      this.grant(next!.token);
-      next!.go();
+      const next = this.queue[at]!;
+      this.leave(next);
+      this.grant(next.token);
+      next.go();
     }
     setUploadSlotsInUse(this.inUse);
   }

@@ -44,6 +44,16 @@ const slotWait = new Histogram({
   registers: [metricsRegistry],
 });
 
+const waiting = new Gauge({
+  name: 'fulfil_upload_waiting',
+  help: 'Uploads of this API process admitted and waiting for an upload slot now.',
+  registers: [metricsRegistry],
+});
+
+export function setUploadsWaiting(n: number): void {
+  waiting.set(n);
+}
+
 export function setUploadSlotsInUse(n: number): void {
   slotsInUse.set(n);
 }

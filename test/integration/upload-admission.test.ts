@@ -217,3 +217,53 @@ describe('upload admission and the cost of a file', () => {
     expect(logLines.filter((l) => l.includes(`/eticket_downloads/${linkTokenHint(token)}`)).length).toBeGreaterThan(3);
   });
 });
+
+describe('an upload whose client goes away while it waits for a slot', () => {
+  let t: TestService;
+  let call: ReturnType<typeof apiClient>;
+  beforeAll(async () => {
+    // A long queue deadline: the slot frees while the gone client would still be waiting.
+    t = await startTestService({ env: { UPLOAD_CONCURRENCY: '2', UPLOAD_QUEUE_MS: '20000', COMMAND_WAIT_MS: '10000' } });
+    await t.seed(baseFixture([950, 951, 952]));
+    call = apiClient(t.url);
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  const gauge = async (name: string) => {
+    const text = await (await fetch(new URL('/metrics', t.url))).text();
+    return Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1]);
+  };
+
+  it('leaves the queue at once, so the slot it would have been given is not lost', async () => {
+    const shipments: number[] = [];
+    for (const orderId of [950, 951]) {
+      const accepted = await call(SELLER, 'POST', `/v9/orders/${orderId}/accept`, { reviewer_id: 100 });
+      const updated = await call(SELLER, 'PUT', `/v9/shipments/${accepted.body.shipments[0].id}`, { mobile_transfer_type: 'Eticket' });
+      shipments.push(updated.body.id);
+    }
+    const stored = async () => ((await t.db.database.sql!`select count(*)::int as n from stored_files`)[0] as unknown as { n: number }).n;
+    const lock = await holdLock(t.db.url, 'select 1 from orders where id = $1 for update', [950]);
+    const before = await stored();
+    const pdf = b64(await makePdf(2, 'held while another waits'));
+    const held = call(SELLER, 'POST', `/v9/shipments/${shipments[0]}/etickets`, { etickets: [{ eticket: pdf }] });
+    await until('the first upload past its checks', async () => (await stored()) > before, 10_000);
+    // The same credential again, from a socket that will not stay: it waits for the credential's share.
+    const port = Number(new URL(t.url).port);
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(
+      `POST /v9/shipments/${shipments[1]}/etickets HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
+        `content-length: 100\r\nx-token: ${SELLER.token}\r\nx-signature: x\r\n\r\n`,
+    );
+    await until('the second upload waiting for a slot', async () => (await gauge('fulfil_upload_waiting')) === 1, 10_000);
+    socket.destroy();
+    await until('the gone client out of the queue', async () => (await gauge('fulfil_upload_waiting')) === 0, 5_000);
+    await lock.release();
+    expect([200, 202]).toContain((await held).status);
+    await until('every slot given back', async () => (await gauge('fulfil_upload_slots_in_use')) === 0, 10_000);
+    const next = await call(SELLER, 'POST', `/v9/shipments/${shipments[1]}/etickets`, { etickets: [{ eticket: pdf }] });
+    expect(next.status).toBe(200);
+  });
+});
