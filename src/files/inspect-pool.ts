@@ -28,12 +28,6 @@ function spawn(resourceLimits: ResourceLimits): Worker {
  */
 const THREAD_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 32 };
 
-/**
- * A thread that parsed a file this large is replaced after it, so the memory the parse grew goes
- * back to the system at once rather than staying with the thread's heap.
- */
-const RECYCLE_AFTER_BYTES = 4 * 1024 * 1024;
-
 /** No parsing thread came free in time: 503 with Retry-After, the upload not taken. */
 export class ParseQueueFull extends Unavailable {
   constructor(message: string) {
@@ -73,9 +67,7 @@ export class InspectPool {
   async inspect(kind: InspectRequest['kind'], bytes: Uint8Array): Promise<FileFacts> {
     const slot = await this.take();
     try {
-      const facts = await this.run(slot, { id: this.nextId++, kind, bytes });
-      if (bytes.byteLength >= RECYCLE_AFTER_BYTES) this.replace(slot);
-      return facts;
+      return await this.run(slot, { id: this.nextId++, kind, bytes });
     } finally {
       this.give(slot);
     }

@@ -413,13 +413,17 @@ describe('signed requests (docs/API.md §Signature)', () => {
       const res = await post(json(64 * 1024 + 1), { 'content-type': 'application/json' });
       expect(res.status).toBe(413);
       expect(res.headers['content-type']).toBe(JSON_TYPE);
-      expect(res.json).toEqual({ errors: [{ code: 'payload_too_large', message: 'request body is larger than 64 KiB, the limit of this route' }] });
+      expect(res.json).toEqual({
+        errors: [{ code: 'payload_too_large', message: 'request body is larger than 64 KiB, the limit of this route' }],
+      });
     });
 
     it('an oversized chunked body (no Content-Length) is 413 too', async () => {
       const res = await post('x'.repeat(100 * 1024), { 'transfer-encoding': 'chunked' });
       expect(res.status).toBe(413);
-      expect(res.json).toEqual({ errors: [{ code: 'payload_too_large', message: 'request body is larger than 64 KiB, the limit of this route' }] });
+      expect(res.json).toEqual({
+        errors: [{ code: 'payload_too_large', message: 'request body is larger than 64 KiB, the limit of this route' }],
+      });
     });
   });
 
