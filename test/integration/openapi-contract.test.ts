@@ -484,10 +484,17 @@ describe('OpenAPI document', () => {
     const made = await checked(BUYER, 'POST', `/v9/shipments/${id}/etickets/link`, link, {});
     expect(made.status).toBe(201);
     const download = '/eticket_downloads/{token}';
-    const byLink = await fetch(new URL(new URL(made.body.url).pathname, t.url));
-    checker.checkFile('GET', download, byLink.status, byLink.headers.get('content-type'));
+    const linkPath = new URL(made.body.url).pathname;
+    const page = await fetch(new URL(linkPath, t.url));
+    checker.checkFile('GET', download, page.status, page.headers.get('content-type'));
+    expect(page.status).toBe(200);
+    const byLink = await fetch(new URL(linkPath, t.url), { method: 'POST' });
+    checker.checkFile('POST', download, byLink.status, byLink.headers.get('content-type'));
     expect(byLink.status).toBe(200);
-    await open(new URL(made.body.url).pathname, download);
+    await open(linkPath, download, { method: 'POST' });
+    const gonePage = await fetch(new URL(linkPath, t.url));
+    checker.checkFile('GET', download, gonePage.status, gonePage.headers.get('content-type'));
+    expect(gonePage.status).toBe(404);
 
     const mobile = await shipmentOf(mobileOrder, 'XMobile');
     const proofs = '/v9/shipments/{id}/transfer_verifications';

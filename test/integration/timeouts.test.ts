@@ -58,7 +58,7 @@ describe('HTTP timeouts and the connection cap', () => {
         // Request timeout 2 s, checked every second: well under 5 s, never "forever".
         expect(r.afterMs).toBeLessThan(5_000);
         expect(r.received).toMatch(/^HTTP\/1\.1 408 /);
-        expect(r.received).toContain('{"errors":[{"code":"invalid_params","message":"the request was not received in time"}]}');
+        expect(r.received).toContain('{"errors":[{"code":"request_timeout","message":"the request was not received in time"}]}');
       }
     } finally {
       timers.forEach(clearInterval);
