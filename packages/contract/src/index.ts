@@ -22,6 +22,7 @@ export * from './payloads/shipment-complete-input.ts';
 export * from './payloads/shipment-files-input.ts';
 export * from './payloads/ticket-delivery-input.ts';
 export * from './payloads/inventory-commands.ts';
+export * from './payloads/delivery-issue-input.ts';
 export * from './payloads/payload-schemas.ts';
 export * from './shipments/shipment-types.ts';
 export * as shipmentAnswers from './shipments/shipment-answers.ts';

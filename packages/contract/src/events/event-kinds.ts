@@ -26,6 +26,12 @@ export const EVENT_TYPE_OF_KIND = {
   cancel_withdrawn: 'order.cancel_withdrawn',
   canceled: 'order.canceled',
   in_hand_updated: 'order.in_hand_updated',
+  delivery_issue_opened: 'order.delivery_issue_opened',
+  delivery_issue_responded: 'order.delivery_issue_responded',
+  delivery_issue_resolved: 'order.delivery_issue_resolved',
+  delivery_issue_escalated: 'order.delivery_issue_escalated',
+  delivery_issue_closed: 'order.delivery_issue_closed',
+  reissued: 'shipment.reissued',
 } as const;
 
 export type EventKind = keyof typeof EVENT_TYPE_OF_KIND;
