@@ -27,6 +27,7 @@ export * from './payloads/payload-schemas.ts';
 export * from './shipments/shipment-types.ts';
 export * as shipmentAnswers from './shipments/shipment-answers.ts';
 export * as fileAnswers from './shipments/file-answers.ts';
+export * as deliveryIssueAnswers from './shipments/delivery-issue-answers.ts';
 export * from './shipments/answer-bodies.ts';
 export * from './commands/fingerprint.ts';
 export * from './webhooks/signature.ts';
