@@ -39,6 +39,9 @@ export default defineHandler({
     const { after } = await stepIssueBy(tx, issue, { type: 'RESPOND' });
     const at = after.respondedAt!;
 
+    // The barcodes as given before this reissue (read before its files replace the set).
+    const current = await barcodesOf(tx, shipment.id);
+    const copied = !(await hasBarcodeRows(tx, shipment.id));
     let etickets: ReturnType<typeof eticketJson>[] | undefined;
     let setId: number | null = null;
     if (payload.etickets) {
@@ -71,8 +74,6 @@ export default defineHandler({
       commandId,
       at,
     });
-    const current = await barcodesOf(tx, shipment.id);
-    const copied = !(await hasBarcodeRows(tx, shipment.id));
     const plan = planReissue(current, payload);
     await writeBarcodes(tx, { shipmentId: shipment.id, orderId: order.id, copy: copied ? current : [], ...plan, reissueId: response.id, at });
     const barcodes = barcodesJson(await barcodesOf(tx, shipment.id));
