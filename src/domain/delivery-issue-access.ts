@@ -1,5 +1,5 @@
 import { applyIssueEvent, type DeliveryIssueEvent } from '../../machines/index.ts';
-import { InvalidTransition, NotFound, type Actor, type DeliveryIssueState } from '@fulfil/contract';
+import { InvalidTransition, NotFound, type Actor, type DeliveryIssueEventKind, type DeliveryIssueState } from '@fulfil/contract';
 import type { SqlTx } from '../db/database.ts';
 import { appendOrderEvent } from '../db/sql/append-order-event.ts';
 import { issueById, orderOfIssue, stepIssue, type IssueRow, type IssueStep, type ResponseRow } from '../db/sql/delivery-issues.ts';
@@ -50,7 +50,6 @@ export async function stepIssueBy(
   return { before: issue.state, after };
 }
 
-type IssueEventKind = 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed';
 
 /**
  * Appends the event of an issue's step: a party's (with its command) or the service's (the
@@ -61,7 +60,7 @@ export async function appendIssueEvent(
   tx: SqlTx,
   facts: {
     issue: IssueRow;
-    kind: IssueEventKind;
+    kind: DeliveryIssueEventKind;
     shipment: { id: number; type: string; state: string } | null;
     by: { brokerageId: number; userId: number | null; role: 'seller' | 'buyer'; commandId: string } | { reason: string };
     details?: Record<string, unknown>;

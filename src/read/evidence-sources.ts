@@ -1,3 +1,4 @@
+import { DELIVERY_EVIDENCE_EVENT_KINDS } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
 import { barcodesOf } from '../db/sql/shipment-barcodes.ts';
 
@@ -86,17 +87,12 @@ const barcodes: EvidenceSource = async (db, orderId) => {
   });
 };
 
-// The events that are evidence on their own: the completion, a reissue, the issue's steps and a
-// verified transfer. Uploads are read from their sets (above), with what replaced them.
-const EVENT_KINDS = `('completed', 'transfer_verified', 'reissued', 'delivery_issue_opened', 'delivery_issue_responded',
-  'delivery_issue_resolved', 'delivery_issue_escalated', 'delivery_issue_closed')`;
-
 /** The order's events that say what happened to the tickets or to a delivery issue. */
 const events: EvidenceSource = async (db, orderId) => {
   const rows = await db.rows<Record<string, unknown>>(
     `select kind, at, actor_type, actor_role, actor_reason, details, shipment_id from shipment_events
-     where order_id = $1::bigint and kind in ${EVENT_KINDS} order by seq`,
-    [orderId],
+     where order_id = $1::bigint and kind = any($2::text[]) order by seq`,
+    [orderId, [...DELIVERY_EVIDENCE_EVENT_KINDS]],
   );
   return rows.map((r) => {
     const details = parse<Record<string, unknown> | null>(r.details) ?? {};
