@@ -29,7 +29,13 @@ export const deliveryIssueMachine = setup({
   states: {
     open: { on: { RESPOND: 'seller_responded', RESOLVE: 'resolved', ESCALATE: 'escalated' } },
     // A second answer (another reissue) keeps it here: the buyer reads them all.
-    seller_responded: { on: { RESPOND: { target: 'seller_responded', reenter: true }, RESOLVE: 'resolved', ESCALATE: { guard: 'byBuyer', target: 'escalated' } } },
+    seller_responded: {
+      on: {
+        RESPOND: { target: 'seller_responded', reenter: true },
+        RESOLVE: 'resolved',
+        ESCALATE: { guard: 'byBuyer', target: 'escalated' },
+      },
+    },
     // The buyer may still call it solved before an operator decides.
     escalated: { on: { CLOSE: 'closed', RESOLVE: 'resolved' } },
     resolved: { type: 'final' },
@@ -44,7 +50,8 @@ export interface PersistedIssue {
   readonly [key: string]: unknown;
 }
 
-export type IssueResult = { ok: true; snapshot: PersistedIssue; state: DeliveryIssueState } | { ok: false; state: DeliveryIssueState; reason: string };
+export type IssueResult =
+  { ok: true; snapshot: PersistedIssue; state: DeliveryIssueState } | { ok: false; state: DeliveryIssueState; reason: string };
 
 type IssueSnapshot = ReturnType<typeof deliveryIssueMachine.resolveState>;
 

@@ -37,7 +37,10 @@ function duration(min: number, max: number, fallback: string) {
       const m = /^(\d+)(ms|s|m|h|d)$/.exec(v);
       const value = m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : NaN;
       if (!(value >= min && value <= max)) {
-        ctx.addIssue({ code: 'custom', message: `must be a duration such as 48h, 90s, 30m or 2d, from ${min / 1000}s to ${max / 86_400_000}d` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a duration such as 48h, 90s, 30m or 2d, from ${min / 1000}s to ${max / 86_400_000}d`,
+        });
         return z.NEVER;
       }
       return value;

@@ -16,12 +16,7 @@ export default defineHandler({
   parse: (payload) => parseOrThrow(closeIssueCommand, payload, 'payload'),
   async handle(tx, { payload }) {
     const issue = await lockIssueForOperator(tx, payload.issue_id);
-    const { after } = await stepIssueBy(
-      tx,
-      issue,
-      { type: 'CLOSE' },
-      { outcome: payload.outcome, closeNotes: payload.notes ?? null },
-    );
+    const { after } = await stepIssueBy(tx, issue, { type: 'CLOSE' }, { outcome: payload.outcome, closeNotes: payload.notes ?? null });
     const [live] = await tx.rows<{ id: string; type: string; state: string }>(
       `select id, type, state from shipments where order_id = $1::bigint and replaced_by is null`,
       [issue.orderId],

@@ -28,7 +28,9 @@ export default defineHandler({
     const issue = await undecidedIssueOf(tx, order.id);
     if (!issue) throw new InvalidTransition(`order ${order.id} has no open delivery issue: a reissue answers one (the buyer opens it)`);
     if (shipment.state !== 'delivered') {
-      throw new InvalidTransition(`shipment ${shipment.id} is ${shipment.state}: a reissue re-delivers a completed shipment; complete it instead`);
+      throw new InvalidTransition(
+        `shipment ${shipment.id} is ${shipment.state}: a reissue re-delivers a completed shipment; complete it instead`,
+      );
     }
     if (payload.etickets && shipment.type !== 'Eticket') {
       throw new InvalidTransition(`shipment ${shipment.id} is ${shipment.type}: e-tickets are reissued on an Eticket shipment`);
@@ -56,7 +58,9 @@ export default defineHandler({
       await replaceCurrentEticketSet(tx, shipment.id);
       const set = await insertReissueSet(tx, { orderId: order.id, shipmentId: shipment.id, commandId, actor, at, files: payload.etickets });
       setId = set.setId;
-      etickets = set.files.map((f, i) => eticketJson(shipment.id, { ...f, seat: f.seat ?? null, barcode: f.barcode ?? null, ...facts[i]! }));
+      etickets = set.files.map((f, i) =>
+        eticketJson(shipment.id, { ...f, seat: f.seat ?? null, barcode: f.barcode ?? null, ...facts[i]! }),
+      );
     }
 
     const response = await insertResponse(tx, {
@@ -75,7 +79,14 @@ export default defineHandler({
       at,
     });
     const plan = planReissue(current, payload);
-    await writeBarcodes(tx, { shipmentId: shipment.id, orderId: order.id, copy: copied ? current : [], ...plan, reissueId: response.id, at });
+    await writeBarcodes(tx, {
+      shipmentId: shipment.id,
+      orderId: order.id,
+      copy: copied ? current : [],
+      ...plan,
+      reissueId: response.id,
+      at,
+    });
     const barcodes = barcodesJson(await barcodesOf(tx, shipment.id));
 
     const seller = { brokerageId: actor.brokerageId, userId: actor.userId, role: 'seller' as const };

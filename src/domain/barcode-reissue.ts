@@ -8,7 +8,8 @@ export interface GivenBarcode {
   source: 'reissue' | 'eticket';
 }
 
-const keyOf = (t: CompletionTicket): BarcodeKey => (t.barcode !== undefined ? 'barcode' : t.primary_ticket_id !== undefined ? 'primary_ticket_id' : 'verification_id');
+const keyOf = (t: CompletionTicket): BarcodeKey =>
+  t.barcode !== undefined ? 'barcode' : t.primary_ticket_id !== undefined ? 'primary_ticket_id' : 'verification_id';
 const same = (a: { seat: string | null; key: string; value: string }, b: { seat: string | null; key: string; value: string }) =>
   a.seat === b.seat && a.key === b.key && a.value === b.value;
 

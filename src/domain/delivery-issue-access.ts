@@ -50,7 +50,6 @@ export async function stepIssueBy(
   return { before: issue.state, after };
 }
 
-
 /**
  * Appends the event of an issue's step: a party's (with its command) or the service's (the
  * escalation timer, an operator), naming the order's live shipment as it is. `details` carries

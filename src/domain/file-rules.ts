@@ -21,7 +21,9 @@ export function assertReissuesEtickets(shipment: { id: number; type: string; sta
     throw new InvalidTransition(`shipment ${shipment.id} is ${shipment.type}: e-tickets are reissued on an Eticket shipment`);
   }
   if (shipment.state !== 'delivered') {
-    throw new InvalidTransition(`shipment ${shipment.id} is ${shipment.state}: a reissue re-delivers a completed shipment; upload and complete it instead`);
+    throw new InvalidTransition(
+      `shipment ${shipment.id} is ${shipment.state}: a reissue re-delivers a completed shipment; upload and complete it instead`,
+    );
   }
 }
 

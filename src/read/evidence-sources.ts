@@ -44,9 +44,26 @@ const fileSets: EvidenceSource = async (db, orderId) => {
   return rows.flatMap((r) => {
     const files = parse<Array<{ id: number; seat: string | null; barcode: string | null }>>(r.files);
     const set = Number(r.id);
-    if (r.kind !== 'etickets') return [{ at: iso(r.created_at), what: 'transfer_proof_uploaded', by: r.role as string, set_id: set, file_ids: files.map((f) => Number(f.id)) }];
-    const uploaded: EvidenceEntry = { at: iso(r.created_at), what: 'etickets_uploaded', by: r.role as string, set_id: set, etickets: files.map((f) => ({ ...f, id: Number(f.id) })) };
-    return r.replaced_at ? [uploaded, { at: iso(r.replaced_at), what: 'etickets_replaced', by: r.role as string, set_id: set }] : [uploaded];
+    if (r.kind !== 'etickets')
+      return [
+        {
+          at: iso(r.created_at),
+          what: 'transfer_proof_uploaded',
+          by: r.role as string,
+          set_id: set,
+          file_ids: files.map((f) => Number(f.id)),
+        },
+      ];
+    const uploaded: EvidenceEntry = {
+      at: iso(r.created_at),
+      what: 'etickets_uploaded',
+      by: r.role as string,
+      set_id: set,
+      etickets: files.map((f) => ({ ...f, id: Number(f.id) })),
+    };
+    return r.replaced_at
+      ? [uploaded, { at: iso(r.replaced_at), what: 'etickets_replaced', by: r.role as string, set_id: set }]
+      : [uploaded];
   });
 };
 
@@ -56,7 +73,13 @@ const downloads: EvidenceSource = async (db, orderId) => {
     `select file_id, role, user_id, at from file_downloads where order_id = $1::bigint order by id`,
     [orderId],
   );
-  return rows.map((r) => ({ at: iso(r.at), what: 'eticket_downloaded', by: r.role as string, eticket_id: Number(r.file_id), user_id: r.user_id === null ? null : Number(r.user_id) }));
+  return rows.map((r) => ({
+    at: iso(r.at),
+    what: 'eticket_downloaded',
+    by: r.role as string,
+    eticket_id: Number(r.file_id),
+    user_id: r.user_id === null ? null : Number(r.user_id),
+  }));
 };
 
 /** One-time links: made by a party, used (without credentials) from a masked address. */
@@ -70,9 +93,24 @@ const links: EvidenceSource = async (db, orderId) => {
     [orderId],
   );
   return rows.flatMap((r) => {
-    const made: EvidenceEntry = { at: iso(r.created_at), what: 'link_created', by: r.role as string, eticket_id: Number(r.file_id), expires_at: iso(r.expires_at) };
+    const made: EvidenceEntry = {
+      at: iso(r.created_at),
+      what: 'link_created',
+      by: r.role as string,
+      eticket_id: Number(r.file_id),
+      expires_at: iso(r.expires_at),
+    };
     if (!r.used_at) return [made];
-    return [made, { at: iso(r.used_at), what: 'link_used', by: 'one_time_link', eticket_id: Number(r.file_id), from: maskAddress(r.used_by as string | null) }];
+    return [
+      made,
+      {
+        at: iso(r.used_at),
+        what: 'link_used',
+        by: 'one_time_link',
+        eticket_id: Number(r.file_id),
+        from: maskAddress(r.used_by as string | null),
+      },
+    ];
   });
 };
 
@@ -82,8 +120,17 @@ const barcodes: EvidenceSource = async (db, orderId) => {
   if (!live) return [];
   return (await barcodesOf(db, Number(live.id))).flatMap((b) => {
     const fact = { seat: b.seat, [b.key]: b.value };
-    const given: EvidenceEntry = { at: b.givenAt.toISOString(), what: 'barcode_given', by: 'seller', ...fact, source: b.source, reissue_id: b.givenBy };
-    return b.revokedAt ? [given, { at: b.revokedAt.toISOString(), what: 'barcode_revoked', by: 'seller', ...fact, reissue_id: b.revokedBy }] : [given];
+    const given: EvidenceEntry = {
+      at: b.givenAt.toISOString(),
+      what: 'barcode_given',
+      by: 'seller',
+      ...fact,
+      source: b.source,
+      reissue_id: b.givenBy,
+    };
+    return b.revokedAt
+      ? [given, { at: b.revokedAt.toISOString(), what: 'barcode_revoked', by: 'seller', ...fact, reissue_id: b.revokedBy }]
+      : [given];
   });
 };
 
@@ -98,7 +145,12 @@ const events: EvidenceSource = async (db, orderId) => {
     const details = parse<Record<string, unknown> | null>(r.details) ?? {};
     const issue = details.delivery_issue as { id: number; state: string } | undefined;
     const by = r.actor_type === 'system' ? 'system' : (r.actor_role as string);
-    const entry: EvidenceEntry = { at: iso(r.at), what: r.kind as string, by, shipment_id: r.shipment_id === null ? null : Number(r.shipment_id) };
+    const entry: EvidenceEntry = {
+      at: iso(r.at),
+      what: r.kind as string,
+      by,
+      shipment_id: r.shipment_id === null ? null : Number(r.shipment_id),
+    };
     if (r.actor_type === 'system') entry.reason = r.actor_reason;
     if (issue) Object.assign(entry, { delivery_issue_id: issue.id, state: issue.state });
     if (r.kind === 'completed' && details.tickets) entry.tickets = details.tickets;

@@ -56,7 +56,12 @@ export async function fireEscalation(database: Database, orderId: number, now = 
     if (dueAt > now) return { kind: 'not_due', dueAt };
     const result = applyIssueEvent(issue.snapshot, { type: 'ESCALATE', by: 'system' });
     if (!result.ok) return { kind: 'already_fired' };
-    const after = await stepIssue(tx, issue.id, { state: result.state, snapshot: result.snapshot, at: new Date(now), escalatedBy: 'system' });
+    const after = await stepIssue(tx, issue.id, {
+      state: result.state,
+      snapshot: result.snapshot,
+      at: new Date(now),
+      escalatedBy: 'system',
+    });
     const [live] = await tx.rows<{ id: string; type: string; state: string }>(
       `select id, type, state from shipments where order_id = $1::bigint and replaced_by is null`,
       [orderId],

@@ -19,7 +19,12 @@ describe('delivery issue escalation on built processes', () => {
   beforeAll(async () => {
     c = await startCluster({
       workers: 1,
-      env: { TIMER_SWEEP_EVERY_MS: '1000', DELIVERY_ISSUE_RESPONSE_WINDOW: `${WINDOW_MS / 1000}s`, RELAY_INTERVAL_MS: '50', JOB_BACKOFF_MS: '100' },
+      env: {
+        TIMER_SWEEP_EVERY_MS: '1000',
+        DELIVERY_ISSUE_RESPONSE_WINDOW: `${WINDOW_MS / 1000}s`,
+        RELAY_INTERVAL_MS: '50',
+        JOB_BACKOFF_MS: '100',
+      },
     });
     await c.seed(baseFixture([KILLED, RESTARTED]));
     call = apiClient(c.apiUrl);
@@ -30,7 +35,8 @@ describe('delivery issue escalation on built processes', () => {
   }, 120_000);
 
   const escalations = async (orderId: number) =>
-    (await c.db.sql!`select count(*)::int as n from shipment_events where order_id = ${orderId} and kind = 'delivery_issue_escalated'`)[0]!.n as number;
+    (await c.db.sql!`select count(*)::int as n from shipment_events where order_id = ${orderId} and kind = 'delivery_issue_escalated'`)[0]!
+      .n as number;
 
   async function openIssue(orderId: number): Promise<number> {
     const opened = await call(BUYER, 'POST', `/v9/orders/${orderId}/delivery_issues`, { reason: 'transfer_not_accepted' });

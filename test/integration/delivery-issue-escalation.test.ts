@@ -61,7 +61,10 @@ describe('delivery issue escalation', () => {
   });
 
   const escalations = async (orderId: number) =>
-    (await t.db.database.sql!`select count(*)::int as n from shipment_events where order_id = ${orderId} and kind = 'delivery_issue_escalated'`)[0]!.n as number;
+    (
+      await t.db.database
+        .sql!`select count(*)::int as n from shipment_events where order_id = ${orderId} and kind = 'delivery_issue_escalated'`
+    )[0]!.n as number;
 
   it('left unanswered, escalated once by the system across a FLUSHALL; answered, never; an operator closes it', async () => {
     await completedEticketOrder(call, UNANSWERED);
@@ -113,7 +116,9 @@ describe('delivery issue escalation', () => {
     expect((await call(BUYER, 'POST', `/v9/delivery_issues/${id}/resolve`, {})).status).toBe(422);
 
     // The evidence lists the issue's steps with the system's escalation and the operator's close.
-    const evidence = (await call(BUYER, 'GET', `/v9/orders/${UNANSWERED}/delivery_evidence`)).body.timeline as Array<Record<string, unknown>>;
+    const evidence = (await call(BUYER, 'GET', `/v9/orders/${UNANSWERED}/delivery_evidence`)).body.timeline as Array<
+      Record<string, unknown>
+    >;
     expect(evidence.filter((e) => String(e.what).startsWith('delivery_issue_'))).toEqual([
       expect.objectContaining({ what: 'delivery_issue_opened', by: 'buyer', delivery_issue_id: id }),
       expect.objectContaining({ what: 'delivery_issue_escalated', by: 'system', reason: 'response_window_passed' }),
@@ -130,10 +135,21 @@ describe('delivery issue escalation', () => {
       'order.delivery_issue_closed',
     ];
     for (const p of endpoints.parties) {
-      await until(`${p.party}: webhooks`, () => p.receiver.acknowledged.filter((r) => r.body.order_id === UNANSWERED).length >= types.length);
-      expect(p.receiver.acknowledged.filter((r) => r.body.order_id === UNANSWERED).map((r) => r.body.type), p.party).toEqual(types);
-      const feed = (await call(p.credential, 'GET', '/v9/events?limit=1000')).body.events.filter((e: { order_id: number }) => e.order_id === UNANSWERED);
-      expect(feed.map((e: { type: string }) => e.type), p.party).toEqual(types);
+      await until(
+        `${p.party}: webhooks`,
+        () => p.receiver.acknowledged.filter((r) => r.body.order_id === UNANSWERED).length >= types.length,
+      );
+      expect(
+        p.receiver.acknowledged.filter((r) => r.body.order_id === UNANSWERED).map((r) => r.body.type),
+        p.party,
+      ).toEqual(types);
+      const feed = (await call(p.credential, 'GET', '/v9/events?limit=1000')).body.events.filter(
+        (e: { order_id: number }) => e.order_id === UNANSWERED,
+      );
+      expect(
+        feed.map((e: { type: string }) => e.type),
+        p.party,
+      ).toEqual(types);
     }
   });
 });
@@ -160,7 +176,8 @@ describe('an escalation timer run several times at once', () => {
     expect(outcomes.filter((o) => o.kind === 'fired')).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === 'finished')).toHaveLength(5);
     expect(await fireEscalation(db.database, 1, Date.now() + 3_600_000)).toEqual({ kind: 'finished' });
-    const [row] = await db.database.sql!`select count(*)::int as n from shipment_events where order_id = 1 and kind = 'delivery_issue_escalated'`;
+    const [row] = await db.database
+      .sql!`select count(*)::int as n from shipment_events where order_id = 1 and kind = 'delivery_issue_escalated'`;
     expect(row!.n).toBe(1);
     const early = await fireEscalation(db.database, 2);
     expect(early.kind).toBe('not_due');

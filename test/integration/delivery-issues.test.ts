@@ -75,10 +75,20 @@ describe('delivery issues: open, reissue, resolve', () => {
     expect(link.status).toBe(201);
     expect((await fetch(link.body.url)).status).toBe(200);
 
-    const opened = await call(BUYER, 'POST', `/v9/orders/${FLOW}/delivery_issues`, { reason: 'wrong_tickets', seats: ['12'], notes: 'seat 12 is for another game' });
+    const opened = await call(BUYER, 'POST', `/v9/orders/${FLOW}/delivery_issues`, {
+      reason: 'wrong_tickets',
+      seats: ['12'],
+      notes: 'seat 12 is for another game',
+    });
     check('POST', '/v9/orders/{id}/delivery_issues', opened.status, opened.body);
     expect(opened.status).toBe(201);
-    expect(opened.body).toMatchObject({ order_id: FLOW, state: 'open', reason: 'wrong_tickets', seats: ['12'], notes: 'seat 12 is for another game' });
+    expect(opened.body).toMatchObject({
+      order_id: FLOW,
+      state: 'open',
+      reason: 'wrong_tickets',
+      seats: ['12'],
+      notes: 'seat 12 is for another game',
+    });
     const respondBy = Date.parse(opened.body.respond_by) - Date.parse(opened.body.opened_at);
     expect(respondBy).toBe(48 * 3600_000);
     const issueId = opened.body.id as number;
@@ -90,7 +100,9 @@ describe('delivery issues: open, reissue, resolve', () => {
 
     const pdfs = [await makePdf(1, 'new 12'), await makePdf(1, 'new 13')];
     const before = await counts(FLOW);
-    const badFile = await call(SELLER, 'POST', `/v9/shipments/${shipmentId}/reissue`, { etickets: [{ eticket: b64(makePng()) }, { eticket: b64(pdfs[1]!) }] });
+    const badFile = await call(SELLER, 'POST', `/v9/shipments/${shipmentId}/reissue`, {
+      etickets: [{ eticket: b64(makePng()) }, { eticket: b64(pdfs[1]!) }],
+    });
     expect(badFile.status).toBe(400);
     expect(badFile.body.errors[0].field).toBe('etickets[0].eticket');
     const badPages = await call(SELLER, 'POST', `/v9/shipments/${shipmentId}/reissue`, { etickets: [{ eticket: b64(pdfs[0]!) }] });
@@ -134,7 +146,9 @@ describe('delivery issues: open, reissue, resolve', () => {
     check('POST', '/v9/delivery_issues/{id}/resolve', resolved.status, resolved.body);
     expect(resolved.status).toBe(200);
     expect(resolved.body).toMatchObject({ state: 'resolved', resolved_at: expect.any(String) });
-    expect(resolved.body.responses).toEqual([expect.objectContaining({ id: reissueId, kind: 'reissue', notes: 'the right game this time' })]);
+    expect(resolved.body.responses).toEqual([
+      expect.objectContaining({ id: reissueId, kind: 'reissue', notes: 'the right game this time' }),
+    ]);
     const twice = await call(BUYER, 'POST', `/v9/delivery_issues/${issueId}/resolve`, {});
     expect(twice.status).toBe(422);
     expect(twice.body.errors[0].message).toMatch(/^delivery issue is resolved/);
@@ -178,7 +192,11 @@ describe('delivery issues: open, reissue, resolve', () => {
     );
     expect(whats.indexOf('completed')).toBeLessThan(whats.indexOf('eticket_downloaded'));
     expect(whats.indexOf('eticket_downloaded')).toBeLessThan(whats.indexOf('delivery_issue_opened'));
-    expect(timeline.find((e) => e.what === 'eticket_downloaded')).toMatchObject({ by: 'buyer', eticket_id: etickets[0]!.id, at: expect.any(String) });
+    expect(timeline.find((e) => e.what === 'eticket_downloaded')).toMatchObject({
+      by: 'buyer',
+      eticket_id: etickets[0]!.id,
+      at: expect.any(String),
+    });
     const used = timeline.find((e) => e.what === 'link_used')!;
     expect(used).toMatchObject({ by: 'one_time_link', eticket_id: etickets[1]!.id });
     expect(String(used.from)).toMatch(/\/(24|48)$/);
@@ -245,7 +263,9 @@ describe('delivery issues: open, reissue, resolve', () => {
     expect((await call(SELLER, 'POST', `/v9/delivery_issues/${issueId}/escalate`, {})).status).toBe(403);
     expect((await call(BUYER, 'POST', '/v9/delivery_issues/999999/resolve', {})).status).toBe(404);
     expect((await call(BUYER, 'GET', '/v9/delivery_issues/999999')).status).toBe(404);
-    expect((await call(BUYER, 'POST', `/v9/shipments/${shipmentId}/reissue`, { tickets: [{ seat: '12', barcode: 'B' }] })).status).toBe(403);
+    expect((await call(BUYER, 'POST', `/v9/shipments/${shipmentId}/reissue`, { tickets: [{ seat: '12', barcode: 'B' }] })).status).toBe(
+      403,
+    );
     const link = await call(SELLER, 'POST', `/v9/shipments/${shipmentId}/reissue`, { x_mobile_link: 'https://x.test/t' });
     expect(link.body.errors[0]).toMatchObject({ code: 'invalid_params', field: 'x_mobile_link' });
     const [issue] = await sql()`select state from delivery_issues where id = ${issueId}`;
@@ -259,7 +279,10 @@ describe('delivery issues: open, reissue, resolve', () => {
     const id = opened.body.id as number;
     const answered = await call(SELLER, 'POST', `/v9/delivery_issues/${id}/responses`, { notes: 'you downloaded them; see the evidence' });
     check('POST', '/v9/delivery_issues/{id}/responses', answered.status, answered.body);
-    expect(answered.body).toMatchObject({ state: 'seller_responded', responses: [{ kind: 'response', notes: 'you downloaded them; see the evidence' }] });
+    expect(answered.body).toMatchObject({
+      state: 'seller_responded',
+      responses: [{ kind: 'response', notes: 'you downloaded them; see the evidence' }],
+    });
     const escalated = await call(BUYER, 'POST', `/v9/delivery_issues/${id}/escalate`, { notes: 'they never came' });
     check('POST', '/v9/delivery_issues/{id}/escalate', escalated.status, escalated.body);
     expect(escalated.body).toMatchObject({ state: 'escalated', escalated_by: 'buyer' });

@@ -51,7 +51,12 @@ describe('delivery issue graph paths', () => {
   });
 
   it('simple paths include every way to each end: answered or not, escalated by the buyer or the system', () => {
-    const ends = getSimplePaths(deliveryIssueMachine, { events: EVENTS }).map((p) => p.steps.slice(1).map((s) => label(s.event)).join(' → '));
+    const ends = getSimplePaths(deliveryIssueMachine, { events: EVENTS }).map((p) =>
+      p.steps
+        .slice(1)
+        .map((s) => label(s.event))
+        .join(' → '),
+    );
     expect(ends).toEqual(
       expect.arrayContaining([
         'RESPOND → RESOLVE',

@@ -94,9 +94,10 @@ export async function issueById(db: SqlRunner, issueId: number): Promise<IssueRo
 
 /** The order's issues, oldest first. */
 export async function issuesOfOrder(db: SqlRunner, orderId: number): Promise<IssueRow[]> {
-  const rows = await db.rows<Record<string, unknown>>(`select ${ISSUE_COLUMNS} from delivery_issues where order_id = $1::bigint order by id`, [
-    orderId,
-  ]);
+  const rows = await db.rows<Record<string, unknown>>(
+    `select ${ISSUE_COLUMNS} from delivery_issues where order_id = $1::bigint order by id`,
+    [orderId],
+  );
   return rows.map(toIssue);
 }
 
@@ -181,7 +182,15 @@ export async function stepIssue(tx: SqlRunner, issueId: number, step: IssueStep)
     `update delivery_issues set state = $2, snapshot = $3::text::jsonb${column ? `, ${column} = $4::timestamptz` : ''},
        escalated_by = coalesce($5, escalated_by), outcome = coalesce($6, outcome), close_notes = coalesce($7, close_notes)
      where id = $1::bigint returning ${ISSUE_COLUMNS}`,
-    [issueId, step.state, JSON.stringify(step.snapshot), step.at.toISOString(), step.escalatedBy ?? null, step.outcome ?? null, step.closeNotes ?? null],
+    [
+      issueId,
+      step.state,
+      JSON.stringify(step.snapshot),
+      step.at.toISOString(),
+      step.escalatedBy ?? null,
+      step.outcome ?? null,
+      step.closeNotes ?? null,
+    ],
   );
   if (!row) throw new Error(`delivery issue ${issueId} vanished under its order's lock`);
   return toIssue(row);

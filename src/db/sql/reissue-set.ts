@@ -1,6 +1,5 @@
-import type { SqlRunner } from '../database.ts';
 import { drawFileSetIds } from './file-sets.ts';
-import type { SqlTx } from '../database.ts';
+import type { SqlRunner, SqlTx } from '../database.ts';
 
 interface ReissueFile {
   sha256: string;
@@ -14,10 +13,23 @@ interface ReissueFile {
  */
 export async function insertReissueSet(
   tx: SqlTx,
-  w: { orderId: number; shipmentId: number; commandId: string; actor: { brokerageId: number; userId: number | null }; at: Date; files: readonly ReissueFile[] },
+  w: {
+    orderId: number;
+    shipmentId: number;
+    commandId: string;
+    actor: { brokerageId: number; userId: number | null };
+    at: Date;
+    files: readonly ReissueFile[];
+  },
 ): Promise<{ setId: number; files: Array<ReissueFile & { id: number }> }> {
   const { setId, fileIds } = await drawFileSetIds(tx, w.files.length);
-  const files = w.files.map((f, position) => ({ id: fileIds[position]!, position, sha256: f.sha256, seat: f.seat ?? null, barcode: f.barcode ?? null }));
+  const files = w.files.map((f, position) => ({
+    id: fileIds[position]!,
+    position,
+    sha256: f.sha256,
+    seat: f.seat ?? null,
+    barcode: f.barcode ?? null,
+  }));
   await (tx as SqlRunner).rows(
     `with s as (
        insert into shipment_file_sets (id, order_id, shipment_id, kind, command_id, brokerage_id, user_id, created_at)

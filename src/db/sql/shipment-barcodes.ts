@@ -26,7 +26,14 @@ const COLUMNS = `id, seat, key, value, source, given_at as "givenAt", given_by a
 function toRow(r: Record<string, unknown>): BarcodeRow {
   const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   const d = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
-  return { ...(r as unknown as BarcodeRow), id: n(r.id), givenBy: n(r.givenBy), revokedBy: n(r.revokedBy), givenAt: d(r.givenAt)!, revokedAt: d(r.revokedAt) };
+  return {
+    ...(r as unknown as BarcodeRow),
+    id: n(r.id),
+    givenBy: n(r.givenBy),
+    revokedBy: n(r.revokedBy),
+    givenAt: d(r.givenAt)!,
+    revokedAt: d(r.revokedAt),
+  };
 }
 
 // Before any reissue: the completion event's tickets and the e-tickets' barcodes of the set
@@ -47,16 +54,19 @@ order by "givenAt"`;
 
 /** Every barcode of the shipment, live and revoked, oldest first. */
 export async function barcodesOf(db: SqlRunner, shipmentId: number): Promise<BarcodeRow[]> {
-  const rows = await db.rows<Record<string, unknown>>(`select ${COLUMNS} from shipment_barcodes where shipment_id = $1::bigint order by id`, [
-    shipmentId,
-  ]);
+  const rows = await db.rows<Record<string, unknown>>(
+    `select ${COLUMNS} from shipment_barcodes where shipment_id = $1::bigint order by id`,
+    [shipmentId],
+  );
   if (rows.length > 0) return rows.map(toRow);
   return (await db.rows<Record<string, unknown>>(GIVEN, [shipmentId])).map(toRow);
 }
 
 /** Whether the barcodes were already copied to shipment_barcodes (a reissue happened). */
 export async function hasBarcodeRows(db: SqlRunner, shipmentId: number): Promise<boolean> {
-  const [row] = await db.rows<{ any: boolean }>(`select exists (select 1 from shipment_barcodes where shipment_id = $1::bigint) as any`, [shipmentId]);
+  const [row] = await db.rows<{ any: boolean }>(`select exists (select 1 from shipment_barcodes where shipment_id = $1::bigint) as any`, [
+    shipmentId,
+  ]);
   return row!.any;
 }
 
@@ -95,11 +105,10 @@ export async function writeBarcodes(tx: SqlRunner, w: BarcodeWrite): Promise<voi
   }
   const ids = w.revoke.filter((b) => b.id !== null).map((b) => b.id);
   if (ids.length > 0) {
-    await tx.rows(`update shipment_barcodes set revoked_at = $2::timestamptz, revoked_by = $3::bigint where id = any($1::bigint[]) and revoked_at is null`, [
-      ids,
-      at,
-      w.reissueId,
-    ]);
+    await tx.rows(
+      `update shipment_barcodes set revoked_at = $2::timestamptz, revoked_by = $3::bigint where id = any($1::bigint[]) and revoked_at is null`,
+      [ids, at, w.reissueId],
+    );
   }
   if (w.give.length > 0) {
     await tx.rows(

@@ -91,7 +91,8 @@ export function describeApi(service: { name: string; version: string }) {
       },
       {
         name: 'Delivery issues',
-        description: 'The buyer says the tickets did not arrive: the seller reissues or answers, the buyer resolves or escalates; the evidence of delivery',
+        description:
+          'The buyer says the tickets did not arrive: the seller reissues or answers, the buyer resolves or escalates; the evidence of delivery',
       },
       { name: 'Inventory', description: "An office's ticket groups" },
       { name: 'Events', description: "Every event of your brokerage's orders, paged or long-polled" },

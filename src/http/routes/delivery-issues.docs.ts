@@ -1,4 +1,11 @@
-import { deliveryIssueAnswers, DELIVERY_ISSUE_REASONS, issueStepBody, openIssueBody, reissueBody, respondIssueBody } from '@fulfil/contract';
+import {
+  deliveryIssueAnswers,
+  DELIVERY_ISSUE_REASONS,
+  issueStepBody,
+  openIssueBody,
+  reissueBody,
+  respondIssueBody,
+} from '@fulfil/contract';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
 import { accepted202, COMMAND_ERRORS, commandHeaders, idParam, ok, toCommand, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
 
@@ -25,7 +32,7 @@ export const DELIVERY_ISSUE_DOCS = {
     tag: TAG,
     operationId: 'listDeliveryIssues',
     summary: "List an order's delivery issues (seller or buyer)",
-    description: 'Every issue of the order, oldest first, each with the seller\'s answers.',
+    description: "Every issue of the order, oldest first, each with the seller's answers.",
     params: idParam('order'),
     response: ok(deliveryIssueAnswers.deliveryIssueList, 'the issues'),
     errors: [400, ...V9_ERRORS, 404],
@@ -34,7 +41,7 @@ export const DELIVERY_ISSUE_DOCS = {
     tag: TAG,
     operationId: 'getDeliveryIssue',
     summary: 'Read a delivery issue (seller or buyer)',
-    description: 'The issue, its state and the seller\'s answers. Anyone but the two parties is told 404.',
+    description: "The issue, its state and the seller's answers. Anyone but the two parties is told 404.",
     params: idParam('delivery issue'),
     response: issueOk('the issue'),
     errors: [400, ...V9_ERRORS, 404],
@@ -90,10 +97,14 @@ export const DELIVERY_ISSUE_DOCS = {
       "On a completed shipment while a delivery issue of its order waits for the seller (open or seller_responded). New `etickets` (the upload's shape and checks) replace the current set, whose files stay in the history; new `tickets` replace the barcodes of their seats. Every replaced barcode is revoked: GET /v9/shipments/:id lists it under `barcodes.revoked` with `revoked_at` and the reissue that revoked it. The issue becomes `seller_responded`; both parties get `shipment.reissued` and `order.delivery_issue_responded`.",
     params: idParam('shipment'),
     headers: commandHeaders,
-    body: { ...jsonSchemaOf(reissueBody), examples: [{ tickets: [{ seat: '12', barcode: 'NEW-12' }], notes: 'new barcodes from the box office' }] },
+    body: {
+      ...jsonSchemaOf(reissueBody),
+      examples: [{ tickets: [{ seat: '12', barcode: 'NEW-12' }], notes: 'new barcodes from the box office' }],
+    },
     response: { ...ok(deliveryIssueAnswers.reissueAnswer, 'the reissue, the barcodes and the issue'), ...accepted202 },
     errors: [...COMMAND_ERRORS, 410],
-    badRequest: 'e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none',
+    badRequest:
+      'e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none',
     links: toCommand,
   }),
   evidence: v9({
@@ -101,7 +112,7 @@ export const DELIVERY_ISSUE_DOCS = {
     operationId: 'getDeliveryEvidence',
     summary: 'The evidence of delivery of an order (seller or buyer)',
     description:
-      'One timeline, oldest first, of what happened to the tickets: e-tickets uploaded and replaced, each download (by which party, or by a one-time link; never a token or a full address), links made and used, proofs of transfer, barcodes given and revoked, the completion, reissues and the delivery issues\' steps.',
+      "One timeline, oldest first, of what happened to the tickets: e-tickets uploaded and replaced, each download (by which party, or by a one-time link; never a token or a full address), links made and used, proofs of transfer, barcodes given and revoked, the completion, reissues and the delivery issues' steps.",
     params: idParam('order'),
     response: ok(deliveryIssueAnswers.deliveryEvidence, 'the timeline'),
     errors: [400, ...V9_ERRORS, 404],

@@ -1,5 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { issueStepBody, openIssueBody, parseId, parseOrThrow, reissueBody, respondIssueBody } from '@fulfil/contract';
+import {
+  issueStepBody,
+  MAX_UPLOAD_REQUEST_BYTES,
+  openIssueBody,
+  parseId,
+  parseOrThrow,
+  reissueBody,
+  respondIssueBody,
+} from '@fulfil/contract';
 import { callerOf } from '../../auth/caller.ts';
 import type { Database } from '../../db/client.ts';
 import { prepareEtickets } from '../../domain/file-upload.ts';
@@ -9,10 +17,12 @@ import { readIssue, readIssuesOfOrder } from '../../read/delivery-issues.ts';
 import { sendCommand } from '../send-command.ts';
 import type { FileRouteDeps } from './shipment-files.ts';
 import { DELIVERY_ISSUE_DOCS as DOCS } from './delivery-issues.docs.ts';
-import { MAX_UPLOAD_REQUEST_BYTES } from '@fulfil/contract';
 
 /** Delivery issues, the seller's reissue, and the evidence of delivery: HTTP to commands and reads only. */
-export function deliveryIssueRoutes(v9: FastifyInstance, deps: { database: Database; dispatcher: Dispatch } & Pick<FileRouteDeps, 'files' | 'uploadSlots' | 'inspect'>): void {
+export function deliveryIssueRoutes(
+  v9: FastifyInstance,
+  deps: { database: Database; dispatcher: Dispatch } & Pick<FileRouteDeps, 'files' | 'uploadSlots' | 'inspect'>,
+): void {
   v9.post<{ Params: { id: string } }>('/orders/:id/delivery_issues', { schema: DOCS.open }, async (request, reply) => {
     const orderId = parseId(request.params.id, 'id');
     const body = parseOrThrow(openIssueBody, request.body ?? {});
@@ -50,6 +60,10 @@ export function deliveryIssueRoutes(v9: FastifyInstance, deps: { database: Datab
     const files = etickets
       ? (await prepareEtickets(deps, shipmentId, callerOf(request).brokerageId, { etickets }, { reissue: true })).etickets
       : undefined;
-    return sendCommand(deps, request, reply, 'shipment.reissue', { ...rest, shipment_id: shipmentId, ...(files ? { etickets: files } : {}) });
+    return sendCommand(deps, request, reply, 'shipment.reissue', {
+      ...rest,
+      shipment_id: shipmentId,
+      ...(files ? { etickets: files } : {}),
+    });
   });
 }

@@ -75,4 +75,9 @@ export type DeliveryIssueEventKind = (typeof DELIVERY_ISSUE_EVENT_KINDS)[number]
  * the completion, a verified transfer, a reissue and the issue's steps. Uploads, downloads, links
  * and barcodes are read from their own rows.
  */
-export const DELIVERY_EVIDENCE_EVENT_KINDS = ['completed', 'transfer_verified', 'reissued', ...DELIVERY_ISSUE_EVENT_KINDS] as const satisfies readonly EventKind[];
+export const DELIVERY_EVIDENCE_EVENT_KINDS = [
+  'completed',
+  'transfer_verified',
+  'reissued',
+  ...DELIVERY_ISSUE_EVENT_KINDS,
+] as const satisfies readonly EventKind[];

@@ -23,7 +23,7 @@ export const openIssueBody = z.strictObject({
   reason: z
     .enum(DELIVERY_ISSUE_REASONS, { message: `must be one of ${DELIVERY_ISSUE_REASONS.join(', ')}` })
     .describe('what went wrong, from the fixed list'),
-  seats: z.array(seat).max(100).optional().describe("the seats concerned, as the order names them; none: the whole order"),
+  seats: z.array(seat).max(100).optional().describe('the seats concerned, as the order names them; none: the whole order'),
   notes: notes.optional().describe('free text for the seller'),
 });
 export const openIssueCommand = openIssueBody.extend({ order_id: positiveId });
@@ -79,9 +79,14 @@ export type ReissueCommand = z.output<typeof reissueCommand>;
 
 /** Body of POST /v9/shipments/:id/reissue: new files, new barcodes, a new link; at least one. */
 export const reissueBody = z
-  .strictObject({ etickets: eticketsBody.shape.etickets.optional().describe('new e-tickets, as an upload takes them; they replace the set'), ...reissueFields })
+  .strictObject({
+    etickets: eticketsBody.shape.etickets.optional().describe('new e-tickets, as an upload takes them; they replace the set'),
+    ...reissueFields,
+  })
   .refine((b) => b.etickets !== undefined || b.tickets !== undefined || b.x_mobile_link !== undefined || b.transfer_source !== undefined, {
     message: 'give what is delivered again: etickets, tickets, x_mobile_link or transfer_source',
   })
-  .meta({ anyOf: [{ required: ['etickets'] }, { required: ['tickets'] }, { required: ['x_mobile_link'] }, { required: ['transfer_source'] }] });
+  .meta({
+    anyOf: [{ required: ['etickets'] }, { required: ['tickets'] }, { required: ['x_mobile_link'] }, { required: ['transfer_source'] }],
+  });
 export type ReissueBody = z.input<typeof reissueBody>;
