@@ -5,14 +5,13 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveRedis, type ResolvedRedis } from '../../src/redis/resolve.ts';
 import { fireEscalation } from '../../src/timers/escalation-timer.ts';
-import closeHandler from '../../workers/delivery-issue-close.ts';
 import { apiClient } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { completedEticketOrder } from '../support/delivery-issue-flow.ts';
 import { baseFixture, BUYER, SELLER } from '../support/fixtures.ts';
+import { signedFetch } from '../support/http.ts';
 import { openApiChecker } from '../support/openapi-check.ts';
 import { startPartyEndpoints } from '../support/party-webhooks.ts';
-import { runJob } from '../support/run-command.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { until } from '../support/webhook-receiver.ts';
 
@@ -44,6 +43,7 @@ describe('delivery issue escalation', () => {
         WEBHOOK_SWEEP_EVERY_MS: '300',
         TIMER_SWEEP_EVERY_MS: '300',
         DELIVERY_ISSUE_RESPONSE_WINDOW: `${WINDOW_MS / 1000}s`,
+        OPS_WRITE: 'true',
       },
     });
     call = apiClient(t.url);
@@ -67,7 +67,8 @@ describe('delivery issue escalation', () => {
     )[0]!.n as number;
 
   it('left unanswered, escalated once by the system across a FLUSHALL; answered, never; an operator closes it', async () => {
-    await completedEticketOrder(call, UNANSWERED);
+    const { etickets } = await completedEticketOrder(call, UNANSWERED);
+    expect((await signedFetch(t.url, BUYER, 'GET', etickets[0]!.url)).status).toBe(200);
     await completedEticketOrder(call, ANSWERED);
     const open = await call(BUYER, 'POST', `/v9/orders/${UNANSWERED}/delivery_issues`, { reason: 'not_received' });
     expect(open.status).toBe(201);
@@ -99,20 +100,34 @@ describe('delivery issue escalation', () => {
 
     // The seller's answer after the escalation is too late; an operator decides.
     expect((await call(SELLER, 'POST', `/v9/delivery_issues/${id}/responses`, { notes: 'late' })).status).toBe(422);
-    const envelope = (outcome: string) => ({
-      commandId: `close-${id}-${outcome}`,
-      // An operator's command is kept under the buyer's brokerage, who opened the issue (D-124).
-      actor: { brokerageId: 2, userId: null, via: 'upstream' as const },
-      requestHash: outcome,
-      payload: { issue_id: id, outcome, notes: 'the buyer downloaded both files', operator: 'ops@test' },
-    });
-    const bad = await runJob(t.db.database, closeHandler, envelope('nobody_at_fault'));
+    // The operators' page lists it with its evidence beside it; the close form decides it.
+    const page = await (await fetch(`${t.url}/ops/delivery_issues`)).text();
+    expect(page).toContain(`<section class="issue" data-issue="${id}">`);
+    expect(page).toContain('<td>delivery_issue_escalated</td><td>system</td>');
+    expect(page).toContain('<td>eticket_downloaded</td><td>buyer</td>');
+    expect(page).not.toContain(`data-issue="${other.body.id}"`);
+    const close = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${t.url}/ops/delivery_issues/${id}/close`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form).toString(),
+      });
+    const bad = await close({ outcome: 'nobody_at_fault' });
     expect(bad.status).toBe(400);
-    const closed = await runJob(t.db.database, closeHandler, envelope('buyer_at_fault'));
+    expect(await bad.text()).toContain('outcome: choose seller_at_fault, buyer_at_fault or no_fault');
+    expect((await close({ outcome: 'no_fault' }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await call(BUYER, 'GET', `/v9/delivery_issues/${id}`)).body.state).toBe('escalated');
+    const closed = await close({ outcome: 'buyer_at_fault', notes: 'the buyer downloaded both files', operator: 'ops@test' });
     expect(closed.status).toBe(200);
-    expect(closed.body).toMatchObject({ state: 'closed', outcome: 'buyer_at_fault', close_notes: 'the buyer downloaded both files' });
-    const again = await runJob(t.db.database, closeHandler, { ...envelope('no_fault'), commandId: `close-${id}-again` });
+    expect(await closed.text()).toContain(`issue ${id} closed: buyer_at_fault`);
+    expect((await call(SELLER, 'GET', `/v9/delivery_issues/${id}`)).body).toMatchObject({
+      state: 'closed',
+      outcome: 'buyer_at_fault',
+      close_notes: 'the buyer downloaded both files',
+    });
+    const again = await close({ outcome: 'no_fault' });
     expect(again.status).toBe(422);
+    expect(await again.text()).toMatch(/delivery issue is closed/);
     expect((await call(BUYER, 'POST', `/v9/delivery_issues/${id}/resolve`, {})).status).toBe(422);
 
     // The evidence lists the issue's steps with the system's escalation and the operator's close.
