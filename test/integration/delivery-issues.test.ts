@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FulfilmentClient, InvalidParams } from '../../src/index.ts';
 import { apiClient } from '../support/api.ts';
+import { runCli } from '../support/cli.ts';
+import { TEST_REDIS_URL } from '../support/env.ts';
 import { completedEticketOrder } from '../support/delivery-issue-flow.ts';
 import { baseFixture, BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
 import { signedFetch } from '../support/http.ts';
@@ -18,6 +21,7 @@ const FLOW = 760;
 const REFUSALS = 761;
 const PENDING = 762;
 const ANSWERED = 763;
+const UPSTREAM = 764;
 
 describe('delivery issues: open, reissue, resolve', () => {
   let t: TestService;
@@ -26,7 +30,7 @@ describe('delivery issues: open, reissue, resolve', () => {
   let check: (method: string, path: string, status: number, body: unknown) => void;
   beforeAll(async () => {
     t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', RELAY_INTERVAL_MS: '50' } });
-    await t.seed(baseFixture([FLOW, REFUSALS, PENDING, ANSWERED]));
+    await t.seed(baseFixture([FLOW, REFUSALS, PENDING, ANSWERED, UPSTREAM]));
     call = apiClient(t.url);
     endpoints = await startPartyEndpoints(call);
     const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as Parameters<typeof openApiChecker>[0];
@@ -272,7 +276,7 @@ describe('delivery issues: open, reissue, resolve', () => {
     expect(issue!.state).toBe('open');
   });
 
-  it('the seller answers with the evidence, the buyer escalates, an operator closes it', async () => {
+  it('the seller answers with the evidence, the buyer escalates, an operator closes it at the terminal', async () => {
     await completedEticketOrder(call, ANSWERED);
     const opened = await call(BUYER, 'POST', `/v9/orders/${ANSWERED}/delivery_issues`, { reason: 'not_received' });
     expect(opened.status).toBe(201);
@@ -288,5 +292,90 @@ describe('delivery issues: open, reissue, resolve', () => {
     expect(escalated.body).toMatchObject({ state: 'escalated', escalated_by: 'buyer' });
     expect((await call(SELLER, 'POST', `/v9/delivery_issues/${id}/responses`, { notes: 'again' })).status).toBe(422);
     expect((await call(BUYER, 'POST', `/v9/delivery_issues/${id}/escalate`, {})).status).toBe(422);
+
+    // An operator at the terminal: the escalated issues, then the close, through the service's workers.
+    const env = {
+      DATABASE_URL: t.db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: t.prefix,
+      LOG_LEVEL: 'silent',
+      FULFIL_SECRET_KEY: t.config.FULFIL_SECRET_KEY!,
+    };
+    const list = await runCli(['issues', 'list', '--state', 'escalated', '--json'], env);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout).delivery_issues.map((i: { id: number }) => i.id)).toEqual([id]);
+    const bad = await runCli(['issues', 'close', String(id), '--outcome', 'everyone'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--outcome: one of seller_at_fault, buyer_at_fault, no_fault');
+    const closed = await runCli(
+      ['issues', 'close', String(id), '--outcome', 'seller_at_fault', '--notes', 'never sent', '--operator', 'ann'],
+      env,
+    );
+    expect(closed.stderr).toBe('');
+    expect(closed.stdout).toBe(`issue ${id} closed: seller_at_fault\n`);
+    expect(closed.code).toBe(0);
+    const read = await call(BUYER, 'GET', `/v9/delivery_issues/${id}`);
+    expect(read.body).toMatchObject({
+      state: 'closed',
+      outcome: 'seller_at_fault',
+      close_notes: 'never sent',
+      closed_at: expect.any(String),
+    });
+    const again = await runCli(['issues', 'close', String(id), '--outcome', 'no_fault'], env);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/delivery issue is closed/);
+    await bothPartiesSaw(ANSWERED, [
+      'shipment.created',
+      'shipment.updated',
+      'shipment.etickets_uploaded',
+      'shipment.completed',
+      'order.delivery_issue_opened',
+      'order.delivery_issue_responded',
+      'order.delivery_issue_escalated',
+      'order.delivery_issue_closed',
+    ]);
+    const closedEvent = (await call(SELLER, 'GET', `/v9/orders/${ANSWERED}/events`)).body.events.find(
+      (e: { kind: string }) => e.kind === 'delivery_issue_closed',
+    );
+    expect(closedEvent).toMatchObject({
+      actor: { type: 'system', reason: 'operator_closed' },
+      details: { outcome: 'seller_at_fault', notes: 'never sent', operator: 'ann' },
+    });
+  });
+
+  it('upstream systems send the same commands with the client package', async () => {
+    const { shipmentId } = await completedEticketOrder(call, UPSTREAM);
+    const client = new FulfilmentClient({ redisUrl: t.config.REDIS_URL, prefix: t.prefix, defaultTimeoutMs: 15_000 });
+    try {
+      await expect(client.openDeliveryIssue({ order_id: UPSTREAM, reason: 'lost' as 'other' }, { brokerageId: 2 })).rejects.toThrow(
+        InvalidParams,
+      );
+      const opened = await client.openDeliveryIssue(
+        { order_id: UPSTREAM, reason: 'invalid_barcode', seats: ['13'] },
+        { brokerageId: 2, await: true },
+      );
+      expect(opened).toMatchObject({ status: 201, body: { state: 'open', seats: ['13'] } });
+      const id = (opened.body as { id: number }).id;
+      const answered = await client.respondToDeliveryIssue(
+        { issue_id: id, notes: 'checking with the box office' },
+        { brokerageId: 1, await: true },
+      );
+      expect(answered).toMatchObject({ status: 200, body: { state: 'seller_responded' } });
+      const reissued = await client.reissueShipment(
+        { shipment_id: shipmentId, tickets: [{ seat: '13', barcode: 'BOX-13' }] },
+        { brokerageId: 1, await: true },
+      );
+      expect(reissued.status).toBe(200);
+      expect((reissued.body as { barcodes: { revoked: unknown[] } }).barcodes.revoked).toEqual([
+        expect.objectContaining({ seat: '13', barcode: `OLD-13-${UPSTREAM}` }),
+      ]);
+      expect(await client.escalateDeliveryIssue({ issue_id: id }, { brokerageId: 1, await: true })).toMatchObject({ status: 403 });
+      expect(await client.resolveDeliveryIssue({ issue_id: id, notes: 'works now' }, { brokerageId: 2, await: true })).toMatchObject({
+        status: 200,
+        body: { state: 'resolved' },
+      });
+    } finally {
+      await client.close();
+    }
   });
 });
