@@ -233,10 +233,7 @@ export class FulfilmentClient {
    * new barcodes or link, and e-tickets the service already stores (by sha256; new bytes are
    * uploaded over HTTP only).
    */
-  async reissueShipment<O extends SendOptions>(
-    command: JobInput<'shipment.reissue'>,
-    opts: O,
-  ): Promise<SendResult<O, 'shipment.reissue'>> {
+  async reissueShipment<O extends SendOptions>(command: JobInput<'shipment.reissue'>, opts: O): Promise<SendResult<O, 'shipment.reissue'>> {
     return this.send('shipment.reissue', command, opts);
   }
 
