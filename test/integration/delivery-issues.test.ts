@@ -22,6 +22,9 @@ const REFUSALS = 761;
 const PENDING = 762;
 const ANSWERED = 763;
 const UPSTREAM = 764;
+/** Accepted, not delivered: one past its deliver_by (the tickets are late), one not yet. */
+const LATE = 765;
+const NOT_YET = 766;
 
 describe('delivery issues: open, reissue, resolve', () => {
   let t: TestService;
@@ -30,7 +33,12 @@ describe('delivery issues: open, reissue, resolve', () => {
   let check: (method: string, path: string, status: number, body: unknown) => void;
   beforeAll(async () => {
     t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', RELAY_INTERVAL_MS: '50' } });
-    await t.seed(baseFixture([FLOW, REFUSALS, PENDING, ANSWERED, UPSTREAM]));
+    const fixture = baseFixture([FLOW, REFUSALS, PENDING, ANSWERED, UPSTREAM, LATE, NOT_YET]);
+    for (const o of fixture.orders as Array<Record<string, unknown>>) {
+      if (o.id === LATE) o.deliver_by = new Date(Date.now() - 3_600_000).toISOString();
+      if (o.id === NOT_YET) o.deliver_by = new Date(Date.now() + 24 * 3_600_000).toISOString();
+    }
+    await t.seed(fixture);
     call = apiClient(t.url);
     endpoints = await startPartyEndpoints(call);
     const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as Parameters<typeof openApiChecker>[0];
@@ -377,5 +385,24 @@ describe('delivery issues: open, reissue, resolve', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('a shipment still in transit past deliver_by may have an issue; before deliver_by it may not', async () => {
+    for (const id of [LATE, NOT_YET]) {
+      const accepted = await call(SELLER, 'POST', `/v9/orders/${id}/accept`, { reviewer_id: 100 });
+      expect(
+        (await call(SELLER, 'PUT', `/v9/shipments/${accepted.body.shipments[0].id}`, { mobile_transfer_type: 'XMobile' })).status,
+      ).toBe(200);
+    }
+    const early = await call(BUYER, 'POST', `/v9/orders/${NOT_YET}/delivery_issues`, { reason: 'not_received' });
+    expect(early.status).toBe(422);
+    expect(early.body.errors[0].message).toMatch(/has not passed/);
+    const late = await call(BUYER, 'POST', `/v9/orders/${LATE}/delivery_issues`, { reason: 'not_received' });
+    expect(late.status).toBe(201);
+    expect(late.body).toMatchObject({ state: 'open', order_id: LATE, shipment_id: expect.any(Number) });
+    // The seller delivers late the normal way; a reissue is for a completed shipment.
+    const reissue = await call(SELLER, 'POST', `/v9/shipments/${late.body.shipment_id}/reissue`, { x_mobile_link: 'https://x.test/t' });
+    expect(reissue.status).toBe(422);
+    expect(reissue.body.errors[0].message).toMatch(/complete it instead/);
   });
 });
