@@ -68,3 +68,22 @@ ${opts.problem ? `<p class="problem" id="problem" role="alert">${e(opts.problem)
 ${issues.length ? cards.join('\n') : '<p>None: no issue waits for an operator.</p>'}
 </body></html>`;
 }
+
+/**
+ * The order view's section of the order's delivery issues (the page itself is order-view-page.ts):
+ * each issue's state, and the close action on an escalated one.
+ */
+export function orderIssuesSection(issues: readonly IssueRow[], write: boolean): string {
+  if (issues.length === 0) return '';
+  const rows = issues
+    .map(
+      (i) =>
+        `<tr data-issue="${e(i.id)}"><td>${e(i.id)}</td><td>${e(i.state)}</td><td>${e(i.reason)}</td><td class="mono">${e(i.openedAt.toISOString())}</td><td class="mono">${e(
+          i.respondBy.toISOString(),
+        )}</td><td>${e(i.outcome ?? '–')}</td><td>${i.state === 'escalated' ? closeForm(i, write) : ''}</td></tr>`,
+    )
+    .join('');
+  return `<section id="delivery-issues"><h2>Delivery issues (${e(issues.length)})</h2>
+<p><a href="/ops/delivery_issues">every escalated issue, with its evidence</a></p>
+<table><thead><tr><th>issue</th><th>state</th><th>reason</th><th>opened</th><th>respond by</th><th>outcome</th><th>close</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+}

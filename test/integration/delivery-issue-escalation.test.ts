@@ -117,6 +117,10 @@ describe('delivery issue escalation', () => {
     expect(await bad.text()).toContain('outcome: choose seller_at_fault, buyer_at_fault or no_fault');
     expect((await close({ outcome: 'no_fault' }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await call(BUYER, 'GET', `/v9/delivery_issues/${id}`)).body.state).toBe('escalated');
+    // The order view shows the order's issue with the same close action.
+    const view = await (await fetch(`${t.url}/ops/orders/${UNANSWERED}`)).text();
+    expect(view).toContain('<h2>Delivery issues (1)</h2>');
+    expect(view).toContain(`<form method="post" action="/ops/delivery_issues/${id}/close" class="close">`);
     const closed = await close({ outcome: 'buyer_at_fault', notes: 'the buyer downloaded both files', operator: 'ops@test' });
     expect(closed.status).toBe(200);
     expect(await closed.text()).toContain(`issue ${id} closed: buyer_at_fault`);

@@ -44,7 +44,7 @@ export function opsRoutes(
   void app.register(async (scope) => {
     await registerQueueBoard(scope, { queues: ops.queues, opsToken, failures, write: ops.write ?? false });
   });
-  orderViewRoutes(app, { database: deps.database, opsToken, failures });
+  orderViewRoutes(app, { database: deps.database, opsToken, failures, write: (ops.write ?? false) && deps.dispatcher !== undefined });
   deliveryIssueOpsRoutes(app, { database: deps.database, dispatcher: deps.dispatcher, opsToken, failures, write: ops.write ?? false });
   jobOrderRoute(app, { queues: ops.queues, database: deps.database, opsToken, failures });
 }
