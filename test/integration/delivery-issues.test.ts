@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FulfilmentClient, InvalidParams } from '../../src/index.ts';
+import openHandler from '../../workers/delivery-issue-open.ts';
+import { runJob } from '../support/run-command.ts';
 import { apiClient } from '../support/api.ts';
 import { runCli } from '../support/cli.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
@@ -25,6 +27,7 @@ const UPSTREAM = 764;
 /** Accepted, not delivered: one past its deliver_by (the tickets are late), one not yet. */
 const LATE = 765;
 const NOT_YET = 766;
+const DEDUPED = 767;
 
 describe('delivery issues: open, reissue, resolve', () => {
   let t: TestService;
@@ -33,7 +36,7 @@ describe('delivery issues: open, reissue, resolve', () => {
   let check: (method: string, path: string, status: number, body: unknown) => void;
   beforeAll(async () => {
     t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', RELAY_INTERVAL_MS: '50' } });
-    const fixture = baseFixture([FLOW, REFUSALS, PENDING, ANSWERED, UPSTREAM, LATE, NOT_YET]);
+    const fixture = baseFixture([FLOW, REFUSALS, PENDING, ANSWERED, UPSTREAM, LATE, NOT_YET, DEDUPED]);
     for (const o of fixture.orders as Array<Record<string, unknown>>) {
       if (o.id === LATE) o.deliver_by = new Date(Date.now() - 3_600_000).toISOString();
       if (o.id === NOT_YET) o.deliver_by = new Date(Date.now() + 24 * 3_600_000).toISOString();
@@ -404,5 +407,27 @@ describe('delivery issues: open, reissue, resolve', () => {
     const reissue = await call(SELLER, 'POST', `/v9/shipments/${late.body.shipment_id}/reissue`, { x_mobile_link: 'https://x.test/t' });
     expect(reissue.status).toBe(422);
     expect(reissue.body.errors[0].message).toMatch(/complete it instead/);
+  });
+
+  it('a command delivered twice at once, and again later, opens one issue with one event (deduped by command id)', async () => {
+    await completedEticketOrder(call, DEDUPED);
+    const envelope = {
+      commandId: `open-${DEDUPED}`,
+      actor: { brokerageId: 2, userId: null, via: 'upstream' as const },
+      requestHash: 'same',
+      payload: { order_id: DEDUPED, reason: 'not_received' },
+    };
+    const [a, b] = await Promise.all([runJob(t.db.database, openHandler, envelope), runJob(t.db.database, openHandler, envelope)]);
+    const c = await runJob(t.db.database, openHandler, envelope);
+    expect([a.status, b.status, c.status]).toEqual([201, 201, 201]);
+    expect(b.body).toEqual(a.body);
+    expect(c.body).toEqual(a.body);
+    expect(await counts(DEDUPED)).toMatchObject({ issues: 1 });
+    const [events] =
+      await sql()`select count(*)::int as n from shipment_events where order_id = ${DEDUPED} and kind = 'delivery_issue_opened'`;
+    expect(events!.n).toBe(1);
+    // Another command id is another request: the order's issue is still open.
+    const other = await runJob(t.db.database, openHandler, { ...envelope, commandId: `open-${DEDUPED}-2` });
+    expect(other.status).toBe(409);
   });
 });
