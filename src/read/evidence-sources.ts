@@ -85,7 +85,7 @@ const downloads: EvidenceSource = async (db, orderId) => {
 /** One-time links: made by a party, used (without credentials) from a masked address. */
 const links: EvidenceSource = async (db, orderId) => {
   const rows = await db.rows<Record<string, unknown>>(
-    `select l.file_id, l.created_at, l.expires_at, l.used_at, l.used_by,
+    `select l.file_id, left(l.token_sha256, 12) as ref, l.created_at, l.expires_at, l.used_at, l.used_by,
        case when l.brokerage_id = o2.seller then 'seller' else 'buyer' end as role
      from file_links l join shipment_files x on x.id = l.file_id join shipment_file_sets s on s.id = x.set_id
        join (select o.id, f.brokerage_id as seller from orders o join offices f on f.id = o.seller_office_id) o2 on o2.id = s.order_id
@@ -93,24 +93,19 @@ const links: EvidenceSource = async (db, orderId) => {
     [orderId],
   );
   return rows.flatMap((r) => {
+    // `link`: which link, as the start of its token's sha256 (never the token): pairs a use with its making.
+    const link = r.ref as string;
     const made: EvidenceEntry = {
       at: iso(r.created_at),
       what: 'link_created',
       by: r.role as string,
+      link,
       eticket_id: Number(r.file_id),
       expires_at: iso(r.expires_at),
     };
     if (!r.used_at) return [made];
-    return [
-      made,
-      {
-        at: iso(r.used_at),
-        what: 'link_used',
-        by: 'one_time_link',
-        eticket_id: Number(r.file_id),
-        from: maskAddress(r.used_by as string | null),
-      },
-    ];
+    const from = maskAddress(r.used_by as string | null);
+    return [made, { at: iso(r.used_at), what: 'link_used', by: 'one_time_link', link, eticket_id: Number(r.file_id), from }];
   });
 };
 

@@ -213,7 +213,8 @@ describe('delivery issues: open, reissue, resolve', () => {
       at: expect.any(String),
     });
     const used = timeline.find((e) => e.what === 'link_used')!;
-    expect(used).toMatchObject({ by: 'one_time_link', eticket_id: etickets[1]!.id });
+    expect(used).toMatchObject({ by: 'one_time_link', eticket_id: etickets[1]!.id, link: expect.stringMatching(/^[0-9a-f]{12}$/) });
+    expect(timeline.find((e) => e.what === 'link_created')).toMatchObject({ by: 'buyer', link: used.link });
     expect(String(used.from)).toMatch(/\/(24|48)$/);
     expect(timeline.find((e) => e.what === 'barcode_revoked')).toMatchObject({ barcode: `OLD-12-${FLOW}`, reissue_id: reissueId });
     expect(JSON.stringify(timeline)).not.toContain(new URL(link.body.url).pathname.split('/').pop()!);
