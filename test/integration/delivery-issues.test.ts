@@ -258,6 +258,12 @@ describe('delivery issues: open, reissue, resolve', () => {
     expect(pending.status).toBe(422);
     expect(pending.body.errors[0].message).toMatch(/order 762 is pending/);
     expect(await counts(PENDING)).toMatchObject({ issues: 0, events: 0 });
+    const reject = { reviewer_id: 100, reason: 'Duplicate Order' };
+    expect((await call(SELLER, 'POST', `/v9/orders/${PENDING}/reject`, reject)).status).toBe(200);
+    const rejected = await call(BUYER, 'POST', `/v9/orders/${PENDING}/delivery_issues`, { reason: 'not_received' });
+    expect(rejected.status).toBe(422);
+    expect(rejected.body.errors[0]).toMatchObject({ code: 'invalid_transition', message: expect.stringMatching(/order 762 is rejected/) });
+    expect(await counts(PENDING)).toMatchObject({ issues: 0, events: 1 });
 
     // Idempotency: the same key with the same body answers the first answer; with another body, 409.
     const key = { 'idempotency-key': `issue-${REFUSALS}` };
