@@ -74,6 +74,66 @@ CREATE TABLE public.credentials (
     CONSTRAINT credentials_kind_user CHECK (((kind = 'user'::text) = (user_id IS NOT NULL)))
 );
 
+CREATE TABLE public.delivery_issue_responses (
+    id bigint NOT NULL,
+    issue_id bigint NOT NULL,
+    order_id bigint NOT NULL,
+    shipment_id bigint,
+    kind text NOT NULL,
+    set_id bigint,
+    tickets jsonb,
+    transfer_source text,
+    x_mobile_link text,
+    notes text,
+    brokerage_id bigint NOT NULL,
+    user_id bigint,
+    command_id text NOT NULL,
+    at timestamp with time zone NOT NULL,
+    CONSTRAINT delivery_issue_responses_kind CHECK ((kind = ANY (ARRAY['reissue'::text, 'response'::text])))
+);
+
+CREATE SEQUENCE public.delivery_issue_responses_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.delivery_issue_responses_id_seq OWNED BY public.delivery_issue_responses.id;
+
+CREATE TABLE public.delivery_issues (
+    id bigint NOT NULL,
+    order_id bigint NOT NULL,
+    shipment_id bigint,
+    state text NOT NULL,
+    snapshot jsonb NOT NULL,
+    reason text NOT NULL,
+    seats jsonb DEFAULT '[]'::jsonb NOT NULL,
+    notes text,
+    opened_by_brokerage_id bigint NOT NULL,
+    opened_by_user_id bigint,
+    command_id text NOT NULL,
+    opened_at timestamp with time zone NOT NULL,
+    respond_by timestamp with time zone NOT NULL,
+    responded_at timestamp with time zone,
+    escalated_at timestamp with time zone,
+    escalated_by text,
+    resolved_at timestamp with time zone,
+    closed_at timestamp with time zone,
+    outcome text,
+    close_notes text,
+    CONSTRAINT delivery_issues_outcome CHECK (((state = 'closed'::text) = (outcome IS NOT NULL)))
+);
+
+CREATE SEQUENCE public.delivery_issues_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.delivery_issues_id_seq OWNED BY public.delivery_issues.id;
+
 CREATE TABLE public.email_addresses (
     id bigint NOT NULL,
     address text NOT NULL,
@@ -106,6 +166,26 @@ CREATE TABLE public.events (
     name text NOT NULL,
     occurs_at timestamp with time zone
 );
+
+CREATE TABLE public.file_downloads (
+    id bigint NOT NULL,
+    file_id bigint NOT NULL,
+    shipment_id bigint NOT NULL,
+    order_id bigint NOT NULL,
+    brokerage_id bigint NOT NULL,
+    user_id bigint,
+    role text NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE SEQUENCE public.file_downloads_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.file_downloads_id_seq OWNED BY public.file_downloads.id;
 
 CREATE TABLE public.file_links (
     token_sha256 text NOT NULL,
@@ -198,6 +278,31 @@ CREATE TABLE public.seats (
     seat text NOT NULL,
     verification_id text
 );
+
+CREATE TABLE public.shipment_barcodes (
+    id bigint NOT NULL,
+    shipment_id bigint NOT NULL,
+    order_id bigint NOT NULL,
+    seat text,
+    key text NOT NULL,
+    value text NOT NULL,
+    source text NOT NULL,
+    given_at timestamp with time zone NOT NULL,
+    given_by bigint,
+    revoked_at timestamp with time zone,
+    revoked_by bigint,
+    CONSTRAINT shipment_barcodes_key CHECK ((key = ANY (ARRAY['barcode'::text, 'primary_ticket_id'::text, 'verification_id'::text]))),
+    CONSTRAINT shipment_barcodes_revoked CHECK (((revoked_at IS NULL) = (revoked_by IS NULL)))
+);
+
+CREATE SEQUENCE public.shipment_barcodes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.shipment_barcodes_id_seq OWNED BY public.shipment_barcodes.id;
 
 CREATE TABLE public.shipment_events (
     id bigint NOT NULL,
@@ -437,11 +542,19 @@ ALTER SEQUENCE public.webhook_endpoints_id_seq OWNED BY public.webhook_endpoints
 
 ALTER TABLE ONLY public.addresses ALTER COLUMN id SET DEFAULT nextval('public.addresses_id_seq'::regclass);
 
+ALTER TABLE ONLY public.delivery_issue_responses ALTER COLUMN id SET DEFAULT nextval('public.delivery_issue_responses_id_seq'::regclass);
+
+ALTER TABLE ONLY public.delivery_issues ALTER COLUMN id SET DEFAULT nextval('public.delivery_issues_id_seq'::regclass);
+
 ALTER TABLE ONLY public.email_addresses ALTER COLUMN id SET DEFAULT nextval('public.email_addresses_id_seq'::regclass);
+
+ALTER TABLE ONLY public.file_downloads ALTER COLUMN id SET DEFAULT nextval('public.file_downloads_id_seq'::regclass);
 
 ALTER TABLE ONLY public.outbox ALTER COLUMN id SET DEFAULT nextval('public.outbox_id_seq'::regclass);
 
 ALTER TABLE ONLY public.phone_numbers ALTER COLUMN id SET DEFAULT nextval('public.phone_numbers_id_seq'::regclass);
+
+ALTER TABLE ONLY public.shipment_barcodes ALTER COLUMN id SET DEFAULT nextval('public.shipment_barcodes_id_seq'::regclass);
 
 ALTER TABLE ONLY public.shipment_events ALTER COLUMN id SET DEFAULT nextval('public.shipment_events_id_seq'::regclass);
 
@@ -471,6 +584,12 @@ ALTER TABLE ONLY public.commands
 ALTER TABLE ONLY public.credentials
     ADD CONSTRAINT credentials_pkey PRIMARY KEY (token);
 
+ALTER TABLE ONLY public.delivery_issue_responses
+    ADD CONSTRAINT delivery_issue_responses_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.delivery_issues
+    ADD CONSTRAINT delivery_issues_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.email_addresses
     ADD CONSTRAINT email_addresses_pkey PRIMARY KEY (id);
 
@@ -482,6 +601,9 @@ ALTER TABLE ONLY public.event_feed_head
 
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.file_downloads
+    ADD CONSTRAINT file_downloads_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.file_links
     ADD CONSTRAINT file_links_pkey PRIMARY KEY (token_sha256);
@@ -503,6 +625,9 @@ ALTER TABLE ONLY public.phone_numbers
 
 ALTER TABLE ONLY public.seats
     ADD CONSTRAINT seats_ticket_group_pk_position_pk PRIMARY KEY (ticket_group_pk, "position");
+
+ALTER TABLE ONLY public.shipment_barcodes
+    ADD CONSTRAINT shipment_barcodes_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.shipment_events
     ADD CONSTRAINT shipment_events_event_id_unique UNIQUE (event_id);
@@ -548,6 +673,18 @@ CREATE INDEX commands_open_idx ON public.commands USING btree (status) WHERE (st
 
 CREATE INDEX credentials_brokerage_idx ON public.credentials USING btree (brokerage_id);
 
+CREATE INDEX delivery_issue_responses_issue_idx ON public.delivery_issue_responses USING btree (issue_id, id);
+
+CREATE INDEX delivery_issues_escalated_idx ON public.delivery_issues USING btree (escalated_at, id) WHERE (state = 'escalated'::text);
+
+CREATE UNIQUE INDEX delivery_issues_one_undecided ON public.delivery_issues USING btree (order_id) WHERE (state = ANY (ARRAY['open'::text, 'seller_responded'::text, 'escalated'::text]));
+
+CREATE INDEX delivery_issues_open_respond_by_idx ON public.delivery_issues USING btree (respond_by, id) WHERE (state = 'open'::text);
+
+CREATE INDEX delivery_issues_order_idx ON public.delivery_issues USING btree (order_id, id);
+
+CREATE INDEX file_downloads_order_idx ON public.file_downloads USING btree (order_id, at);
+
 CREATE INDEX offices_brokerage_idx ON public.offices USING btree (brokerage_id);
 
 CREATE INDEX orders_buyer_brokerage_created_idx ON public.orders USING btree (buyer_brokerage_id, created_at, id);
@@ -563,6 +700,8 @@ CREATE INDEX orders_state_created_idx ON public.orders USING btree (state, creat
 CREATE INDEX orders_updated_idx ON public.orders USING btree (updated_at);
 
 CREATE INDEX outbox_unrelayed_idx ON public.outbox USING btree (id) WHERE (relayed_at IS NULL);
+
+CREATE INDEX shipment_barcodes_shipment_idx ON public.shipment_barcodes USING btree (shipment_id, id);
 
 CREATE UNIQUE INDEX shipment_events_order_seq ON public.shipment_events USING btree (order_id, seq);
 
@@ -616,6 +755,15 @@ ALTER TABLE ONLY public.credentials
 ALTER TABLE ONLY public.credentials
     ADD CONSTRAINT credentials_user_id_users_id_fk FOREIGN KEY (user_id) REFERENCES public.users(id);
 
+ALTER TABLE ONLY public.delivery_issue_responses
+    ADD CONSTRAINT delivery_issue_responses_issue_id_fk FOREIGN KEY (issue_id) REFERENCES public.delivery_issues(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.delivery_issues
+    ADD CONSTRAINT delivery_issues_order_id_orders_id_fk FOREIGN KEY (order_id) REFERENCES public.orders(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.file_downloads
+    ADD CONSTRAINT file_downloads_file_id_fk FOREIGN KEY (file_id) REFERENCES public.shipment_files(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY public.file_links
     ADD CONSTRAINT file_links_file_id_shipment_files_id_fk FOREIGN KEY (file_id) REFERENCES public.shipment_files(id) ON DELETE CASCADE;
 
@@ -633,6 +781,12 @@ ALTER TABLE ONLY public.orders
 
 ALTER TABLE ONLY public.seats
     ADD CONSTRAINT seats_ticket_group_pk_ticket_groups_pk_fk FOREIGN KEY (ticket_group_pk) REFERENCES public.ticket_groups(pk) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.shipment_barcodes
+    ADD CONSTRAINT shipment_barcodes_given_by_fk FOREIGN KEY (given_by) REFERENCES public.delivery_issue_responses(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY public.shipment_barcodes
+    ADD CONSTRAINT shipment_barcodes_revoked_by_fk FOREIGN KEY (revoked_by) REFERENCES public.delivery_issue_responses(id) ON DELETE SET NULL;
 
 ALTER TABLE ONLY public.shipment_files
     ADD CONSTRAINT shipment_files_set_id_shipment_file_sets_id_fk FOREIGN KEY (set_id) REFERENCES public.shipment_file_sets(id) ON DELETE CASCADE;

@@ -19,3 +19,12 @@ export type {
 } from './shipment.ts';
 export { ORDER_STATES, OPEN_ORDER_STATES, orderMachine, initialOrderSnapshot, applyOrderEvent, orderView } from './order.ts';
 export type { OrderState, OrderParty, OrderEvent, PersistedOrder, OrderView, OrderResult } from './order.ts';
+export {
+  DELIVERY_ISSUE_STATES,
+  UNDECIDED_ISSUE_STATES,
+  deliveryIssueMachine,
+  initialIssueSnapshot,
+  applyIssueEvent,
+  issueState,
+} from './delivery-issue.ts';
+export type { DeliveryIssueState, DeliveryIssueEvent, PersistedIssue, IssueResult } from './delivery-issue.ts';

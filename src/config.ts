@@ -25,6 +25,28 @@ function ms(min: number, max: number, fallback: number) {
   return z.coerce.number().int().min(min).max(max).default(fallback);
 }
 
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A duration written as a number and a unit (90s, 30m, 48h, 2d, 1500ms), read as milliseconds. */
+function duration(min: number, max: number, fallback: string) {
+  return z
+    .string()
+    .trim()
+    .default(fallback)
+    .transform((v, ctx) => {
+      const m = /^(\d+)(ms|s|m|h|d)$/.exec(v);
+      const value = m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : NaN;
+      if (!(value >= min && value <= max)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a duration such as 48h, 90s, 30m or 2d, from ${min / 1000}s to ${max / 86_400_000}d`,
+        });
+        return z.NEVER;
+      }
+      return value;
+    });
+}
+
 const envSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -205,6 +227,11 @@ const envSchema = z
       .default('20:00'),
     /** How long before its deadline an open order's reminder (shipment.due_soon) fires. */
     DUE_SOON_BEFORE_MS: ms(0, 30 * 24 * 3600_000, 24 * 3600_000),
+    /**
+     * How long a seller has to answer a buyer's delivery issue (respond_by = opened_at + this)
+     * before it is escalated: a duration such as 48h, 90s, 30m or 2d; in milliseconds once read.
+     */
+    DELIVERY_ISSUE_RESPONSE_WINDOW: duration(1_000, 30 * 24 * 3600_000, '48h'),
     /** How often the timer sweep arms again the deadline timers Postgres has and Redis lost. */
     TIMER_SWEEP_EVERY_MS: ms(10, 3600_000, 60_000),
     /** Calls in flight at once to one brokerage's endpoints, per process (unset: half of WEBHOOK_CONCURRENCY). */

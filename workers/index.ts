@@ -1,3 +1,8 @@
+import deliveryIssueClose from './delivery-issue-close.ts';
+import deliveryIssueEscalate from './delivery-issue-escalate.ts';
+import deliveryIssueOpen from './delivery-issue-open.ts';
+import deliveryIssueResolve from './delivery-issue-resolve.ts';
+import deliveryIssueRespond from './delivery-issue-respond.ts';
 import type { Handler } from './handler.ts';
 import { buildRegistry } from './registry.ts';
 import inventoryMap from './inventory-map.ts';
@@ -10,6 +15,7 @@ import orderUpdate from './order-update.ts';
 import orderWithdrawCancel from './order-withdraw-cancel.ts';
 import shipmentComplete from './shipment-complete.ts';
 import shipmentEtickets from './shipment-etickets.ts';
+import shipmentReissue from './shipment-reissue.ts';
 import shipmentTransferVerification from './shipment-transfer-verification.ts';
 import shipmentUpdate from './shipment-update.ts';
 
@@ -27,6 +33,12 @@ export const HANDLERS: readonly Handler[] = [
   inventoryUpsert,
   inventoryMap,
   inventoryRemove,
+  deliveryIssueOpen,
+  deliveryIssueRespond,
+  deliveryIssueResolve,
+  deliveryIssueEscalate,
+  deliveryIssueClose,
+  shipmentReissue,
 ] as Handler[];
 
 export const registry = () => buildRegistry(HANDLERS);

@@ -14,14 +14,22 @@ export interface DeadlinePolicy {
   localTime: string;
   /** How long before the deadline the reminder fires. */
   dueSoonBeforeMs: number;
+  /** How long a seller has to answer a delivery issue before it is escalated (DELIVERY_ISSUE_RESPONSE_WINDOW; default 48 h). */
+  issueResponseWindowMs?: number;
 }
 
 export function deadlinePolicyOf(config: {
   DEADLINE_TIME_ZONE: string;
   DEADLINE_LOCAL_TIME: string;
   DUE_SOON_BEFORE_MS: number;
+  DELIVERY_ISSUE_RESPONSE_WINDOW?: number;
 }): DeadlinePolicy {
-  return { timeZone: config.DEADLINE_TIME_ZONE, localTime: config.DEADLINE_LOCAL_TIME, dueSoonBeforeMs: config.DUE_SOON_BEFORE_MS };
+  return {
+    timeZone: config.DEADLINE_TIME_ZONE,
+    localTime: config.DEADLINE_LOCAL_TIME,
+    dueSoonBeforeMs: config.DUE_SOON_BEFORE_MS,
+    ...(config.DELIVERY_ISSUE_RESPONSE_WINDOW !== undefined ? { issueResponseWindowMs: config.DELIVERY_ISSUE_RESPONSE_WINDOW } : {}),
+  };
 }
 
 export const DEFAULT_DEADLINE_POLICY: DeadlinePolicy = {

@@ -15,6 +15,18 @@ export function assertAcceptsEtickets(shipment: { id: number; type: string; stat
     throw new InvalidTransition(`shipment ${shipment.id} is ${shipment.state}: e-tickets are uploaded before it is completed`);
 }
 
+/** A reissue's e-tickets go to a completed Eticket shipment (the command checks its open delivery issue). */
+export function assertReissuesEtickets(shipment: { id: number; type: string; state: string }): void {
+  if (shipment.type !== 'Eticket') {
+    throw new InvalidTransition(`shipment ${shipment.id} is ${shipment.type}: e-tickets are reissued on an Eticket shipment`);
+  }
+  if (shipment.state !== 'delivered') {
+    throw new InvalidTransition(
+      `shipment ${shipment.id} is ${shipment.state}: a reissue re-delivers a completed shipment; upload and complete it instead`,
+    );
+  }
+}
+
 const PROOF_TYPES = ['XMobile', 'XMobileLink', 'XSeats'];
 
 /** A proof of transfer is for a mobile transfer (pending or already completed). */

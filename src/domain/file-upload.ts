@@ -18,7 +18,7 @@ import { FileRefused, type FileFacts } from '../files/file-refused.ts';
 import { inspectPdf, inspectProof } from '../files/inspect-file.ts';
 import { PayloadTooLarge } from '../http-errors.ts';
 import { countFileStored, countUploadRefused } from '../telemetry/file-metrics.ts';
-import { assertAcceptsEtickets, assertAcceptsProof, assertTicketPages } from './file-rules.ts';
+import { assertAcceptsEtickets, assertAcceptsProof, assertReissuesEtickets, assertTicketPages } from './file-rules.ts';
 
 /**
  * An upload before its command: the body is checked, each file decoded and parsed, the shipment's
@@ -144,11 +144,19 @@ function assertSizes(items: unknown, key: string, field: string): void {
 }
 
 /** POST /v9/shipments/:id/etickets: checked and stored files, as the command that attaches them. */
-export async function prepareEtickets(deps: UploadDeps, shipmentId: number, brokerageId: number, body: unknown): Promise<EticketsCommand> {
+export async function prepareEtickets(
+  deps: UploadDeps,
+  shipmentId: number,
+  brokerageId: number,
+  body: unknown,
+  /** A reissue's files (POST /v9/shipments/:id/reissue): the shipment is completed, its command checks the rest. */
+  opts: { reissue?: boolean } = {},
+): Promise<EticketsCommand> {
   assertSizes((body as { etickets?: unknown } | null)?.etickets, 'eticket', 'etickets');
   const parsed = parseOrThrow(eticketsBody, body);
-  const shipment = await standing(deps.database, shipmentId, brokerageId, 'upload e-tickets');
-  assertAcceptsEtickets(shipment);
+  const shipment = await standing(deps.database, shipmentId, brokerageId, opts.reissue ? 'reissue tickets' : 'upload e-tickets');
+  if (opts.reissue) assertReissuesEtickets(shipment);
+  else assertAcceptsEtickets(shipment);
   const files = await checkAll(
     parsed.etickets.map((e) => e.eticket),
     (i) => `etickets[${i}].eticket`,

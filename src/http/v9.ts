@@ -6,6 +6,7 @@ import type { AuthDeps } from '../auth/plugin.ts';
 import { installJsonBody, installRawBody } from './body.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { credentialRoutes } from './routes/credential.ts';
+import { deliveryIssueRoutes } from './routes/delivery-issues.ts';
 import { eventFeedRoutes, type FeedDeps } from './routes/event-feed.ts';
 import { inventoryRoutes } from './routes/inventory.ts';
 import { orderEventRoutes } from './routes/order-events.ts';
@@ -44,6 +45,7 @@ export function v9Routes(
     orderRoutes(v9, deps);
     shipmentRoutes(v9, deps);
     shipmentFileRoutes(v9, deps);
+    deliveryIssueRoutes(v9, deps);
     inventoryRoutes(v9, replica);
     orderReadRoutes(v9, deps);
     shipmentReadRoutes(v9, deps);

@@ -1,16 +1,17 @@
-import { orderMachine, shipmentMachine } from '../../machines/index.ts';
+import { deliveryIssueMachine, orderMachine, shipmentMachine } from '../../machines/index.ts';
 import { machineGraph, toMermaid } from './machine-graph.ts';
 import { machineSvg } from './machine-svg.ts';
 
 export const MACHINES_DOC = 'docs/MACHINES.md';
 
 /** The machines the docs and the order view draw. */
-export const DRAWN_MACHINES = { shipment: shipmentMachine, order: orderMachine } as const;
+export const DRAWN_MACHINES = { shipment: shipmentMachine, order: orderMachine, delivery_issue: deliveryIssueMachine } as const;
 
 /** docs/MACHINES.md and its SVG drawings, generated from machines/ (`npm run docs:machines`). */
 export function machinesDocFiles(): Record<string, string> {
   const shipment = machineGraph(DRAWN_MACHINES.shipment);
   const order = machineGraph(DRAWN_MACHINES.order);
+  const issue = machineGraph(DRAWN_MACHINES.delivery_issue);
   const table = (g: ReturnType<typeof machineGraph>) =>
     [
       '| from | event [guard] | to |',
@@ -52,10 +53,27 @@ ${toMermaid(order)}
 \`\`\`
 
 ${table(order)}
+
+## Delivery issue
+
+One machine per delivery issue of a completed (or late) order, beside the order's, which it does not
+change. The buyer opens it; the seller's answer (a reissue or a response) makes it
+\`seller_responded\`; the buyer resolves or escalates it; the service escalates an issue still
+\`open\` when its \`respond_by\` passes (\`ESCALATE\` by the system); an operator closes an
+escalated one with an outcome.
+
+![delivery issue machine](machines/delivery_issue.svg)
+
+\`\`\`mermaid
+${toMermaid(issue)}
+\`\`\`
+
+${table(issue)}
 `;
   return {
     [MACHINES_DOC]: doc,
     'docs/machines/shipment.svg': `${machineSvg(shipment)}\n`,
     'docs/machines/order.svg': `${machineSvg(order)}\n`,
+    'docs/machines/delivery_issue.svg': `${machineSvg(issue)}\n`,
   };
 }

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Executor } from '../db/client.ts';
+import type { Executor, SqlRunner } from '../db/client.ts';
+import { issuesOfOrder } from '../db/sql/delivery-issues.ts';
+import { orderIssuesSection } from './delivery-issues-page.ts';
 import { InvalidParams, NotFound } from '@fulfil/contract';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 import { loadOrderView } from './order-view-data.ts';
@@ -19,7 +21,7 @@ function orderId(raw: unknown, field: string): number {
  */
 export function orderViewRoutes(
   app: FastifyInstance,
-  deps: { database: { db: Executor }; opsToken: string | undefined; failures?: FailureLimiter | undefined },
+  deps: { database: { db: Executor } & SqlRunner; opsToken: string | undefined; failures?: FailureLimiter | undefined; write?: boolean },
 ): void {
   const guard = requireOpsToken(deps.opsToken, 'basic', deps.failures);
   const html = (reply: FastifyReply, status: number, page: string) =>
@@ -43,7 +45,9 @@ export function orderViewRoutes(
       const id = orderId((request.params as { id: string }).id, 'order id');
       const data = await loadOrderView(deps.database.db, id);
       if (!data) throw new NotFound(`there is no order ${id}`);
-      return html(reply, 200, renderOrderView(data));
+      // The order's delivery issues, with the close action on an escalated one (delivery-issues-page.ts).
+      const issues = orderIssuesSection(await issuesOfOrder(deps.database, id), deps.write ?? false);
+      return html(reply, 200, renderOrderView(data).replace('</body>', `${issues}</body>`));
     } catch (err) {
       return problemPage(reply, {}, err);
     }

@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { Caller } from '../auth/caller.ts';
-import type { Executor } from '../db/client.ts';
+import type { Executor, SqlRunner } from '../db/client.ts';
+import { barcodesOf } from '../db/sql/shipment-barcodes.ts';
+import { barcodesJson } from '../domain/barcode-reissue.ts';
 import { shipments } from '../db/schema.ts';
 import { NotFound, ShipmentReplaced } from '@fulfil/contract';
 import { liveShipmentOf } from './live-shipment.ts';
@@ -12,7 +14,7 @@ import { shipmentReadJson } from './shipment-json.ts';
  * 404. An id an update replaced: 410 naming the live id, as an update on it would answer; every
  * replacement stays within its order, so the live id is the order's live shipment.
  */
-export async function readShipment(ex: Executor, shipmentId: number, caller: Pick<Caller, 'brokerageId'>) {
+export async function readShipment(ex: Executor, shipmentId: number, caller: Pick<Caller, 'brokerageId'>, runner?: SqlRunner) {
   const [row] = await ex.select({ orderId: shipments.orderId }).from(shipments).where(eq(shipments.id, shipmentId));
   const notFound = new NotFound(`shipment ${shipmentId} not found`);
   if (!row) throw notFound;
@@ -24,5 +26,9 @@ export async function readShipment(ex: Executor, shipmentId: number, caller: Pic
   const live = await liveShipmentOf(ex, row.orderId);
   if (!live) throw notFound;
   if (live.shipment.id !== shipmentId) throw new ShipmentReplaced(live.shipment.id);
-  return shipmentReadJson(live.shipment, live.contacts);
+  const json = shipmentReadJson(live.shipment, live.contacts);
+  if (!runner || live.shipment.type === 'LocalPickup') return json;
+  // The barcodes it gave, the live and the revoked (by a reissue) apart; none: nothing to show.
+  const barcodes = await barcodesOf(runner, shipmentId);
+  return barcodes.length ? { ...json, barcodes: barcodesJson(barcodes) } : json;
 }

@@ -54,6 +54,13 @@ export const ordersOverdueGauge = new Gauge({
   registers: [metricsRegistry],
 });
 
+export const deliveryIssuesGauge = new Gauge({
+  name: 'fulfil_delivery_issues',
+  help: 'Delivery issues waiting on someone, by state: open (on the seller, until respond_by) and escalated (on an operator), from Postgres (read at scrape).',
+  labelNames: ['state'],
+  registers: [metricsRegistry],
+});
+
 const timerLateness = new Histogram({
   name: 'fulfil_timer_lateness_seconds',
   help: 'How long after its time a deadline timer emitted its event (shipment.due_soon, shipment.overdue).',

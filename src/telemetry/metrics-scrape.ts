@@ -1,10 +1,11 @@
 import type { Queue } from 'bullmq';
 import { isNull, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../db/client.ts';
+import { query, type Executor } from '../db/client.ts';
 import { commands, orders, outbox } from '../db/schema.ts';
 import {
   commandsOldestUnfinishedGauge,
   commandsUnfinishedGauge,
+  deliveryIssuesGauge,
   dependencyUpGauge,
   metricsRegistry,
   ordersOverdueGauge,
@@ -61,6 +62,16 @@ export async function overdueOrders(ex: Executor): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/** Delivery issues waiting on the seller (open) and on an operator (escalated); partial indexes keep each one range. */
+export async function waitingDeliveryIssues(ex: Executor): Promise<{ open: number; escalated: number }> {
+  const rows = await query<{ open: number; escalated: number }>(
+    ex,
+    sql`select (select count(*) from delivery_issues where state = 'open')::int as open,
+      (select count(*) from delivery_issues where state = 'escalated')::int as escalated`,
+  );
+  return { open: Number(rows[0]?.open ?? 0), escalated: Number(rows[0]?.escalated ?? 0) };
+}
+
 /**
  * BullMQ writes HELP and TYPE per queue; the text format wants each family once, so the samples
  * of every queue are gathered under one header (and the label lists lose their blanks).
@@ -93,7 +104,13 @@ export function mergeFamilies(texts: readonly string[]): string {
  */
 export async function renderMetrics(sources: ScrapeSources): Promise<string> {
   const [postgres, redis] = await Promise.allSettled([
-    Promise.all([outboxState(sources.db), unfinishedCommands(sources.db), readWebhookGauges(sources.db), overdueOrders(sources.db)]),
+    Promise.all([
+      outboxState(sources.db),
+      unfinishedCommands(sources.db),
+      readWebhookGauges(sources.db),
+      overdueOrders(sources.db),
+      waitingDeliveryIssues(sources.db),
+    ]),
     Promise.all([
       Promise.all(sources.queues.map((q) => q.exportPrometheusMetrics({ prefix: q.opts.prefix ?? '' }))),
       Promise.all(sources.queues.map(async (q) => [q.name, q.opts.prefix ?? '', await q.getWorkersCount()] as const)),
@@ -102,8 +119,10 @@ export async function renderMetrics(sources: ScrapeSources): Promise<string> {
   dependencyUpGauge.set({ dependency: 'postgres' }, postgres.status === 'fulfilled' ? 1 : 0);
   dependencyUpGauge.set({ dependency: 'redis' }, redis.status === 'fulfilled' ? 1 : 0);
   if (postgres.status === 'fulfilled') {
-    const [state, unfinished, , overdue] = postgres.value;
+    const [state, unfinished, , overdue, issues] = postgres.value;
     ordersOverdueGauge.set(overdue);
+    deliveryIssuesGauge.set({ state: 'open' }, issues.open);
+    deliveryIssuesGauge.set({ state: 'escalated' }, issues.escalated);
     outboxBacklogGauge.set(state.backlog);
     outboxLagGauge.set(state.lagSeconds);
     commandsUnfinishedGauge.set(unfinished.count);

@@ -12,16 +12,20 @@ import { DEADLINE_EVENT_KINDS, timersPlace } from '@fulfil/contract';
  */
 export const TIMER_KINDS = DEADLINE_EVENT_KINDS;
 export type TimerKind = (typeof TIMER_KINDS)[number];
+/** The delivery issue's escalation timer shares the queue, the worker and the sweep (escalation-timer.ts). */
+export const ESCALATION_KIND = 'escalate';
+/** Every timer the queue holds: a deadline's two, and an open delivery issue's escalation. */
+export type AnyTimerKind = TimerKind | typeof ESCALATION_KIND;
 
 export interface TimerJob {
   orderId: number;
-  kind: TimerKind;
+  kind: AnyTimerKind;
   /** When Postgres said it is due (ms since the epoch) when the job was armed: how the sweep tells a stale job. */
   dueAt: number;
 }
 
 /** One id per order and kind (BullMQ ids may not hold ':'): arming twice is one job. */
-export function timerJobId(orderId: number, kind: TimerKind): string {
+export function timerJobId(orderId: number, kind: AnyTimerKind): string {
   return `deadline-${orderId}-${kind}`;
 }
 
@@ -45,7 +49,7 @@ export class TimerQueue {
   }
 
   /** The Redis key of a timer's job hash. */
-  jobKey(orderId: number, kind: TimerKind): string {
+  jobKey(orderId: number, kind: AnyTimerKind): string {
     return this.queue.toKey(timerJobId(orderId, kind));
   }
 
@@ -87,7 +91,7 @@ export class TimerQueue {
   }
 
   /** Removes an order's timers (it finished); one running now finds the order finished and does nothing. */
-  async remove(orderId: number, kinds: readonly TimerKind[] = TIMER_KINDS): Promise<void> {
+  async remove(orderId: number, kinds: readonly AnyTimerKind[] = TIMER_KINDS): Promise<void> {
     for (const kind of kinds) await this.queue.remove(timerJobId(orderId, kind)).catch(() => undefined);
   }
 

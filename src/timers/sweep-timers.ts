@@ -1,5 +1,6 @@
 import type { SqlRunner } from '../db/client.ts';
 import type { TimerQueue } from './deadline-timers.ts';
+import { openEscalations } from './escalation-timer.ts';
 import { openTimers } from './timer-rows.ts';
 
 /**
@@ -13,6 +14,11 @@ export async function sweepTimers(database: SqlRunner, queue: TimerQueue): Promi
   let checked = 0;
   let armed = 0;
   for await (const page of openTimers(database)) {
+    checked += page.length;
+    armed += await queue.armMissing(page);
+  }
+  // Open delivery issues' escalation timers, the same way.
+  for await (const page of openEscalations(database)) {
     checked += page.length;
     armed += await queue.armMissing(page);
   }

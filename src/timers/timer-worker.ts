@@ -5,7 +5,8 @@ import { timersPlace } from '@fulfil/contract';
 import type { Database } from '../db/client.ts';
 import { closeWorker, countRunning } from '../queues/close-worker.ts';
 import { observeTimerLateness } from '../telemetry/metrics-registry.ts';
-import { TIMER_KINDS, TimerQueue, type TimerJob } from './deadline-timers.ts';
+import { ESCALATION_KIND, TIMER_KINDS, TimerQueue, type TimerJob } from './deadline-timers.ts';
+import { escalationTimerOf, fireEscalation } from './escalation-timer.ts';
 import { FireBatcher } from './fire-batch.ts';
 import { timersOfOrder } from './timer-rows.ts';
 
@@ -28,7 +29,7 @@ export function startTimerWorker(opts: {
   const batcher = new FireBatcher(opts.database);
   const run = async (job: Job<TimerJob>, token?: string) => {
     const { orderId, kind } = job.data;
-    const outcome = await batcher.fire(orderId, kind);
+    const outcome = kind === ESCALATION_KIND ? await fireEscalation(opts.database, orderId) : await batcher.fire(orderId, kind);
     if (outcome.kind === 'not_due') {
       await job.updateData({ ...job.data, dueAt: outcome.dueAt });
       await job.moveToDelayed(outcome.dueAt, token);
@@ -64,6 +65,10 @@ export async function syncOrderTimers(database: Database, queue: TimerQueue, ord
       TIMER_KINDS.filter((k) => !armed.has(k)),
     );
     await queue.arm(timers);
+    // The order's delivery issue, if one is open, waits for its seller's answer until respond_by.
+    const escalation = await escalationTimerOf(database, orderId);
+    if (escalation) await queue.arm([escalation]);
+    else await queue.remove(orderId, [ESCALATION_KIND]);
   } catch (err) {
     log.warn({ err, orderId }, 'could not arm the order deadline timers; the sweep will');
   }

@@ -372,6 +372,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v9/orders/{id}/delivery_issues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an order's delivery issues (seller or buyer)
+         * @description Every issue of the order, oldest first, each with the seller's answers.
+         */
+        get: operations["listDeliveryIssues"];
+        put?: never;
+        /**
+         * Say the tickets did not arrive (buyer)
+         * @description On a completed order, or one whose tickets are still in transit after its `deliver_by`: the issue is `open` until the seller answers by `respond_by` (opened_at plus the service's response window, 48 hours unless configured); unanswered then, the service escalates it. One undecided issue per order: a second is 409 `delivery_issue_open` naming it. `reason` is one of "not_received", "transfer_not_accepted", "invalid_barcode", "wrong_tickets", "other"; `seats` must be the order's. Both parties get `order.delivery_issue_opened`. The seller is 403; anyone else 404.
+         */
+        post: operations["openDeliveryIssue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/orders/{id}/delivery_evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The evidence of delivery of an order (seller or buyer)
+         * @description One timeline, oldest first, of what happened to the tickets: e-tickets uploaded and replaced, each download (by which party, or by a one-time link; never a token or a full address), links made and used, proofs of transfer, barcodes given and revoked, the completion, reissues and the delivery issues' steps.
+         */
+        get: operations["getDeliveryEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/delivery_issues/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a delivery issue (seller or buyer)
+         * @description The issue, its state and the seller's answers. Anyone but the two parties is told 404.
+         */
+        get: operations["getDeliveryIssue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/delivery_issues/{id}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a delivery issue without re-delivering (seller)
+         * @description The seller says the tickets were delivered and points at the evidence (GET /v9/orders/:id/delivery_evidence); the issue becomes `seller_responded` and is no longer escalated by the service. Both parties get `order.delivery_issue_responded`.
+         */
+        post: operations["respondToDeliveryIssue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/delivery_issues/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call a delivery issue solved (buyer)
+         * @description The issue becomes `resolved` (final). Both parties get `order.delivery_issue_resolved`.
+         */
+        post: operations["resolveDeliveryIssue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/delivery_issues/{id}/escalate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask an operator to decide (buyer)
+         * @description The issue becomes `escalated`; an operator closes it with an outcome (`seller_at_fault`, `buyer_at_fault`, `no_fault`). Both parties get `order.delivery_issue_escalated`.
+         */
+        post: operations["escalateDeliveryIssue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/shipments/{id}/reissue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver the tickets again (seller)
+         * @description On a completed shipment while a delivery issue of its order waits for the seller (open or seller_responded). New `etickets` (the upload's shape and checks) replace the current set, whose files stay in the history; new `tickets` replace the barcodes of their seats. Every replaced barcode is revoked: GET /v9/shipments/:id lists it under `barcodes.revoked` with `revoked_at` and the reissue that revoked it. The issue becomes `seller_responded`; both parties get `shipment.reissued` and `order.delivery_issue_responded`.
+         */
+        post: operations["reissueShipment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v9/inventory": {
         parameters: {
             query?: never;
@@ -874,6 +1018,126 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "order.delivery_issue_opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.delivery_issue_opened
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderDeliveryIssueOpened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.delivery_issue_responded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.delivery_issue_responded
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderDeliveryIssueResponded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.delivery_issue_resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.delivery_issue_resolved
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderDeliveryIssueResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.delivery_issue_escalated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.delivery_issue_escalated
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderDeliveryIssueEscalated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.delivery_issue_closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.delivery_issue_closed
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderDeliveryIssueClosed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.reissued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.reissued
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentReissued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -901,12 +1165,14 @@ export interface components {
         ErrorBody: {
             errors: {
                 /** @enum {string} */
-                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "unavailable" | "limit_reached" | "internal_error";
+                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "unavailable" | "limit_reached" | "delivery_issue_open" | "internal_error";
                 message: string;
                 /** @description 400: the field, parameter or header at fault */
                 field?: string;
                 /** @description 410: the id of the live shipment */
                 replaced_by?: number;
+                /** @description 409 delivery_issue_open: the order's issue still open */
+                delivery_issue_id?: number;
             }[];
         };
     };
@@ -2517,6 +2783,41 @@ export interface operations {
                                 updated_at: string;
                             } | null;
                             x_mobile_link?: string;
+                            /** @description GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none */
+                            barcodes?: {
+                                /** @description the barcodes that hold */
+                                live: {
+                                    seat: string | null;
+                                    barcode?: string;
+                                    primary_ticket_id?: string;
+                                    verification_id?: string;
+                                    /** @enum {string} */
+                                    source: "completion" | "eticket" | "reissue";
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    given_at: string;
+                                    /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                    given_by_reissue_id: number | null;
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    revoked_at?: string;
+                                    revoked_by_reissue_id?: number | null;
+                                }[];
+                                /** @description barcodes a reissue replaced: never valid again */
+                                revoked: {
+                                    seat: string | null;
+                                    barcode?: string;
+                                    primary_ticket_id?: string;
+                                    verification_id?: string;
+                                    /** @enum {string} */
+                                    source: "completion" | "eticket" | "reissue";
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    given_at: string;
+                                    /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                    given_by_reissue_id: number | null;
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    revoked_at?: string;
+                                    revoked_by_reissue_id?: number | null;
+                                }[];
+                            };
                         } | {
                             id: number;
                             /** @description relative path of the shipment: /shipments/<id> */
@@ -2959,6 +3260,41 @@ export interface operations {
                             updated_at: string;
                         } | null;
                         x_mobile_link?: string;
+                        /** @description GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none */
+                        barcodes?: {
+                            /** @description the barcodes that hold */
+                            live: {
+                                seat: string | null;
+                                barcode?: string;
+                                primary_ticket_id?: string;
+                                verification_id?: string;
+                                /** @enum {string} */
+                                source: "completion" | "eticket" | "reissue";
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                given_at: string;
+                                /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                given_by_reissue_id: number | null;
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                revoked_at?: string;
+                                revoked_by_reissue_id?: number | null;
+                            }[];
+                            /** @description barcodes a reissue replaced: never valid again */
+                            revoked: {
+                                seat: string | null;
+                                barcode?: string;
+                                primary_ticket_id?: string;
+                                verification_id?: string;
+                                /** @enum {string} */
+                                source: "completion" | "eticket" | "reissue";
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                given_at: string;
+                                /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                given_by_reissue_id: number | null;
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                revoked_at?: string;
+                                revoked_by_reissue_id?: number | null;
+                            }[];
+                        };
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -5315,6 +5651,1942 @@ export interface operations {
             };
         };
     };
+    listDeliveryIssues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the issues */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description oldest first */
+                        delivery_issues: {
+                            id: number;
+                            order_id: number;
+                            shipment_id: number | null;
+                            /** @enum {string} */
+                            state: "open" | "seller_responded" | "resolved" | "escalated" | "closed";
+                            /** @enum {string} */
+                            reason: "not_received" | "transfer_not_accepted" | "invalid_barcode" | "wrong_tickets" | "other";
+                            seats: string[];
+                            notes: string | null;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            opened_at: string;
+                            /** @description opened_at + the response window: an issue still open then is escalated by the service */
+                            respond_by: string;
+                            responded_at: string | null;
+                            escalated_at: string | null;
+                            escalated_by: ("buyer" | "system") | null;
+                            resolved_at: string | null;
+                            closed_at: string | null;
+                            /** @description an operator's decision on an escalated issue (closed only) */
+                            outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                            close_notes: string | null;
+                            /** @description the seller's answers, oldest first */
+                            responses: {
+                                /** @description the answer (reissue) id */
+                                id: number;
+                                /**
+                                 * @description reissue: delivered again; response: pointed at the evidence
+                                 * @enum {string}
+                                 */
+                                kind: "reissue" | "response";
+                                notes: string | null;
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                at: string;
+                                /** @description the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it) */
+                                etickets_set_id?: number | null;
+                                tickets?: {
+                                    [key: string]: string;
+                                }[] | null;
+                                transfer_source?: string | null;
+                                x_mobile_link?: string | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    openDeliveryIssue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "wrong_tickets",
+                 *       "seats": [
+                 *         "12"
+                 *       ],
+                 *       "notes": "the PDF is for another game"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description what went wrong, from the fixed list
+                     * @enum {string}
+                     */
+                    reason: "not_received" | "transfer_not_accepted" | "invalid_barcode" | "wrong_tickets" | "other";
+                    /** @description the seats concerned, as the order names them; none: the whole order */
+                    seats?: string[];
+                    /** @description free text for the seller */
+                    notes?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the new issue */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        order_id: number;
+                        shipment_id: number | null;
+                        /** @enum {string} */
+                        state: "open" | "seller_responded" | "resolved" | "escalated" | "closed";
+                        /** @enum {string} */
+                        reason: "not_received" | "transfer_not_accepted" | "invalid_barcode" | "wrong_tickets" | "other";
+                        seats: string[];
+                        notes: string | null;
+                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                        opened_at: string;
+                        /** @description opened_at + the response window: an issue still open then is escalated by the service */
+                        respond_by: string;
+                        responded_at: string | null;
+                        escalated_at: string | null;
+                        escalated_by: ("buyer" | "system") | null;
+                        resolved_at: string | null;
+                        closed_at: string | null;
+                        /** @description an operator's decision on an escalated issue (closed only) */
+                        outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        close_notes: string | null;
+                        /** @description the seller's answers, oldest first */
+                        responses: {
+                            /** @description the answer (reissue) id */
+                            id: number;
+                            /**
+                             * @description reissue: delivered again; response: pointed at the evidence
+                             * @enum {string}
+                             */
+                            kind: "reissue" | "response";
+                            notes: string | null;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            at: string;
+                            /** @description the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it) */
+                            etickets_set_id?: number | null;
+                            tickets?: {
+                                [key: string]: string;
+                            }[] | null;
+                            transfer_source?: string | null;
+                            x_mobile_link?: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `seats` not on the order (`field`: seats.<i>); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDeliveryEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the timeline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        order_id: number;
+                        /** @description oldest first */
+                        timeline: ({
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            at: string;
+                            /** @description what happened, a short code: etickets_uploaded, eticket_downloaded, link_created, link_used, … */
+                            what: string;
+                            /** @description seller, buyer, system, or one_time_link */
+                            by: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDeliveryIssue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description delivery issue id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the issue */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        order_id: number;
+                        shipment_id: number | null;
+                        /** @enum {string} */
+                        state: "open" | "seller_responded" | "resolved" | "escalated" | "closed";
+                        /** @enum {string} */
+                        reason: "not_received" | "transfer_not_accepted" | "invalid_barcode" | "wrong_tickets" | "other";
+                        seats: string[];
+                        notes: string | null;
+                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                        opened_at: string;
+                        /** @description opened_at + the response window: an issue still open then is escalated by the service */
+                        respond_by: string;
+                        responded_at: string | null;
+                        escalated_at: string | null;
+                        escalated_by: ("buyer" | "system") | null;
+                        resolved_at: string | null;
+                        closed_at: string | null;
+                        /** @description an operator's decision on an escalated issue (closed only) */
+                        outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        close_notes: string | null;
+                        /** @description the seller's answers, oldest first */
+                        responses: {
+                            /** @description the answer (reissue) id */
+                            id: number;
+                            /**
+                             * @description reissue: delivered again; response: pointed at the evidence
+                             * @enum {string}
+                             */
+                            kind: "reissue" | "response";
+                            notes: string | null;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            at: string;
+                            /** @description the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it) */
+                            etickets_set_id?: number | null;
+                            tickets?: {
+                                [key: string]: string;
+                            }[] | null;
+                            transfer_source?: string | null;
+                            x_mobile_link?: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    respondToDeliveryIssue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description delivery issue id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "notes": "downloaded by you on the 12th; see the evidence"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the answer, for the buyer */
+                    notes: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the issue, seller_responded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        order_id: number;
+                        shipment_id: number | null;
+                        /** @enum {string} */
+                        state: "open" | "seller_responded" | "resolved" | "escalated" | "closed";
+                        /** @enum {string} */
+                        reason: "not_received" | "transfer_not_accepted" | "invalid_barcode" | "wrong_tickets" | "other";
+                        seats: string[];
+                        notes: string | null;
+                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                        opened_at: string;
+                        /** @description opened_at + the response window: an issue still open then is escalated by the service */
+                        respond_by: string;
+                        responded_at: string | null;
+                        escalated_at: string | null;
+                        escalated_by: ("buyer" | "system") | null;
+                        resolved_at: string | null;
+                        closed_at: string | null;
+                        /** @description an operator's decision on an escalated issue (closed only) */
+                        outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        close_notes: string | null;
+                        /** @description the seller's answers, oldest first */
+                        responses: {
+                            /** @description the answer (reissue) id */
+                            id: number;
+                            /**
+                             * @description reissue: delivered again; response: pointed at the evidence
+                             * @enum {string}
+                             */
+                            kind: "reissue" | "response";
+                            notes: string | null;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            at: string;
+                            /** @description the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it) */
+                            etickets_set_id?: number | null;
+                            tickets?: {
+                                [key: string]: string;
+                            }[] | null;
+                            transfer_source?: string | null;
+                            x_mobile_link?: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resolveDeliveryIssue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description delivery issue id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description free text */
+                    notes?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the issue, resolved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        order_id: number;
+                        shipment_id: number | null;
+                        /** @enum {string} */
+                        state: "open" | "seller_responded" | "resolved" | "escalated" | "closed";
+                        /** @enum {string} */
+                        reason: "not_received" | "transfer_not_accepted" | "invalid_barcode" | "wrong_tickets" | "other";
+                        seats: string[];
+                        notes: string | null;
+                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                        opened_at: string;
+                        /** @description opened_at + the response window: an issue still open then is escalated by the service */
+                        respond_by: string;
+                        responded_at: string | null;
+                        escalated_at: string | null;
+                        escalated_by: ("buyer" | "system") | null;
+                        resolved_at: string | null;
+                        closed_at: string | null;
+                        /** @description an operator's decision on an escalated issue (closed only) */
+                        outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        close_notes: string | null;
+                        /** @description the seller's answers, oldest first */
+                        responses: {
+                            /** @description the answer (reissue) id */
+                            id: number;
+                            /**
+                             * @description reissue: delivered again; response: pointed at the evidence
+                             * @enum {string}
+                             */
+                            kind: "reissue" | "response";
+                            notes: string | null;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            at: string;
+                            /** @description the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it) */
+                            etickets_set_id?: number | null;
+                            tickets?: {
+                                [key: string]: string;
+                            }[] | null;
+                            transfer_source?: string | null;
+                            x_mobile_link?: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    escalateDeliveryIssue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description delivery issue id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description free text */
+                    notes?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the issue, escalated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        order_id: number;
+                        shipment_id: number | null;
+                        /** @enum {string} */
+                        state: "open" | "seller_responded" | "resolved" | "escalated" | "closed";
+                        /** @enum {string} */
+                        reason: "not_received" | "transfer_not_accepted" | "invalid_barcode" | "wrong_tickets" | "other";
+                        seats: string[];
+                        notes: string | null;
+                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                        opened_at: string;
+                        /** @description opened_at + the response window: an issue still open then is escalated by the service */
+                        respond_by: string;
+                        responded_at: string | null;
+                        escalated_at: string | null;
+                        escalated_by: ("buyer" | "system") | null;
+                        resolved_at: string | null;
+                        closed_at: string | null;
+                        /** @description an operator's decision on an escalated issue (closed only) */
+                        outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        close_notes: string | null;
+                        /** @description the seller's answers, oldest first */
+                        responses: {
+                            /** @description the answer (reissue) id */
+                            id: number;
+                            /**
+                             * @description reissue: delivered again; response: pointed at the evidence
+                             * @enum {string}
+                             */
+                            kind: "reissue" | "response";
+                            notes: string | null;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            at: string;
+                            /** @description the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it) */
+                            etickets_set_id?: number | null;
+                            tickets?: {
+                                [key: string]: string;
+                            }[] | null;
+                            transfer_source?: string | null;
+                            x_mobile_link?: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reissueShipment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tickets": [
+                 *         {
+                 *           "seat": "12",
+                 *           "barcode": "NEW-12"
+                 *         }
+                 *       ],
+                 *       "notes": "new barcodes from the box office"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description new e-tickets, as an upload takes them; they replace the set */
+                    etickets?: {
+                        /**
+                         * Format: byte
+                         * @description The PDF, base64 (standard alphabet, no line breaks).
+                         */
+                        eticket: string;
+                        /** @description The seat this ticket is for. */
+                        seat?: string;
+                        /** @description The ticket’s barcode, as printed. */
+                        barcode?: string;
+                    }[];
+                    /** @description new barcodes per seat; each replaces the seat’s old one, which is revoked */
+                    tickets?: ({
+                        /** @description the seat */
+                        seat: string;
+                        /** @description the ticket's barcode */
+                        barcode?: string;
+                        /** @description the primary market's ticket id */
+                        primary_ticket_id?: string;
+                        /** @description the transfer's verification id on the platform */
+                        verification_id?: string;
+                    } & (unknown | unknown | unknown))[];
+                    /**
+                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+                     * @enum {string}
+                     */
+                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER";
+                    /** @description a new transfer link */
+                    x_mobile_link?: string;
+                    /** @description free text for the buyer */
+                    notes?: string;
+                } | unknown | unknown | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description the reissue, the barcodes and the issue */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shipment_id: number;
+                        reissue_id: number;
+                        /** @description the new e-tickets, when the reissue carried files */
+                        etickets?: {
+                            /** @description the e-ticket id: GET /v9/shipments/<shipment>/etickets/<id> downloads it */
+                            id: number;
+                            seat: string | null;
+                            pages: number;
+                            bytes: number;
+                            /** @description sha256 of the file, lowercase hex */
+                            sha256: string;
+                            barcode: string | null;
+                            /** @description /v9/shipments/<shipment>/etickets/<id> */
+                            url: string;
+                        }[];
+                        barcodes: {
+                            /** @description the barcodes that hold */
+                            live: {
+                                seat: string | null;
+                                barcode?: string;
+                                primary_ticket_id?: string;
+                                verification_id?: string;
+                                /** @enum {string} */
+                                source: "completion" | "eticket" | "reissue";
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                given_at: string;
+                                /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                given_by_reissue_id: number | null;
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                revoked_at?: string;
+                                revoked_by_reissue_id?: number | null;
+                            }[];
+                            /** @description barcodes a reissue replaced: never valid again */
+                            revoked: {
+                                seat: string | null;
+                                barcode?: string;
+                                primary_ticket_id?: string;
+                                verification_id?: string;
+                                /** @enum {string} */
+                                source: "completion" | "eticket" | "reissue";
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                given_at: string;
+                                /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                given_by_reissue_id: number | null;
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                revoked_at?: string;
+                                revoked_by_reissue_id?: number | null;
+                            }[];
+                        };
+                        delivery_issue: {
+                            id: number;
+                            order_id: number;
+                            shipment_id: number | null;
+                            /** @enum {string} */
+                            state: "open" | "seller_responded" | "resolved" | "escalated" | "closed";
+                            /** @enum {string} */
+                            reason: "not_received" | "transfer_not_accepted" | "invalid_barcode" | "wrong_tickets" | "other";
+                            seats: string[];
+                            notes: string | null;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            opened_at: string;
+                            /** @description opened_at + the response window: an issue still open then is escalated by the service */
+                            respond_by: string;
+                            responded_at: string | null;
+                            escalated_at: string | null;
+                            escalated_by: ("buyer" | "system") | null;
+                            resolved_at: string | null;
+                            closed_at: string | null;
+                            /** @description an operator's decision on an escalated issue (closed only) */
+                            outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                            close_notes: string | null;
+                            /** @description the seller's answers, oldest first */
+                            responses: {
+                                /** @description the answer (reissue) id */
+                                id: number;
+                                /**
+                                 * @description reissue: delivered again; response: pointed at the evidence
+                                 * @enum {string}
+                                 */
+                                kind: "reissue" | "response";
+                                notes: string | null;
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                at: string;
+                                /** @description the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it) */
+                                etickets_set_id?: number | null;
+                                tickets?: {
+                                    [key: string]: string;
+                                }[] | null;
+                                transfer_source?: string | null;
+                                x_mobile_link?: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "shipment_replaced",
+                     *           "message": "shipment was replaced by shipment 12; use the new id",
+                     *           "replaced_by": 12
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listInventory: {
         parameters: {
             query: {
@@ -5503,7 +7775,7 @@ export interface operations {
                             /** @description per order, across shipment replacements */
                             seq: number;
                             /** @enum {string} */
-                            kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated";
+                            kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued";
                             /** @description the shipment acted on; null for created */
                             shipment_id: number | null;
                             /** @description the shipment after the event (a replacement for updates); null for an order that has none */
@@ -5670,7 +7942,7 @@ export interface operations {
                             /** @description the event id: the same in every webhook delivery of the event and in the feed; de-duplicate on it */
                             id: string;
                             /** @enum {string} */
-                            type: "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated";
+                            type: "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued";
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             created_at: string;
                             order_id: number;
@@ -5683,7 +7955,7 @@ export interface operations {
                                     /** @description per order, across shipment replacements */
                                     seq: number;
                                     /** @enum {string} */
-                                    kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated";
+                                    kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued";
                                     /** @description the shipment acted on; null for created */
                                     shipment_id: number | null;
                                     /** @description the shipment after the event (a replacement for updates); null for an order that has none */
@@ -5738,6 +8010,41 @@ export interface operations {
                                         updated_at: string;
                                     } | null;
                                     x_mobile_link?: string;
+                                    /** @description GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none */
+                                    barcodes?: {
+                                        /** @description the barcodes that hold */
+                                        live: {
+                                            seat: string | null;
+                                            barcode?: string;
+                                            primary_ticket_id?: string;
+                                            verification_id?: string;
+                                            /** @enum {string} */
+                                            source: "completion" | "eticket" | "reissue";
+                                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                            given_at: string;
+                                            /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                            given_by_reissue_id: number | null;
+                                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                            revoked_at?: string;
+                                            revoked_by_reissue_id?: number | null;
+                                        }[];
+                                        /** @description barcodes a reissue replaced: never valid again */
+                                        revoked: {
+                                            seat: string | null;
+                                            barcode?: string;
+                                            primary_ticket_id?: string;
+                                            verification_id?: string;
+                                            /** @enum {string} */
+                                            source: "completion" | "eticket" | "reissue";
+                                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                            given_at: string;
+                                            /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                            given_by_reissue_id: number | null;
+                                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                            revoked_at?: string;
+                                            revoked_by_reissue_id?: number | null;
+                                        }[];
+                                    };
                                 } | {
                                     id: number;
                                     /** @description relative path of the shipment: /shipments/<id> */
@@ -5889,7 +8196,7 @@ export interface operations {
                             id: number;
                             url: string;
                             /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                            event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                            event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
                             enabled: boolean;
                             /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                             disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -5980,7 +8287,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url: string;
                     /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*")[] | unknown | unknown;
                     /** @description Default true. */
                     enabled?: boolean;
                 };
@@ -5997,7 +8304,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -6156,7 +8463,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -6288,7 +8595,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
                     /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -6305,7 +8612,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -6577,7 +8884,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
                     /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -6594,7 +8901,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -6758,7 +9065,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -8412,6 +10719,450 @@ export interface operations {
                             seq: number;
                             /** @constant */
                             kind: "in_hand_updated";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderDeliveryIssueOpened: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.delivery_issue_opened";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "delivery_issue_opened";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderDeliveryIssueResponded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.delivery_issue_responded";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "delivery_issue_responded";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderDeliveryIssueResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.delivery_issue_resolved";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "delivery_issue_resolved";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderDeliveryIssueEscalated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.delivery_issue_escalated";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "delivery_issue_escalated";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderDeliveryIssueClosed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.delivery_issue_closed";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "delivery_issue_closed";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentReissued: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.reissued";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "reissued";
                             actor: {
                                 /** @constant */
                                 type: "party";

@@ -9,6 +9,7 @@ import { signedFetch } from '../support/http.ts';
 import { openApiChecker } from '../support/openapi-check.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { proxiedDatabaseUrl } from '../support/tcp-proxy.ts';
+import { completedEticketOrder } from '../support/delivery-issue-flow.ts';
 import { b64, makePdf, makePng } from '../support/test-files.ts';
 
 // The OpenAPI document is valid, matches the committed docs/openapi.json, and describes what the
@@ -21,6 +22,8 @@ const COMMITTED = new URL('../../docs/openapi.json', import.meta.url);
 const ORDER_COMMAND_ORDERS = [730, 731, 732] as const;
 /** Orders of the file checks (an Eticket shipment, an XMobile one). */
 const FILE_ORDERS = [733, 734] as const;
+/** A completed Eticket order for the delivery issue routes. */
+const ISSUE_ORDER = 735;
 
 describe('OpenAPI document', () => {
   let t: TestService;
@@ -29,7 +32,7 @@ describe('OpenAPI document', () => {
   let checker: ReturnType<typeof openApiChecker>;
   beforeAll(async () => {
     t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    await t.seed(baseFixture([...ORDER_COMMAND_ORDERS, ...FILE_ORDERS]));
+    await t.seed(baseFixture([...ORDER_COMMAND_ORDERS, ...FILE_ORDERS, ISSUE_ORDER]));
     call = apiClient(t.url);
     const res = await fetch(`${t.url}/openapi.json`);
     expect(res.status).toBe(200);
@@ -512,6 +515,40 @@ describe('OpenAPI document', () => {
     const png = await signedFetch(t.url, BUYER, 'GET', proof.body.files[0].url);
     checker.checkFile('GET', proofFile, png.status, png.headers.get('content-type'));
     expect((await checked(STRANGER, 'GET', proof.body.files[0].url, proofFile)).status).toBe(404);
+  });
+
+  it('delivery issues: open, answer, reissue, escalate, resolve, read, the evidence', async () => {
+    const { shipmentId } = await completedEticketOrder(call, ISSUE_ORDER);
+    const open = '/v9/orders/{id}/delivery_issues';
+    expect((await checked(BUYER, 'POST', `/v9/orders/${ISSUE_ORDER}/delivery_issues`, open, { reason: 'lost' })).status).toBe(400);
+    const opened = await checked(BUYER, 'POST', `/v9/orders/${ISSUE_ORDER}/delivery_issues`, open, { reason: 'wrong_tickets' });
+    expect(opened.status).toBe(201);
+    const id = opened.body.id as number;
+    expect((await checked(BUYER, 'GET', `/v9/orders/${ISSUE_ORDER}/delivery_issues`, open)).status).toBe(200);
+    expect((await checked(STRANGER, 'GET', `/v9/orders/${ISSUE_ORDER}/delivery_issues`, open)).status).toBe(404);
+    const one = '/v9/delivery_issues/{id}';
+    expect((await checked(SELLER, 'GET', `/v9/delivery_issues/${id}`, one)).status).toBe(200);
+    expect((await checked(STRANGER, 'GET', `/v9/delivery_issues/${id}`, one)).status).toBe(404);
+    const responses = '/v9/delivery_issues/{id}/responses';
+    expect((await checked(BUYER, 'POST', `/v9/delivery_issues/${id}/responses`, responses, { notes: 'x' })).status).toBe(403);
+    expect((await checked(SELLER, 'POST', `/v9/delivery_issues/${id}/responses`, responses, { notes: 'see the evidence' })).status).toBe(
+      200,
+    );
+    const reissue = '/v9/shipments/{id}/reissue';
+    expect((await checked(SELLER, 'POST', `/v9/shipments/${shipmentId}/reissue`, reissue, {})).status).toBe(400);
+    const tickets = [{ seat: '12', barcode: 'NEW-12' }];
+    expect((await checked(SELLER, 'POST', `/v9/shipments/${shipmentId}/reissue`, reissue, { tickets })).status).toBe(200);
+    const escalate = '/v9/delivery_issues/{id}/escalate';
+    expect((await checked(SELLER, 'POST', `/v9/delivery_issues/${id}/escalate`, escalate, {})).status).toBe(403);
+    expect((await checked(BUYER, 'POST', `/v9/delivery_issues/${id}/escalate`, escalate, {})).status).toBe(200);
+    const resolve = '/v9/delivery_issues/{id}/resolve';
+    expect((await checked(BUYER, 'POST', `/v9/delivery_issues/${id}/resolve`, resolve, {})).status).toBe(200);
+    expect((await checked(BUYER, 'POST', `/v9/delivery_issues/${id}/resolve`, resolve, {})).status).toBe(422);
+    const evidence = '/v9/orders/{id}/delivery_evidence';
+    expect((await checked(BUYER, 'GET', `/v9/orders/${ISSUE_ORDER}/delivery_evidence`, evidence)).status).toBe(200);
+    expect((await checked(STRANGER, 'GET', `/v9/orders/${ISSUE_ORDER}/delivery_evidence`, evidence)).status).toBe(404);
+    const shipment = await checked(BUYER, 'GET', `/v9/shipments/${shipmentId}`, '/v9/shipments/{id}');
+    expect(shipment.body.barcodes.revoked).toHaveLength(1);
   });
 
   it('every operation was checked with a success and with an error', () => {

@@ -92,3 +92,16 @@ describe('timeouts and PUBLIC_HOST', () => {
     expect(loadConfig({}).PUBLIC_HOST).toBeUndefined();
   });
 });
+
+describe('DELIVERY_ISSUE_RESPONSE_WINDOW', () => {
+  it('is a duration with a unit, read as milliseconds; 48 hours unless set', () => {
+    expect(loadConfig({}).DELIVERY_ISSUE_RESPONSE_WINDOW).toBe(48 * 3600_000);
+    expect(loadConfig({ DELIVERY_ISSUE_RESPONSE_WINDOW: '90s' }).DELIVERY_ISSUE_RESPONSE_WINDOW).toBe(90_000);
+    expect(loadConfig({ DELIVERY_ISSUE_RESPONSE_WINDOW: '30m' }).DELIVERY_ISSUE_RESPONSE_WINDOW).toBe(1_800_000);
+    expect(loadConfig({ DELIVERY_ISSUE_RESPONSE_WINDOW: '2d' }).DELIVERY_ISSUE_RESPONSE_WINDOW).toBe(2 * 86_400_000);
+  });
+
+  it.each(['48', 'h', '1.5h', '-1h', '500ms', '31d', 'forever'])('refuses %s', (value) => {
+    expect(() => loadConfig({ DELIVERY_ISSUE_RESPONSE_WINDOW: value })).toThrow(/DELIVERY_ISSUE_RESPONSE_WINDOW.*duration such as 48h/);
+  });
+});

@@ -80,6 +80,16 @@ export class InvalidTransition extends AppError {
   readonly status = 422 as const;
 }
 
+/** A buyer opens a delivery issue while another of the order is undecided: the body names it. */
+export class DeliveryIssueConflict extends AppError {
+  readonly code = 'delivery_issue_open';
+  readonly status = 409 as const;
+  constructor(readonly openIssueId: number) {
+    super(`delivery issue ${openIssueId} of this order is still open; resolve or escalate it first`);
+    this.extra.delivery_issue_id = openIssueId;
+  }
+}
+
 export class Unavailable extends AppError {
   readonly code = 'unavailable';
   readonly status = 503 as const;

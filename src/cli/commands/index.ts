@@ -145,6 +145,25 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./orders.ts').then((m) => m.ordersShow),
   },
   {
+    path: ['issues', 'list'],
+    brief: 'Lists delivery issues, escalated ones oldest first.',
+    summary:
+      "Lists the buyers' delivery issues from the database: --state open|seller_responded|escalated|resolved|closed\n" +
+      '(escalated: in the order they wait for an operator; otherwise by when they were opened).',
+    usage: 'issues list [--state escalated] [--limit 100] [--json]',
+    load: () => import('./issues.ts').then((m) => m.issuesList),
+  },
+  {
+    path: ['issues', 'close'],
+    brief: 'Closes an escalated delivery issue with an outcome (operator).',
+    summary:
+      "Closes an escalated delivery issue as an operator: the command delivery_issue.close, run by the service's\n" +
+      'workers (QUEUE_PREFIX, REDIS_URL and DATABASE_URL as the service has them). Both parties get order.delivery_issue_closed.\n' +
+      '--outcome seller_at_fault|buyer_at_fault|no_fault; --notes and --operator (who closed it) are kept with it.',
+    usage: 'issues close <issue_id> --outcome seller_at_fault|buyer_at_fault|no_fault [--notes …] [--operator name]',
+    load: () => import('./issues.ts').then((m) => m.issuesClose),
+  },
+  {
     path: ['webhooks', 'list'],
     brief: "Lists the webhook endpoints of the credential's brokerage.",
     summary:
@@ -259,6 +278,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   inventory: 'Ticket-group inventory of an office, in and out as JSON lines.',
   shipments: 'Shipments and their history.',
   orders: 'Find orders and follow one (the terminal side of /ops/orders).',
+  issues: 'Delivery issues buyers opened: list them, close an escalated one (the terminal side of /ops/delivery_issues).',
   webhooks: "Webhook endpoints of the credential's brokerage, their deliveries log, redelivery and replay.",
   jobs: 'BullMQ jobs: inspect and replay.',
 };

@@ -89,6 +89,11 @@ export function describeApi(service: { name: string; version: string }) {
         description:
           'Files of a shipment: e-tickets for the buyer (upload, list, download, one-time links) and proofs of a mobile transfer',
       },
+      {
+        name: 'Delivery issues',
+        description:
+          'The buyer says the tickets did not arrive: the seller reissues or answers, the buyer resolves or escalates; the evidence of delivery',
+      },
       { name: 'Inventory', description: "An office's ticket groups" },
       { name: 'Events', description: "Every event of your brokerage's orders, paged or long-polled" },
       { name: 'Commands', description: 'Results of commands answered 202' },

@@ -23,7 +23,7 @@ export const ERROR_STATUSES = {
 export type ErrorStatus = keyof typeof ERROR_STATUSES;
 
 /** Codes only one route answers with, and their status, beside the status's usual code; that route documents the answer (routeError). */
-export const ROUTE_CODES = { limit_reached: 409 } as const;
+export const ROUTE_CODES = { limit_reached: 409, delivery_issue_open: 409 } as const;
 
 const CODES = [...Object.values(ERROR_STATUSES).map(([code]) => code), ...(Object.keys(ROUTE_CODES) as (keyof typeof ROUTE_CODES)[])];
 
@@ -36,6 +36,7 @@ export const errorBody = z
           message: z.string(),
           field: z.string().optional().describe('400: the field, parameter or header at fault'),
           replaced_by: z.number().int().optional().describe('410: the id of the live shipment'),
+          delivery_issue_id: z.number().int().optional().describe("409 delivery_issue_open: the order's issue still open"),
         }),
       )
       .min(1),

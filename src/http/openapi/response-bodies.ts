@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { COMMAND_OUTCOMES } from '../../commands/command-outcome.ts';
-import { eventActor, shipmentAnswers, eventKind, eventType } from '@fulfil/contract';
+import { deliveryIssueAnswers, eventActor, shipmentAnswers, eventKind, eventType } from '@fulfil/contract';
 
 // What each route answers, as documentation: the renderers in src/domain/shipment-response.ts
 // and src/read/ build these bodies, and the contract test checks real answers against them.
@@ -32,6 +32,9 @@ export const readShipment = z.union([
       state: shipmentState,
       ...recipient,
       x_mobile_link: z.string().optional(),
+      barcodes: deliveryIssueAnswers.shipmentBarcodes
+        .optional()
+        .describe('GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none'),
     })
     .describe('TBD, XMobile, XMobileLink, XSeats, Eticket'),
   z

@@ -4,6 +4,8 @@ import { registerQueueBoard } from '../../ops/queue-board.ts';
 import type { HttpMetrics } from '../../telemetry/metrics-registry.ts';
 import { denyFraming, requireOpsToken, type FailureLimiter } from '../../ops/ops-auth.ts';
 import { orderViewRoutes } from '../../ops/order-view-route.ts';
+import { deliveryIssueOpsRoutes } from '../../ops/delivery-issues-route.ts';
+import type { Dispatch } from '../../queues/dispatcher.ts';
 import { jobOrderRoute } from '../../ops/job-order.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics } from '../../telemetry/metrics-scrape.ts';
 import type { Config } from '../../config.ts';
@@ -22,7 +24,12 @@ export interface OpsDeps {
  */
 export function opsRoutes(
   app: FastifyInstance,
-  deps: { config: Pick<Config, 'OPS_TOKEN'>; database: Database; rateLimiter?: FailureLimiter | undefined },
+  deps: {
+    config: Pick<Config, 'OPS_TOKEN'>;
+    database: Database;
+    rateLimiter?: FailureLimiter | undefined;
+    dispatcher?: Dispatch | undefined;
+  },
   ops: OpsDeps,
 ): void {
   const opsToken = deps.config.OPS_TOKEN;
@@ -37,6 +44,7 @@ export function opsRoutes(
   void app.register(async (scope) => {
     await registerQueueBoard(scope, { queues: ops.queues, opsToken, failures, write: ops.write ?? false });
   });
-  orderViewRoutes(app, { database: deps.database, opsToken, failures });
+  orderViewRoutes(app, { database: deps.database, opsToken, failures, write: (ops.write ?? false) && deps.dispatcher !== undefined });
+  deliveryIssueOpsRoutes(app, { database: deps.database, dispatcher: deps.dispatcher, opsToken, failures, write: ops.write ?? false });
   jobOrderRoute(app, { queues: ops.queues, database: deps.database, opsToken, failures });
 }

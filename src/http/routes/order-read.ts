@@ -6,7 +6,7 @@ import { readOrder } from '../../read/read-order.ts';
 import { ORDER_DOCS } from './orders.docs.ts';
 
 export interface ReadDeps {
-  database: Pick<Database, 'db'>;
+  database: Pick<Database, 'db' | 'rows'>;
 }
 
 /** Reads go straight to Postgres: nothing changes, so there is nothing to queue. */

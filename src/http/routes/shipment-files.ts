@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_UPLOAD_REQUEST_BYTES, NotFound, parseId } from '@fulfil/contract';
 import { callerOf } from '../../auth/caller.ts';
 import type { SqlRunner } from '../../db/database.ts';
+import { recordDownload } from '../../db/sql/file-downloads.ts';
 import { createDownloadLink, describeDownloadLink, redeemDownloadLink } from '../../domain/download-links.ts';
 import { linkTokenHint } from '../../link-tokens.ts';
 import { goneLinkPage, linkPage } from './download-link-page.ts';
@@ -70,7 +71,10 @@ export function shipmentFileRoutes(v9: FastifyInstance, deps: FileRouteDeps): vo
     async (request, reply) => {
       const shipmentId = parseId(request.params.id, 'id');
       const fileId = parseId(request.params.eticket_id, 'eticket_id');
-      const { file, bytes } = await readShipmentFile(deps, shipmentId, callerOf(request).brokerageId, 'etickets', fileId);
+      const caller = callerOf(request);
+      const { file, bytes } = await readShipmentFile(deps, shipmentId, caller.brokerageId, 'etickets', fileId);
+      // The evidence of delivery (GET /v9/orders/:id/delivery_evidence) lists each download.
+      await recordDownload(deps.database, { fileId, shipmentId, brokerageId: caller.brokerageId, userId: caller.userId });
       return sendFile(reply, `eticket-${fileId}`, file, bytes);
     },
   );

@@ -7,6 +7,6 @@ import { SHIPMENT_DOCS } from './shipments.docs.ts';
 
 export function shipmentReadRoutes(v9: FastifyInstance, deps: ReadDeps): void {
   v9.get<{ Params: { id: string } }>('/shipments/:id', { schema: SHIPMENT_DOCS.read }, async (request) => {
-    return readShipment(deps.database.db, parseId(request.params.id, 'id'), callerOf(request));
+    return readShipment(deps.database.db, parseId(request.params.id, 'id'), callerOf(request), deps.database);
   });
 }

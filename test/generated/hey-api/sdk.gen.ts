@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AcceptOrderData, AcceptOrderErrors, AcceptOrderResponses, CancelOrderData, CancelOrderErrors, CancelOrderResponses, CompleteShipmentData, CompleteShipmentErrors, CompleteShipmentResponses, CompleteShipmentWithPostData, CompleteShipmentWithPostErrors, CompleteShipmentWithPostResponses, CreateEticketLinkData, CreateEticketLinkErrors, CreateEticketLinkResponses, CreateTransferVerificationData, CreateTransferVerificationErrors, CreateTransferVerificationResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadEticketByLinkData, DownloadEticketByLinkErrors, DownloadEticketByLinkResponses, GetCommandData, GetCommandErrors, GetCommandResponses, GetCurrentCredentialData, GetCurrentCredentialErrors, GetCurrentCredentialResponses, GetEticketData, GetEticketErrors, GetEticketResponses, GetFrontDoorData, GetFrontDoorErrors, GetFrontDoorResponses, GetLivenessData, GetLivenessErrors, GetLivenessResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetShipmentData, GetShipmentErrors, GetShipmentResponses, GetTransferVerificationFileData, GetTransferVerificationFileErrors, GetTransferVerificationFileResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListEticketsData, ListEticketsErrors, ListEticketsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListInventoryData, ListInventoryErrors, ListInventoryResponses, ListOrderEventsData, ListOrderEventsErrors, ListOrderEventsResponses, ListTransferVerificationsData, ListTransferVerificationsErrors, ListTransferVerificationsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, OpenEticketLinkData, OpenEticketLinkErrors, OpenEticketLinkResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, RedeliverWebhookEventsData, RedeliverWebhookEventsErrors, RedeliverWebhookEventsResponses, RejectOrderData, RejectOrderErrors, RejectOrderResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, UpdateOrderData, UpdateOrderErrors, UpdateOrderResponses, UpdateShipmentData, UpdateShipmentErrors, UpdateShipmentResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpdateWebhookEndpointWithPutData, UpdateWebhookEndpointWithPutErrors, UpdateWebhookEndpointWithPutResponses, UploadEticketsData, UploadEticketsErrors, UploadEticketsResponses, VerifySigningData, VerifySigningErrors, VerifySigningResponses, VerifySigningWithPutData, VerifySigningWithPutErrors, VerifySigningWithPutResponses, WithdrawOrderCancellationData, WithdrawOrderCancellationErrors, WithdrawOrderCancellationResponses } from './types.gen.js';
+import type { AcceptOrderData, AcceptOrderErrors, AcceptOrderResponses, CancelOrderData, CancelOrderErrors, CancelOrderResponses, CompleteShipmentData, CompleteShipmentErrors, CompleteShipmentResponses, CompleteShipmentWithPostData, CompleteShipmentWithPostErrors, CompleteShipmentWithPostResponses, CreateEticketLinkData, CreateEticketLinkErrors, CreateEticketLinkResponses, CreateTransferVerificationData, CreateTransferVerificationErrors, CreateTransferVerificationResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadEticketByLinkData, DownloadEticketByLinkErrors, DownloadEticketByLinkResponses, EscalateDeliveryIssueData, EscalateDeliveryIssueErrors, EscalateDeliveryIssueResponses, GetCommandData, GetCommandErrors, GetCommandResponses, GetCurrentCredentialData, GetCurrentCredentialErrors, GetCurrentCredentialResponses, GetDeliveryEvidenceData, GetDeliveryEvidenceErrors, GetDeliveryEvidenceResponses, GetDeliveryIssueData, GetDeliveryIssueErrors, GetDeliveryIssueResponses, GetEticketData, GetEticketErrors, GetEticketResponses, GetFrontDoorData, GetFrontDoorErrors, GetFrontDoorResponses, GetLivenessData, GetLivenessErrors, GetLivenessResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetShipmentData, GetShipmentErrors, GetShipmentResponses, GetTransferVerificationFileData, GetTransferVerificationFileErrors, GetTransferVerificationFileResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListDeliveryIssuesData, ListDeliveryIssuesErrors, ListDeliveryIssuesResponses, ListEticketsData, ListEticketsErrors, ListEticketsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListInventoryData, ListInventoryErrors, ListInventoryResponses, ListOrderEventsData, ListOrderEventsErrors, ListOrderEventsResponses, ListTransferVerificationsData, ListTransferVerificationsErrors, ListTransferVerificationsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, OpenDeliveryIssueData, OpenDeliveryIssueErrors, OpenDeliveryIssueResponses, OpenEticketLinkData, OpenEticketLinkErrors, OpenEticketLinkResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, RedeliverWebhookEventsData, RedeliverWebhookEventsErrors, RedeliverWebhookEventsResponses, ReissueShipmentData, ReissueShipmentErrors, ReissueShipmentResponses, RejectOrderData, RejectOrderErrors, RejectOrderResponses, ResolveDeliveryIssueData, ResolveDeliveryIssueErrors, ResolveDeliveryIssueResponses, RespondToDeliveryIssueData, RespondToDeliveryIssueErrors, RespondToDeliveryIssueResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, UpdateOrderData, UpdateOrderErrors, UpdateOrderResponses, UpdateShipmentData, UpdateShipmentErrors, UpdateShipmentResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpdateWebhookEndpointWithPutData, UpdateWebhookEndpointWithPutErrors, UpdateWebhookEndpointWithPutResponses, UploadEticketsData, UploadEticketsErrors, UploadEticketsResponses, VerifySigningData, VerifySigningErrors, VerifySigningResponses, VerifySigningWithPutData, VerifySigningWithPutErrors, VerifySigningWithPutResponses, WithdrawOrderCancellationData, WithdrawOrderCancellationErrors, WithdrawOrderCancellationResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -316,6 +316,114 @@ export const getTransferVerificationFile = <ThrowOnError extends boolean = false
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
     url: '/v9/shipments/{id}/transfer_verifications/{file_id}',
     ...options
+});
+
+/**
+ * List an order's delivery issues (seller or buyer)
+ *
+ * Every issue of the order, oldest first, each with the seller's answers.
+ */
+export const listDeliveryIssues = <ThrowOnError extends boolean = false>(options: Options<ListDeliveryIssuesData, ThrowOnError>) => (options.client ?? client).get<ListDeliveryIssuesResponses, ListDeliveryIssuesErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/orders/{id}/delivery_issues',
+    ...options
+});
+
+/**
+ * Say the tickets did not arrive (buyer)
+ *
+ * On a completed order, or one whose tickets are still in transit after its `deliver_by`: the issue is `open` until the seller answers by `respond_by` (opened_at plus the service's response window, 48 hours unless configured); unanswered then, the service escalates it. One undecided issue per order: a second is 409 `delivery_issue_open` naming it. `reason` is one of "not_received", "transfer_not_accepted", "invalid_barcode", "wrong_tickets", "other"; `seats` must be the order's. Both parties get `order.delivery_issue_opened`. The seller is 403; anyone else 404.
+ */
+export const openDeliveryIssue = <ThrowOnError extends boolean = false>(options: Options<OpenDeliveryIssueData, ThrowOnError>) => (options.client ?? client).post<OpenDeliveryIssueResponses, OpenDeliveryIssueErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/orders/{id}/delivery_issues',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The evidence of delivery of an order (seller or buyer)
+ *
+ * One timeline, oldest first, of what happened to the tickets: e-tickets uploaded and replaced, each download (by which party, or by a one-time link; never a token or a full address), links made and used, proofs of transfer, barcodes given and revoked, the completion, reissues and the delivery issues' steps.
+ */
+export const getDeliveryEvidence = <ThrowOnError extends boolean = false>(options: Options<GetDeliveryEvidenceData, ThrowOnError>) => (options.client ?? client).get<GetDeliveryEvidenceResponses, GetDeliveryEvidenceErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/orders/{id}/delivery_evidence',
+    ...options
+});
+
+/**
+ * Read a delivery issue (seller or buyer)
+ *
+ * The issue, its state and the seller's answers. Anyone but the two parties is told 404.
+ */
+export const getDeliveryIssue = <ThrowOnError extends boolean = false>(options: Options<GetDeliveryIssueData, ThrowOnError>) => (options.client ?? client).get<GetDeliveryIssueResponses, GetDeliveryIssueErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/delivery_issues/{id}',
+    ...options
+});
+
+/**
+ * Answer a delivery issue without re-delivering (seller)
+ *
+ * The seller says the tickets were delivered and points at the evidence (GET /v9/orders/:id/delivery_evidence); the issue becomes `seller_responded` and is no longer escalated by the service. Both parties get `order.delivery_issue_responded`.
+ */
+export const respondToDeliveryIssue = <ThrowOnError extends boolean = false>(options: Options<RespondToDeliveryIssueData, ThrowOnError>) => (options.client ?? client).post<RespondToDeliveryIssueResponses, RespondToDeliveryIssueErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/delivery_issues/{id}/responses',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Call a delivery issue solved (buyer)
+ *
+ * The issue becomes `resolved` (final). Both parties get `order.delivery_issue_resolved`.
+ */
+export const resolveDeliveryIssue = <ThrowOnError extends boolean = false>(options: Options<ResolveDeliveryIssueData, ThrowOnError>) => (options.client ?? client).post<ResolveDeliveryIssueResponses, ResolveDeliveryIssueErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/delivery_issues/{id}/resolve',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Ask an operator to decide (buyer)
+ *
+ * The issue becomes `escalated`; an operator closes it with an outcome (`seller_at_fault`, `buyer_at_fault`, `no_fault`). Both parties get `order.delivery_issue_escalated`.
+ */
+export const escalateDeliveryIssue = <ThrowOnError extends boolean = false>(options: Options<EscalateDeliveryIssueData, ThrowOnError>) => (options.client ?? client).post<EscalateDeliveryIssueResponses, EscalateDeliveryIssueErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/delivery_issues/{id}/escalate',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Deliver the tickets again (seller)
+ *
+ * On a completed shipment while a delivery issue of its order waits for the seller (open or seller_responded). New `etickets` (the upload's shape and checks) replace the current set, whose files stay in the history; new `tickets` replace the barcodes of their seats. Every replaced barcode is revoked: GET /v9/shipments/:id lists it under `barcodes.revoked` with `revoked_at` and the reissue that revoked it. The issue becomes `seller_responded`; both parties get `shipment.reissued` and `order.delivery_issue_responded`.
+ */
+export const reissueShipment = <ThrowOnError extends boolean = false>(options: Options<ReissueShipmentData, ThrowOnError>) => (options.client ?? client).post<ReissueShipmentResponses, ReissueShipmentErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/shipments/{id}/reissue',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**

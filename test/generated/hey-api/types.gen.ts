@@ -4,14 +4,14 @@ export type ClientOptions = {
     baseUrl: '{scheme}://{host}' | (string & {});
 };
 
-export type Webhooks = ReceiveShipmentCreatedWebhookRequest | ReceiveShipmentUpdatedWebhookRequest | ReceiveShipmentPickupDetailsWebhookRequest | ReceiveShipmentDeliveredWebhookRequest | ReceiveShipmentCompletedWebhookRequest | ReceiveShipmentEticketsUploadedWebhookRequest | ReceiveShipmentTransferVerifiedWebhookRequest | ReceiveShipmentDueSoonWebhookRequest | ReceiveShipmentOverdueWebhookRequest | ReceiveOrderRejectedWebhookRequest | ReceiveOrderCancelProposedWebhookRequest | ReceiveOrderCancelWithdrawnWebhookRequest | ReceiveOrderCanceledWebhookRequest | ReceiveOrderInHandUpdatedWebhookRequest | ReceivePingWebhookRequest;
+export type Webhooks = ReceiveShipmentCreatedWebhookRequest | ReceiveShipmentUpdatedWebhookRequest | ReceiveShipmentPickupDetailsWebhookRequest | ReceiveShipmentDeliveredWebhookRequest | ReceiveShipmentCompletedWebhookRequest | ReceiveShipmentEticketsUploadedWebhookRequest | ReceiveShipmentTransferVerifiedWebhookRequest | ReceiveShipmentDueSoonWebhookRequest | ReceiveShipmentOverdueWebhookRequest | ReceiveOrderRejectedWebhookRequest | ReceiveOrderCancelProposedWebhookRequest | ReceiveOrderCancelWithdrawnWebhookRequest | ReceiveOrderCanceledWebhookRequest | ReceiveOrderInHandUpdatedWebhookRequest | ReceiveOrderDeliveryIssueOpenedWebhookRequest | ReceiveOrderDeliveryIssueRespondedWebhookRequest | ReceiveOrderDeliveryIssueResolvedWebhookRequest | ReceiveOrderDeliveryIssueEscalatedWebhookRequest | ReceiveOrderDeliveryIssueClosedWebhookRequest | ReceiveShipmentReissuedWebhookRequest | ReceivePingWebhookRequest;
 
 /**
  * every error, whatever the route
  */
 export type ErrorBody = {
     errors: Array<{
-        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'unavailable' | 'limit_reached' | 'internal_error';
+        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'unavailable' | 'limit_reached' | 'delivery_issue_open' | 'internal_error';
         message: string;
         /**
          * 400: the field, parameter or header at fault
@@ -21,6 +21,10 @@ export type ErrorBody = {
          * 410: the id of the live shipment
          */
         replaced_by?: number;
+        /**
+         * 409 delivery_issue_open: the order's issue still open
+         */
+        delivery_issue_id?: number;
     }>;
 };
 
@@ -867,6 +871,57 @@ export type GetOrderResponses = {
                 updated_at: string;
             } | null;
             x_mobile_link?: string;
+            /**
+             * GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none
+             */
+            barcodes?: {
+                /**
+                 * the barcodes that hold
+                 */
+                live: Array<{
+                    seat: string | null;
+                    barcode?: string;
+                    primary_ticket_id?: string;
+                    verification_id?: string;
+                    source: 'completion' | 'eticket' | 'reissue';
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    given_at: string;
+                    /**
+                     * the reissue that gave it; null when given at completion or with the first e-tickets
+                     */
+                    given_by_reissue_id: number | null;
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    revoked_at?: string;
+                    revoked_by_reissue_id?: number | null;
+                }>;
+                /**
+                 * barcodes a reissue replaced: never valid again
+                 */
+                revoked: Array<{
+                    seat: string | null;
+                    barcode?: string;
+                    primary_ticket_id?: string;
+                    verification_id?: string;
+                    source: 'completion' | 'eticket' | 'reissue';
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    given_at: string;
+                    /**
+                     * the reissue that gave it; null when given at completion or with the first e-tickets
+                     */
+                    given_by_reissue_id: number | null;
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    revoked_at?: string;
+                    revoked_by_reissue_id?: number | null;
+                }>;
+            };
         } | {
             id: number;
             /**
@@ -1121,6 +1176,57 @@ export type GetShipmentResponses = {
             updated_at: string;
         } | null;
         x_mobile_link?: string;
+        /**
+         * GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none
+         */
+        barcodes?: {
+            /**
+             * the barcodes that hold
+             */
+            live: Array<{
+                seat: string | null;
+                barcode?: string;
+                primary_ticket_id?: string;
+                verification_id?: string;
+                source: 'completion' | 'eticket' | 'reissue';
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                given_at: string;
+                /**
+                 * the reissue that gave it; null when given at completion or with the first e-tickets
+                 */
+                given_by_reissue_id: number | null;
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                revoked_at?: string;
+                revoked_by_reissue_id?: number | null;
+            }>;
+            /**
+             * barcodes a reissue replaced: never valid again
+             */
+            revoked: Array<{
+                seat: string | null;
+                barcode?: string;
+                primary_ticket_id?: string;
+                verification_id?: string;
+                source: 'completion' | 'eticket' | 'reissue';
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                given_at: string;
+                /**
+                 * the reissue that gave it; null when given at completion or with the first e-tickets
+                 */
+                given_by_reissue_id: number | null;
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                revoked_at?: string;
+                revoked_by_reissue_id?: number | null;
+            }>;
+        };
     } | {
         id: number;
         /**
@@ -2270,6 +2376,1111 @@ export type GetTransferVerificationFileResponses = {
 
 export type GetTransferVerificationFileResponse = GetTransferVerificationFileResponses[keyof GetTransferVerificationFileResponses];
 
+export type ListDeliveryIssuesData = {
+    body?: never;
+    path: {
+        /**
+         * order id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/orders/{id}/delivery_issues';
+};
+
+export type ListDeliveryIssuesErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ListDeliveryIssuesError = ListDeliveryIssuesErrors[keyof ListDeliveryIssuesErrors];
+
+export type ListDeliveryIssuesResponses = {
+    /**
+     * the issues
+     */
+    200: {
+        /**
+         * oldest first
+         */
+        delivery_issues: Array<{
+            id: number;
+            order_id: number;
+            shipment_id: number | null;
+            state: 'open' | 'seller_responded' | 'resolved' | 'escalated' | 'closed';
+            reason: 'not_received' | 'transfer_not_accepted' | 'invalid_barcode' | 'wrong_tickets' | 'other';
+            seats: Array<string>;
+            notes: string | null;
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            opened_at: string;
+            /**
+             * opened_at + the response window: an issue still open then is escalated by the service
+             */
+            respond_by: string;
+            responded_at: string | null;
+            escalated_at: string | null;
+            escalated_by: 'buyer' | 'system' | null;
+            resolved_at: string | null;
+            closed_at: string | null;
+            /**
+             * an operator's decision on an escalated issue (closed only)
+             */
+            outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+            close_notes: string | null;
+            /**
+             * the seller's answers, oldest first
+             */
+            responses: Array<{
+                /**
+                 * the answer (reissue) id
+                 */
+                id: number;
+                /**
+                 * reissue: delivered again; response: pointed at the evidence
+                 */
+                kind: 'reissue' | 'response';
+                notes: string | null;
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                at: string;
+                /**
+                 * the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it)
+                 */
+                etickets_set_id?: number | null;
+                tickets?: Array<{
+                    [key: string]: string;
+                }> | null;
+                transfer_source?: string | null;
+                x_mobile_link?: string | null;
+            }>;
+        }>;
+    };
+};
+
+export type ListDeliveryIssuesResponse = ListDeliveryIssuesResponses[keyof ListDeliveryIssuesResponses];
+
+export type OpenDeliveryIssueData = {
+    body: {
+        /**
+         * what went wrong, from the fixed list
+         */
+        reason: 'not_received' | 'transfer_not_accepted' | 'invalid_barcode' | 'wrong_tickets' | 'other';
+        /**
+         * the seats concerned, as the order names them; none: the whole order
+         */
+        seats?: Array<string>;
+        /**
+         * free text for the seller
+         */
+        notes?: string;
+    };
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * order id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/orders/{id}/delivery_issues';
+};
+
+export type OpenDeliveryIssueErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `seats` not on the order (`field`: seats.<i>); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type OpenDeliveryIssueError = OpenDeliveryIssueErrors[keyof OpenDeliveryIssueErrors];
+
+export type OpenDeliveryIssueResponses = {
+    /**
+     * the new issue
+     */
+    201: {
+        id: number;
+        order_id: number;
+        shipment_id: number | null;
+        state: 'open' | 'seller_responded' | 'resolved' | 'escalated' | 'closed';
+        reason: 'not_received' | 'transfer_not_accepted' | 'invalid_barcode' | 'wrong_tickets' | 'other';
+        seats: Array<string>;
+        notes: string | null;
+        /**
+         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+         */
+        opened_at: string;
+        /**
+         * opened_at + the response window: an issue still open then is escalated by the service
+         */
+        respond_by: string;
+        responded_at: string | null;
+        escalated_at: string | null;
+        escalated_by: 'buyer' | 'system' | null;
+        resolved_at: string | null;
+        closed_at: string | null;
+        /**
+         * an operator's decision on an escalated issue (closed only)
+         */
+        outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        close_notes: string | null;
+        /**
+         * the seller's answers, oldest first
+         */
+        responses: Array<{
+            /**
+             * the answer (reissue) id
+             */
+            id: number;
+            /**
+             * reissue: delivered again; response: pointed at the evidence
+             */
+            kind: 'reissue' | 'response';
+            notes: string | null;
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            at: string;
+            /**
+             * the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it)
+             */
+            etickets_set_id?: number | null;
+            tickets?: Array<{
+                [key: string]: string;
+            }> | null;
+            transfer_source?: string | null;
+            x_mobile_link?: string | null;
+        }>;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type OpenDeliveryIssueResponse = OpenDeliveryIssueResponses[keyof OpenDeliveryIssueResponses];
+
+export type GetDeliveryEvidenceData = {
+    body?: never;
+    path: {
+        /**
+         * order id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/orders/{id}/delivery_evidence';
+};
+
+export type GetDeliveryEvidenceErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type GetDeliveryEvidenceError = GetDeliveryEvidenceErrors[keyof GetDeliveryEvidenceErrors];
+
+export type GetDeliveryEvidenceResponses = {
+    /**
+     * the timeline
+     */
+    200: {
+        order_id: number;
+        /**
+         * oldest first
+         */
+        timeline: Array<{
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            at: string;
+            /**
+             * what happened, a short code: etickets_uploaded, eticket_downloaded, link_created, link_used, …
+             */
+            what: string;
+            /**
+             * seller, buyer, system, or one_time_link
+             */
+            by: string | null;
+            [key: string]: unknown;
+        }>;
+    };
+};
+
+export type GetDeliveryEvidenceResponse = GetDeliveryEvidenceResponses[keyof GetDeliveryEvidenceResponses];
+
+export type GetDeliveryIssueData = {
+    body?: never;
+    path: {
+        /**
+         * delivery issue id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/delivery_issues/{id}';
+};
+
+export type GetDeliveryIssueErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type GetDeliveryIssueError = GetDeliveryIssueErrors[keyof GetDeliveryIssueErrors];
+
+export type GetDeliveryIssueResponses = {
+    /**
+     * the issue
+     */
+    200: {
+        id: number;
+        order_id: number;
+        shipment_id: number | null;
+        state: 'open' | 'seller_responded' | 'resolved' | 'escalated' | 'closed';
+        reason: 'not_received' | 'transfer_not_accepted' | 'invalid_barcode' | 'wrong_tickets' | 'other';
+        seats: Array<string>;
+        notes: string | null;
+        /**
+         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+         */
+        opened_at: string;
+        /**
+         * opened_at + the response window: an issue still open then is escalated by the service
+         */
+        respond_by: string;
+        responded_at: string | null;
+        escalated_at: string | null;
+        escalated_by: 'buyer' | 'system' | null;
+        resolved_at: string | null;
+        closed_at: string | null;
+        /**
+         * an operator's decision on an escalated issue (closed only)
+         */
+        outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        close_notes: string | null;
+        /**
+         * the seller's answers, oldest first
+         */
+        responses: Array<{
+            /**
+             * the answer (reissue) id
+             */
+            id: number;
+            /**
+             * reissue: delivered again; response: pointed at the evidence
+             */
+            kind: 'reissue' | 'response';
+            notes: string | null;
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            at: string;
+            /**
+             * the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it)
+             */
+            etickets_set_id?: number | null;
+            tickets?: Array<{
+                [key: string]: string;
+            }> | null;
+            transfer_source?: string | null;
+            x_mobile_link?: string | null;
+        }>;
+    };
+};
+
+export type GetDeliveryIssueResponse = GetDeliveryIssueResponses[keyof GetDeliveryIssueResponses];
+
+export type RespondToDeliveryIssueData = {
+    body: {
+        /**
+         * the answer, for the buyer
+         */
+        notes: string;
+    };
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * delivery issue id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/delivery_issues/{id}/responses';
+};
+
+export type RespondToDeliveryIssueErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type RespondToDeliveryIssueError = RespondToDeliveryIssueErrors[keyof RespondToDeliveryIssueErrors];
+
+export type RespondToDeliveryIssueResponses = {
+    /**
+     * the issue, seller_responded
+     */
+    200: {
+        id: number;
+        order_id: number;
+        shipment_id: number | null;
+        state: 'open' | 'seller_responded' | 'resolved' | 'escalated' | 'closed';
+        reason: 'not_received' | 'transfer_not_accepted' | 'invalid_barcode' | 'wrong_tickets' | 'other';
+        seats: Array<string>;
+        notes: string | null;
+        /**
+         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+         */
+        opened_at: string;
+        /**
+         * opened_at + the response window: an issue still open then is escalated by the service
+         */
+        respond_by: string;
+        responded_at: string | null;
+        escalated_at: string | null;
+        escalated_by: 'buyer' | 'system' | null;
+        resolved_at: string | null;
+        closed_at: string | null;
+        /**
+         * an operator's decision on an escalated issue (closed only)
+         */
+        outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        close_notes: string | null;
+        /**
+         * the seller's answers, oldest first
+         */
+        responses: Array<{
+            /**
+             * the answer (reissue) id
+             */
+            id: number;
+            /**
+             * reissue: delivered again; response: pointed at the evidence
+             */
+            kind: 'reissue' | 'response';
+            notes: string | null;
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            at: string;
+            /**
+             * the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it)
+             */
+            etickets_set_id?: number | null;
+            tickets?: Array<{
+                [key: string]: string;
+            }> | null;
+            transfer_source?: string | null;
+            x_mobile_link?: string | null;
+        }>;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type RespondToDeliveryIssueResponse = RespondToDeliveryIssueResponses[keyof RespondToDeliveryIssueResponses];
+
+export type ResolveDeliveryIssueData = {
+    body?: {
+        /**
+         * free text
+         */
+        notes?: string;
+    };
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * delivery issue id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/delivery_issues/{id}/resolve';
+};
+
+export type ResolveDeliveryIssueErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ResolveDeliveryIssueError = ResolveDeliveryIssueErrors[keyof ResolveDeliveryIssueErrors];
+
+export type ResolveDeliveryIssueResponses = {
+    /**
+     * the issue, resolved
+     */
+    200: {
+        id: number;
+        order_id: number;
+        shipment_id: number | null;
+        state: 'open' | 'seller_responded' | 'resolved' | 'escalated' | 'closed';
+        reason: 'not_received' | 'transfer_not_accepted' | 'invalid_barcode' | 'wrong_tickets' | 'other';
+        seats: Array<string>;
+        notes: string | null;
+        /**
+         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+         */
+        opened_at: string;
+        /**
+         * opened_at + the response window: an issue still open then is escalated by the service
+         */
+        respond_by: string;
+        responded_at: string | null;
+        escalated_at: string | null;
+        escalated_by: 'buyer' | 'system' | null;
+        resolved_at: string | null;
+        closed_at: string | null;
+        /**
+         * an operator's decision on an escalated issue (closed only)
+         */
+        outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        close_notes: string | null;
+        /**
+         * the seller's answers, oldest first
+         */
+        responses: Array<{
+            /**
+             * the answer (reissue) id
+             */
+            id: number;
+            /**
+             * reissue: delivered again; response: pointed at the evidence
+             */
+            kind: 'reissue' | 'response';
+            notes: string | null;
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            at: string;
+            /**
+             * the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it)
+             */
+            etickets_set_id?: number | null;
+            tickets?: Array<{
+                [key: string]: string;
+            }> | null;
+            transfer_source?: string | null;
+            x_mobile_link?: string | null;
+        }>;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type ResolveDeliveryIssueResponse = ResolveDeliveryIssueResponses[keyof ResolveDeliveryIssueResponses];
+
+export type EscalateDeliveryIssueData = {
+    body?: {
+        /**
+         * free text
+         */
+        notes?: string;
+    };
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * delivery issue id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/delivery_issues/{id}/escalate';
+};
+
+export type EscalateDeliveryIssueErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type EscalateDeliveryIssueError = EscalateDeliveryIssueErrors[keyof EscalateDeliveryIssueErrors];
+
+export type EscalateDeliveryIssueResponses = {
+    /**
+     * the issue, escalated
+     */
+    200: {
+        id: number;
+        order_id: number;
+        shipment_id: number | null;
+        state: 'open' | 'seller_responded' | 'resolved' | 'escalated' | 'closed';
+        reason: 'not_received' | 'transfer_not_accepted' | 'invalid_barcode' | 'wrong_tickets' | 'other';
+        seats: Array<string>;
+        notes: string | null;
+        /**
+         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+         */
+        opened_at: string;
+        /**
+         * opened_at + the response window: an issue still open then is escalated by the service
+         */
+        respond_by: string;
+        responded_at: string | null;
+        escalated_at: string | null;
+        escalated_by: 'buyer' | 'system' | null;
+        resolved_at: string | null;
+        closed_at: string | null;
+        /**
+         * an operator's decision on an escalated issue (closed only)
+         */
+        outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        close_notes: string | null;
+        /**
+         * the seller's answers, oldest first
+         */
+        responses: Array<{
+            /**
+             * the answer (reissue) id
+             */
+            id: number;
+            /**
+             * reissue: delivered again; response: pointed at the evidence
+             */
+            kind: 'reissue' | 'response';
+            notes: string | null;
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            at: string;
+            /**
+             * the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it)
+             */
+            etickets_set_id?: number | null;
+            tickets?: Array<{
+                [key: string]: string;
+            }> | null;
+            transfer_source?: string | null;
+            x_mobile_link?: string | null;
+        }>;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type EscalateDeliveryIssueResponse = EscalateDeliveryIssueResponses[keyof EscalateDeliveryIssueResponses];
+
+export type ReissueShipmentData = {
+    body: unknown & {
+        /**
+         * new e-tickets, as an upload takes them; they replace the set
+         */
+        etickets?: Array<{
+            /**
+             * The PDF, base64 (standard alphabet, no line breaks).
+             */
+            eticket: string;
+            /**
+             * The seat this ticket is for.
+             */
+            seat?: string;
+            /**
+             * The ticket’s barcode, as printed.
+             */
+            barcode?: string;
+        }>;
+        /**
+         * new barcodes per seat; each replaces the seat’s old one, which is revoked
+         */
+        tickets?: Array<unknown & {
+            /**
+             * the seat
+             */
+            seat: string;
+            /**
+             * the ticket's barcode
+             */
+            barcode?: string;
+            /**
+             * the primary market's ticket id
+             */
+            primary_ticket_id?: string;
+            /**
+             * the transfer's verification id on the platform
+             */
+            verification_id?: string;
+        }>;
+        /**
+         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+         */
+        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER';
+        /**
+         * a new transfer link
+         */
+        x_mobile_link?: string;
+        /**
+         * free text for the buyer
+         */
+        notes?: string;
+    };
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * shipment id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/shipments/{id}/reissue';
+};
+
+export type ReissueShipmentErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id
+     */
+    410: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ReissueShipmentError = ReissueShipmentErrors[keyof ReissueShipmentErrors];
+
+export type ReissueShipmentResponses = {
+    /**
+     * the reissue, the barcodes and the issue
+     */
+    200: {
+        shipment_id: number;
+        reissue_id: number;
+        /**
+         * the new e-tickets, when the reissue carried files
+         */
+        etickets?: Array<{
+            /**
+             * the e-ticket id: GET /v9/shipments/<shipment>/etickets/<id> downloads it
+             */
+            id: number;
+            seat: string | null;
+            pages: number;
+            bytes: number;
+            /**
+             * sha256 of the file, lowercase hex
+             */
+            sha256: string;
+            barcode: string | null;
+            /**
+             * /v9/shipments/<shipment>/etickets/<id>
+             */
+            url: string;
+        }>;
+        barcodes: {
+            /**
+             * the barcodes that hold
+             */
+            live: Array<{
+                seat: string | null;
+                barcode?: string;
+                primary_ticket_id?: string;
+                verification_id?: string;
+                source: 'completion' | 'eticket' | 'reissue';
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                given_at: string;
+                /**
+                 * the reissue that gave it; null when given at completion or with the first e-tickets
+                 */
+                given_by_reissue_id: number | null;
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                revoked_at?: string;
+                revoked_by_reissue_id?: number | null;
+            }>;
+            /**
+             * barcodes a reissue replaced: never valid again
+             */
+            revoked: Array<{
+                seat: string | null;
+                barcode?: string;
+                primary_ticket_id?: string;
+                verification_id?: string;
+                source: 'completion' | 'eticket' | 'reissue';
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                given_at: string;
+                /**
+                 * the reissue that gave it; null when given at completion or with the first e-tickets
+                 */
+                given_by_reissue_id: number | null;
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                revoked_at?: string;
+                revoked_by_reissue_id?: number | null;
+            }>;
+        };
+        delivery_issue: {
+            id: number;
+            order_id: number;
+            shipment_id: number | null;
+            state: 'open' | 'seller_responded' | 'resolved' | 'escalated' | 'closed';
+            reason: 'not_received' | 'transfer_not_accepted' | 'invalid_barcode' | 'wrong_tickets' | 'other';
+            seats: Array<string>;
+            notes: string | null;
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            opened_at: string;
+            /**
+             * opened_at + the response window: an issue still open then is escalated by the service
+             */
+            respond_by: string;
+            responded_at: string | null;
+            escalated_at: string | null;
+            escalated_by: 'buyer' | 'system' | null;
+            resolved_at: string | null;
+            closed_at: string | null;
+            /**
+             * an operator's decision on an escalated issue (closed only)
+             */
+            outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+            close_notes: string | null;
+            /**
+             * the seller's answers, oldest first
+             */
+            responses: Array<{
+                /**
+                 * the answer (reissue) id
+                 */
+                id: number;
+                /**
+                 * reissue: delivered again; response: pointed at the evidence
+                 */
+                kind: 'reissue' | 'response';
+                notes: string | null;
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                at: string;
+                /**
+                 * the e-ticket set a reissue attached (GET /v9/shipments/:id/etickets lists it)
+                 */
+                etickets_set_id?: number | null;
+                tickets?: Array<{
+                    [key: string]: string;
+                }> | null;
+                transfer_source?: string | null;
+                x_mobile_link?: string | null;
+            }>;
+        };
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type ReissueShipmentResponse = ReissueShipmentResponses[keyof ReissueShipmentResponses];
+
 export type ListInventoryData = {
     body?: never;
     path?: never;
@@ -2450,7 +3661,7 @@ export type ListOrderEventsResponses = {
              * per order, across shipment replacements
              */
             seq: number;
-            kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated';
+            kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued';
             /**
              * the shipment acted on; null for created
              */
@@ -2562,7 +3773,7 @@ export type ListEventsResponses = {
              * the event id: the same in every webhook delivery of the event and in the feed; de-duplicate on it
              */
             id: string;
-            type: 'shipment.created' | 'shipment.updated' | 'shipment.pickup_details' | 'shipment.delivered' | 'shipment.completed' | 'shipment.etickets_uploaded' | 'shipment.transfer_verified' | 'shipment.due_soon' | 'shipment.overdue' | 'order.rejected' | 'order.cancel_proposed' | 'order.cancel_withdrawn' | 'order.canceled' | 'order.in_hand_updated';
+            type: 'shipment.created' | 'shipment.updated' | 'shipment.pickup_details' | 'shipment.delivered' | 'shipment.completed' | 'shipment.etickets_uploaded' | 'shipment.transfer_verified' | 'shipment.due_soon' | 'shipment.overdue' | 'order.rejected' | 'order.cancel_proposed' | 'order.cancel_withdrawn' | 'order.canceled' | 'order.in_hand_updated' | 'order.delivery_issue_opened' | 'order.delivery_issue_responded' | 'order.delivery_issue_resolved' | 'order.delivery_issue_escalated' | 'order.delivery_issue_closed' | 'shipment.reissued';
             /**
              * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
              */
@@ -2582,7 +3793,7 @@ export type ListEventsResponses = {
                      * per order, across shipment replacements
                      */
                     seq: number;
-                    kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated';
+                    kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued';
                     /**
                      * the shipment acted on; null for created
                      */
@@ -2660,6 +3871,57 @@ export type ListEventsResponses = {
                         updated_at: string;
                     } | null;
                     x_mobile_link?: string;
+                    /**
+                     * GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none
+                     */
+                    barcodes?: {
+                        /**
+                         * the barcodes that hold
+                         */
+                        live: Array<{
+                            seat: string | null;
+                            barcode?: string;
+                            primary_ticket_id?: string;
+                            verification_id?: string;
+                            source: 'completion' | 'eticket' | 'reissue';
+                            /**
+                             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                             */
+                            given_at: string;
+                            /**
+                             * the reissue that gave it; null when given at completion or with the first e-tickets
+                             */
+                            given_by_reissue_id: number | null;
+                            /**
+                             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                             */
+                            revoked_at?: string;
+                            revoked_by_reissue_id?: number | null;
+                        }>;
+                        /**
+                         * barcodes a reissue replaced: never valid again
+                         */
+                        revoked: Array<{
+                            seat: string | null;
+                            barcode?: string;
+                            primary_ticket_id?: string;
+                            verification_id?: string;
+                            source: 'completion' | 'eticket' | 'reissue';
+                            /**
+                             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                             */
+                            given_at: string;
+                            /**
+                             * the reissue that gave it; null when given at completion or with the first e-tickets
+                             */
+                            given_by_reissue_id: number | null;
+                            /**
+                             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                             */
+                            revoked_at?: string;
+                            revoked_by_reissue_id?: number | null;
+                        }>;
+                    };
                 } | {
                     id: number;
                     /**
@@ -2753,7 +4015,7 @@ export type ListWebhookEndpointsResponses = {
             /**
              * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
              */
-            event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated'>;
+            event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
             enabled: boolean;
             /**
              * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -2841,7 +4103,7 @@ export type CreateWebhookEndpointResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -2964,7 +4226,7 @@ export type GetWebhookEndpointResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -3056,7 +4318,7 @@ export type UpdateWebhookEndpointResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -3148,7 +4410,7 @@ export type UpdateWebhookEndpointWithPutResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -3232,7 +4494,7 @@ export type RotateWebhookEndpointSecretResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -4307,6 +5569,348 @@ export type ReceiveOrderInHandUpdatedWebhookPayload = {
 export type ReceiveOrderInHandUpdatedWebhookRequest = {
     body: ReceiveOrderInHandUpdatedWebhookPayload;
     key: 'order.in_hand_updated';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveOrderDeliveryIssueOpenedWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'order.delivery_issue_opened';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'delivery_issue_opened';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveOrderDeliveryIssueOpenedWebhookRequest = {
+    body: ReceiveOrderDeliveryIssueOpenedWebhookPayload;
+    key: 'order.delivery_issue_opened';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveOrderDeliveryIssueRespondedWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'order.delivery_issue_responded';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'delivery_issue_responded';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveOrderDeliveryIssueRespondedWebhookRequest = {
+    body: ReceiveOrderDeliveryIssueRespondedWebhookPayload;
+    key: 'order.delivery_issue_responded';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveOrderDeliveryIssueResolvedWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'order.delivery_issue_resolved';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'delivery_issue_resolved';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveOrderDeliveryIssueResolvedWebhookRequest = {
+    body: ReceiveOrderDeliveryIssueResolvedWebhookPayload;
+    key: 'order.delivery_issue_resolved';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveOrderDeliveryIssueEscalatedWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'order.delivery_issue_escalated';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'delivery_issue_escalated';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveOrderDeliveryIssueEscalatedWebhookRequest = {
+    body: ReceiveOrderDeliveryIssueEscalatedWebhookPayload;
+    key: 'order.delivery_issue_escalated';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveOrderDeliveryIssueClosedWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'order.delivery_issue_closed';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'delivery_issue_closed';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveOrderDeliveryIssueClosedWebhookRequest = {
+    body: ReceiveOrderDeliveryIssueClosedWebhookPayload;
+    key: 'order.delivery_issue_closed';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveShipmentReissuedWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'shipment.reissued';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'reissued';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveShipmentReissuedWebhookRequest = {
+    body: ReceiveShipmentReissuedWebhookPayload;
+    key: 'shipment.reissued';
     path?: never;
     query?: never;
 };

@@ -196,6 +196,47 @@ export class FulfilmentClient {
     return this.send('shipment.transfer_verification', command, opts);
   }
 
+  /** delivery_issue.open: `POST /v9/orders/:order_id/delivery_issues` with body `{ reason, seats?, notes? }` (the buyer); answered 201. */
+  async openDeliveryIssue<O extends SendOptions>(
+    command: JobInput<'delivery_issue.open'>,
+    opts: O,
+  ): Promise<SendResult<O, 'delivery_issue.open'>> {
+    return this.send('delivery_issue.open', command, opts);
+  }
+
+  /** delivery_issue.respond: `POST /v9/delivery_issues/:issue_id/responses` with body `{ notes }` (the seller, no re-delivery). */
+  async respondToDeliveryIssue<O extends SendOptions>(
+    command: JobInput<'delivery_issue.respond'>,
+    opts: O,
+  ): Promise<SendResult<O, 'delivery_issue.respond'>> {
+    return this.send('delivery_issue.respond', command, opts);
+  }
+
+  /** delivery_issue.resolve: `POST /v9/delivery_issues/:issue_id/resolve` (the buyer). */
+  async resolveDeliveryIssue<O extends SendOptions>(
+    command: JobInput<'delivery_issue.resolve'>,
+    opts: O,
+  ): Promise<SendResult<O, 'delivery_issue.resolve'>> {
+    return this.send('delivery_issue.resolve', command, opts);
+  }
+
+  /** delivery_issue.escalate: `POST /v9/delivery_issues/:issue_id/escalate` (the buyer). */
+  async escalateDeliveryIssue<O extends SendOptions>(
+    command: JobInput<'delivery_issue.escalate'>,
+    opts: O,
+  ): Promise<SendResult<O, 'delivery_issue.escalate'>> {
+    return this.send('delivery_issue.escalate', command, opts);
+  }
+
+  /**
+   * shipment.reissue: `POST /v9/shipments/:shipment_id/reissue` (the seller, while an issue is open):
+   * new barcodes or link, and e-tickets the service already stores (by sha256; new bytes are
+   * uploaded over HTTP only).
+   */
+  async reissueShipment<O extends SendOptions>(command: JobInput<'shipment.reissue'>, opts: O): Promise<SendResult<O, 'shipment.reissue'>> {
+    return this.send('shipment.reissue', command, opts);
+  }
+
   /** inventory.upsert: ticket groups of one office, inserted or replaced by remote_id. */
   async upsertInventory<O extends SendOptions>(command: InventoryUpsertInput, opts: O): Promise<SendResult<O, 'inventory.upsert'>> {
     return this.send('inventory.upsert', command, opts);

@@ -26,6 +26,12 @@ export const EVENT_TYPE_OF_KIND = {
   cancel_withdrawn: 'order.cancel_withdrawn',
   canceled: 'order.canceled',
   in_hand_updated: 'order.in_hand_updated',
+  delivery_issue_opened: 'order.delivery_issue_opened',
+  delivery_issue_responded: 'order.delivery_issue_responded',
+  delivery_issue_resolved: 'order.delivery_issue_resolved',
+  delivery_issue_escalated: 'order.delivery_issue_escalated',
+  delivery_issue_closed: 'order.delivery_issue_closed',
+  reissued: 'shipment.reissued',
 } as const;
 
 export type EventKind = keyof typeof EVENT_TYPE_OF_KIND;
@@ -53,3 +59,25 @@ export const eventType = z.enum(EVENT_TYPES as unknown as [EventType, ...EventTy
 export function isEventKind(value: string): value is EventKind {
   return Object.hasOwn(EVENT_TYPE_OF_KIND, value);
 }
+
+/** The kinds of a delivery issue's steps (docs/API.md §Delivery issues). */
+export const DELIVERY_ISSUE_EVENT_KINDS = [
+  'delivery_issue_opened',
+  'delivery_issue_responded',
+  'delivery_issue_resolved',
+  'delivery_issue_escalated',
+  'delivery_issue_closed',
+] as const satisfies readonly EventKind[];
+export type DeliveryIssueEventKind = (typeof DELIVERY_ISSUE_EVENT_KINDS)[number];
+
+/**
+ * The events the evidence of delivery (GET /v9/orders/:id/delivery_evidence) lists as they are:
+ * the completion, a verified transfer, a reissue and the issue's steps. Uploads, downloads, links
+ * and barcodes are read from their own rows.
+ */
+export const DELIVERY_EVIDENCE_EVENT_KINDS = [
+  'completed',
+  'transfer_verified',
+  'reissued',
+  ...DELIVERY_ISSUE_EVENT_KINDS,
+] as const satisfies readonly EventKind[];

@@ -4,6 +4,14 @@ import type { CancelCommand, OrderUpdateCommand, RejectCommand, WithdrawCancelCo
 import type { CompleteCommand } from '../payloads/shipment-complete-input.ts';
 import type { UpdateCommand } from '../payloads/shipment-update-input.ts';
 import type { EticketsCommand, TransferVerificationCommand } from '../payloads/shipment-files-input.ts';
+import type {
+  CloseIssueCommand,
+  EscalateIssueCommand,
+  OpenIssueCommand,
+  ReissueCommand,
+  RespondIssueCommand,
+  ResolveIssueCommand,
+} from '../payloads/delivery-issue-input.ts';
 import type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from '../payloads/inventory-commands.ts';
 
 /** Who a command acts for. HTTP calls carry the credential's; upstream jobs name a brokerage. */
@@ -46,6 +54,12 @@ export interface JobMap {
   'inventory.upsert': InventoryUpsertCommand;
   'inventory.map': InventoryMapCommand;
   'inventory.remove': InventoryRemoveCommand;
+  'delivery_issue.open': OpenIssueCommand;
+  'delivery_issue.respond': RespondIssueCommand;
+  'delivery_issue.resolve': ResolveIssueCommand;
+  'delivery_issue.escalate': EscalateIssueCommand;
+  'delivery_issue.close': CloseIssueCommand;
+  'shipment.reissue': ReissueCommand;
 }
 
 export type JobName = keyof JobMap;
@@ -70,6 +84,12 @@ export const QUEUE_OF: { readonly [N in JobName]: CommandQueueName } = {
   'inventory.upsert': INVENTORY_QUEUE,
   'inventory.map': INVENTORY_QUEUE,
   'inventory.remove': INVENTORY_QUEUE,
+  'delivery_issue.open': COMMAND_QUEUE,
+  'delivery_issue.respond': COMMAND_QUEUE,
+  'delivery_issue.resolve': COMMAND_QUEUE,
+  'delivery_issue.escalate': COMMAND_QUEUE,
+  'delivery_issue.close': COMMAND_QUEUE,
+  'shipment.reissue': COMMAND_QUEUE,
 };
 
 export const JOB_NAMES = Object.keys(QUEUE_OF) as JobName[];

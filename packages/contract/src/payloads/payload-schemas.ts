@@ -1,4 +1,12 @@
 import type { z } from 'zod';
+import {
+  closeIssueCommand,
+  escalateIssueCommand,
+  openIssueCommand,
+  reissueCommand,
+  resolveIssueCommand,
+  respondIssueCommand,
+} from './delivery-issue-input.ts';
 import { inventoryMapCommand, inventoryRemoveCommand, inventoryUpsertCommand } from './inventory-commands.ts';
 import { acceptCommand } from './order-accept-input.ts';
 import { cancelCommand, orderUpdateCommand, rejectCommand, withdrawCancelCommand } from './order-commands.ts';
@@ -21,6 +29,12 @@ export const PAYLOAD_SCHEMAS = {
   'inventory.upsert': inventoryUpsertCommand,
   'inventory.map': inventoryMapCommand,
   'inventory.remove': inventoryRemoveCommand,
+  'delivery_issue.open': openIssueCommand,
+  'delivery_issue.respond': respondIssueCommand,
+  'delivery_issue.resolve': resolveIssueCommand,
+  'delivery_issue.escalate': escalateIssueCommand,
+  'delivery_issue.close': closeIssueCommand,
+  'shipment.reissue': reissueCommand,
 } as const satisfies { readonly [N in JobName]: z.ZodType<JobMap[N]> };
 
 /** What a producer may pass for a job (aliases and defaults allowed); JobMap[N] is what workers get. */

@@ -1,10 +1,12 @@
 import type { z } from 'zod';
 import type { acceptedOrder, completedShipment, orderAnswer, updatedShipment } from './shipment-answers.ts';
 import type { shipmentWithEtickets, transferVerification } from './file-answers.ts';
+import type { deliveryIssue, reissueAnswer } from './delivery-issue-answers.ts';
 import type {
   ErrorBody,
   Forbidden,
   IdempotencyConflict,
+  DeliveryIssueConflict,
   InvalidParams,
   InvalidTransition,
   NotFound,
@@ -27,6 +29,13 @@ export interface AnswerBodies {
   'inventory.upsert': { upserted: number };
   'inventory.map': { mapped: number; unmapped: number };
   'inventory.remove': { removed: number };
+  /** Answered with 201 (the issue is new). */
+  'delivery_issue.open': z.output<typeof deliveryIssue>;
+  'delivery_issue.respond': z.output<typeof deliveryIssue>;
+  'delivery_issue.resolve': z.output<typeof deliveryIssue>;
+  'delivery_issue.escalate': z.output<typeof deliveryIssue>;
+  'delivery_issue.close': z.output<typeof deliveryIssue>;
+  'shipment.reissue': z.output<typeof reissueAnswer>;
 }
 
 /**
@@ -36,10 +45,10 @@ export interface AnswerBodies {
  * (422). Every one carries the error body.
  */
 export type RefusalStatus = (
-  InvalidParams | Unauthorized | Forbidden | NotFound | IdempotencyConflict | ShipmentReplaced | InvalidTransition
+  InvalidParams | Unauthorized | Forbidden | NotFound | IdempotencyConflict | DeliveryIssueConflict | ShipmentReplaced | InvalidTransition
 )['status'];
 
 /** A finished command: exactly the status and body the synchronous HTTP call answers. */
 export type CommandOutcome<N extends JobName = JobName> = { commandId: string } & (
-  { status: 200; body: AnswerBodies[N] } | { status: RefusalStatus; body: ErrorBody }
+  { status: N extends 'delivery_issue.open' ? 201 : 200; body: AnswerBodies[N] } | { status: RefusalStatus; body: ErrorBody }
 );

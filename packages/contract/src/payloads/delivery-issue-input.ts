@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { eticketsBody, MAX_FILES_PER_UPLOAD } from './shipment-files-input.ts';
+import { completionTickets, platformSource } from './ticket-delivery-input.ts';
+import { positiveId, textOfAtMost } from './validation.ts';
+
+/** Why a buyer says the tickets did not arrive (docs/API.md §Delivery issues). */
+export const DELIVERY_ISSUE_REASONS = ['not_received', 'transfer_not_accepted', 'invalid_barcode', 'wrong_tickets', 'other'] as const;
+export type DeliveryIssueReason = (typeof DELIVERY_ISSUE_REASONS)[number];
+
+/** Where a delivery issue stands (machines/delivery-issue.ts). */
+export const DELIVERY_ISSUE_STATES = ['open', 'seller_responded', 'resolved', 'escalated', 'closed'] as const;
+export type DeliveryIssueState = (typeof DELIVERY_ISSUE_STATES)[number];
+
+/** How an operator closes an escalated issue. */
+export const DELIVERY_ISSUE_OUTCOMES = ['seller_at_fault', 'buyer_at_fault', 'no_fault'] as const;
+export type DeliveryIssueOutcome = (typeof DELIVERY_ISSUE_OUTCOMES)[number];
+
+const notes = textOfAtMost(2000);
+const seat = textOfAtMost(32, z.string().min(1, 'must not be empty'));
+
+/** Body of POST /v9/orders/:id/delivery_issues (the buyer). */
+export const openIssueBody = z.strictObject({
+  reason: z
+    .enum(DELIVERY_ISSUE_REASONS, { message: `must be one of ${DELIVERY_ISSUE_REASONS.join(', ')}` })
+    .describe('what went wrong, from the fixed list'),
+  seats: z.array(seat).max(100).optional().describe('the seats concerned, as the order names them; none: the whole order'),
+  notes: notes.optional().describe('free text for the seller'),
+});
+export const openIssueCommand = openIssueBody.extend({ order_id: positiveId });
+export type OpenIssueCommand = z.output<typeof openIssueCommand>;
+
+/** Body of POST /v9/delivery_issues/:id/responses (the seller: "delivered, see the evidence"). */
+export const respondIssueBody = z.strictObject({ notes: notes.describe('the answer, for the buyer') });
+export const respondIssueCommand = respondIssueBody.extend({ issue_id: positiveId });
+export type RespondIssueCommand = z.output<typeof respondIssueCommand>;
+
+/** POST /v9/delivery_issues/:id/resolve and …/escalate (the buyer): an optional note. */
+export const issueStepBody = z.strictObject({ notes: notes.optional().describe('free text') });
+export const resolveIssueCommand = issueStepBody.extend({ issue_id: positiveId });
+export type ResolveIssueCommand = z.output<typeof resolveIssueCommand>;
+export const escalateIssueCommand = issueStepBody.extend({ issue_id: positiveId });
+export type EscalateIssueCommand = z.output<typeof escalateIssueCommand>;
+
+/** An operator closes an escalated issue (the ops page, `fulfil issues close`). */
+export const closeIssueCommand = z.strictObject({
+  issue_id: positiveId,
+  outcome: z.enum(DELIVERY_ISSUE_OUTCOMES, { message: `must be one of ${DELIVERY_ISSUE_OUTCOMES.join(', ')}` }),
+  notes: notes.optional(),
+  /** Who closed it, as the operator gave it (free text, logged and shown). */
+  operator: textOfAtMost(200).optional(),
+});
+export type CloseIssueCommand = z.output<typeof closeIssueCommand>;
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 in lowercase hex');
+const links = textOfAtMost(4000, z.string().regex(/^\s*[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+\s*$/, 'must be an http(s) URL'));
+
+/**
+ * Body of POST /v9/shipments/:id/reissue (the seller, while an issue of the order is undecided),
+ * without its files: `etickets` take the upload's shape and checks (src/domain/file-upload.ts).
+ */
+export const reissueFields = {
+  tickets: completionTickets.optional().describe('new barcodes per seat; each replaces the seat’s old one, which is revoked'),
+  transfer_source: platformSource.optional(),
+  x_mobile_link: links.optional().describe('a new transfer link'),
+  notes: notes.optional().describe('free text for the buyer'),
+};
+
+/** The reissue's job: files already stored and named by hash, as an upload's. */
+export const reissueCommand = z.strictObject({
+  shipment_id: positiveId,
+  etickets: z
+    .array(z.strictObject({ sha256, seat: seat.optional(), barcode: textOfAtMost(200).optional() }))
+    .min(1)
+    .max(MAX_FILES_PER_UPLOAD)
+    .optional(),
+  ...reissueFields,
+});
+export type ReissueCommand = z.output<typeof reissueCommand>;
+
+/** Body of POST /v9/shipments/:id/reissue: new files, new barcodes, a new link; at least one. */
+export const reissueBody = z
+  .strictObject({
+    etickets: eticketsBody.shape.etickets.optional().describe('new e-tickets, as an upload takes them; they replace the set'),
+    ...reissueFields,
+  })
+  .refine((b) => b.etickets !== undefined || b.tickets !== undefined || b.x_mobile_link !== undefined || b.transfer_source !== undefined, {
+    message: 'give what is delivered again: etickets, tickets, x_mobile_link or transfer_source',
+  })
+  .meta({
+    anyOf: [{ required: ['etickets'] }, { required: ['tickets'] }, { required: ['x_mobile_link'] }, { required: ['transfer_source'] }],
+  });
+export type ReissueBody = z.input<typeof reissueBody>;

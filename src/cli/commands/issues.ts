@@ -1,0 +1,121 @@
+import {
+  closeIssueCommand,
+  commandShardPlaces,
+  DELIVERY_ISSUE_OUTCOMES,
+  DELIVERY_ISSUE_STATES,
+  type DeliveryIssueState,
+} from '@fulfil/contract';
+import { blockingConnection, CommandQueues, CommandWaiters, producerConnection, type RedisConnection } from '@fulfil/client/transport';
+import { loadConfig } from '../../config.ts';
+import { issueById } from '../../db/sql/delivery-issues.ts';
+import { issueJson } from '../../domain/delivery-issue-json.ts';
+import { closeIssueAsOperator } from '../../ops/close-issue.ts';
+import { CommandDispatcher } from '../../queues/dispatcher.ts';
+import { resolveRedis } from '../../redis/resolve.ts';
+import { openCliDatabase, withCliDatabase } from '../database.ts';
+import { CliFailure, intArg, UsageError, type CommandModule } from '../command.ts';
+
+/** How long to wait for the close's answer before saying it is queued (the workers may not be running). */
+const PATIENCE_MS = 30_000;
+
+/** `fulfil issues list [--state escalated]`: delivery issues, oldest first, from the database. */
+export const issuesList: CommandModule = {
+  options: { state: { type: 'string' }, limit: { type: 'string', default: '100' }, json: { type: 'boolean' } },
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0) throw new UsageError(`unexpected ${positionals.join(' ')}`);
+    const state = values.state as string | undefined;
+    if (state !== undefined && !DELIVERY_ISSUE_STATES.includes(state as DeliveryIssueState)) {
+      throw new UsageError(`--state: one of ${DELIVERY_ISSUE_STATES.join(', ')}`);
+    }
+    const limit = intArg(values.limit as string, '--limit');
+    return withCliDatabase(loadConfig(), async (database) => {
+      // Escalated ones in the order they wait for an operator; the others by when they were opened.
+      const order = state === 'escalated' ? 'escalated_at, id' : 'id';
+      const ids = await database.rows<{ id: string }>(
+        `select id from delivery_issues where ($1::text is null or state = $1) order by ${order} limit $2::int`,
+        [state ?? null, limit],
+      );
+      const issues = [];
+      for (const { id } of ids) issues.push(issueJson((await issueById(database, Number(id)))!));
+      if (values.json) {
+        io.out(JSON.stringify({ delivery_issues: issues }));
+        return 0;
+      }
+      io.out(
+        `${'ISSUE'.padEnd(8)}${'ORDER'.padEnd(9)}${'STATE'.padEnd(18)}${'REASON'.padEnd(23)}${'OPENED'.padEnd(26)}${'RESPOND BY'.padEnd(26)}ESCALATED`,
+      );
+      for (const i of issues) {
+        io.out(
+          `${String(i.id).padEnd(8)}${String(i.order_id).padEnd(9)}${i.state.padEnd(18)}${i.reason.padEnd(23)}${i.opened_at.padEnd(26)}${i.respond_by.padEnd(26)}` +
+            (i.escalated_at ? `${i.escalated_at} by ${i.escalated_by}` : '-'),
+        );
+      }
+      io.out(`${issues.length} issue(s)`);
+      return 0;
+    });
+  },
+};
+
+/**
+ * `fulfil issues close <id> --outcome … [--notes …]`: the command `delivery_issue.close`, sent to
+ * the running service's workers as every command is (the same handler as the ops page's form).
+ */
+export const issuesClose: CommandModule = {
+  options: { outcome: { type: 'string' }, notes: { type: 'string' }, operator: { type: 'string' } },
+  async run({ values, positionals }, io) {
+    if (positionals.length !== 1) throw new UsageError('expected one delivery issue id');
+    const parsed = closeIssueCommand.safeParse({
+      issue_id: intArg(positionals[0], 'issue_id'),
+      outcome: values.outcome,
+      ...(values.notes !== undefined ? { notes: values.notes } : {}),
+      ...(values.operator !== undefined ? { operator: values.operator } : {}),
+    });
+    if (!parsed.success) throw new UsageError(`--outcome: one of ${DELIVERY_ISSUE_OUTCOMES.join(', ')}; --notes at most 2000 characters`);
+    const config = loadConfig();
+    const closers: Array<() => Promise<unknown>> = [];
+    try {
+      const { database } = await openCliDatabase(config);
+      closers.push(() => database.close());
+      // A private Redis started here would have no workers behind it: only a shared one will do.
+      const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR, binary: undefined });
+      const connections: RedisConnection[] = [];
+      closers.push(async () => connections.forEach((c) => c.disconnect()));
+      const connect = (make: () => RedisConnection) => {
+        const c = make();
+        connections.push(c);
+        return c;
+      };
+      const queues = new CommandQueues({
+        prefix: config.QUEUE_PREFIX,
+        connection: connect(() => producerConnection(redis.url, { enableOfflineQueue: true })),
+        shards: config.COMMAND_SHARDS,
+      });
+      const waiters = new CommandWaiters(commandShardPlaces(config.QUEUE_PREFIX, config.COMMAND_SHARDS), {
+        connection: () => connect(() => blockingConnection(redis.url)),
+      });
+      closers.push(async () => {
+        await waiters.close();
+        await queues.close();
+      });
+      await waiters.ready();
+      const log = { error: (_detail: object, message: string) => io.err(`fulfil issues close: ${message}`) };
+      const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: PATIENCE_MS, log });
+      const done = await closeIssueAsOperator({ database, dispatcher }, parsed.data);
+      if (!done) throw new CliFailure(`there is no delivery issue ${parsed.data.issue_id}`);
+      if (!done.result) {
+        io.out(
+          `issue ${parsed.data.issue_id}: the close is queued (command ${done.commandId}); is the service running with QUEUE_PREFIX=${config.QUEUE_PREFIX}?`,
+        );
+        return 0;
+      }
+      if (done.result.status !== 200) {
+        const body = done.result.body as { errors?: Array<{ message: string }> };
+        throw new CliFailure(`issue ${parsed.data.issue_id}: ${body.errors?.[0]?.message ?? `refused (${done.result.status})`}`);
+      }
+      io.out(`issue ${parsed.data.issue_id} closed: ${parsed.data.outcome}`);
+      return 0;
+    } finally {
+      for (const close of closers.reverse()) await close().catch(() => {});
+    }
+  },
+};

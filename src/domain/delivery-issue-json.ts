@@ -1,0 +1,40 @@
+import type { IssueRow, ResponseRow } from '../db/sql/delivery-issues.ts';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** An answer of the seller as both parties read it. */
+export function responseJson(r: ResponseRow) {
+  return {
+    id: r.id,
+    kind: r.kind,
+    notes: r.notes,
+    at: r.at.toISOString(),
+    ...(r.kind === 'reissue'
+      ? { etickets_set_id: r.setId, tickets: r.tickets ?? null, transfer_source: r.transferSource, x_mobile_link: r.xMobileLink }
+      : {}),
+  };
+}
+
+/** A delivery issue as both parties read it (docs/API.md §Delivery issues). */
+export function issueJson(i: IssueRow, responses: readonly ResponseRow[] = []) {
+  return {
+    id: i.id,
+    order_id: i.orderId,
+    shipment_id: i.shipmentId,
+    state: i.state,
+    reason: i.reason,
+    seats: i.seats,
+    notes: i.notes,
+    opened_at: i.openedAt.toISOString(),
+    respond_by: i.respondBy.toISOString(),
+    responded_at: iso(i.respondedAt),
+    escalated_at: iso(i.escalatedAt),
+    escalated_by: i.escalatedBy,
+    resolved_at: iso(i.resolvedAt),
+    closed_at: iso(i.closedAt),
+    outcome: i.outcome,
+    close_notes: i.closeNotes,
+    responses: responses.filter((r) => r.issueId === i.id).map(responseJson),
+  };
+}
+export type IssueJson = ReturnType<typeof issueJson>;

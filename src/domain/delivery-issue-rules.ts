@@ -1,0 +1,52 @@
+import { InvalidParams, InvalidTransition } from '@fulfil/contract';
+import type { SqlRunner } from '../db/database.ts';
+import type { LockedPartyOrder } from '../db/sql/lock-order.ts';
+
+// When a buyer may say the tickets did not arrive, and which seats it may name.
+
+/** 48 hours: the seller's time to answer when DELIVERY_ISSUE_RESPONSE_WINDOW is not set. */
+export const DEFAULT_ISSUE_RESPONSE_WINDOW_MS = 48 * 3600_000;
+
+/**
+ * A completed order, or one whose tickets are still on their way (its live shipment neither
+ * delivered nor canceled) after its deliver_by passed. Anything else is 422 saying why.
+ */
+export function assertIssueAllowed(order: LockedPartyOrder, now: Date): void {
+  if (order.state === 'completed') return;
+  const inTransit = order.shipment && order.shipment.state !== 'canceled' && order.shipment.state !== 'delivered';
+  const open = order.state === 'accepted' || order.state === 'cancel_proposed';
+  if (open && inTransit && order.deliverBy && order.deliverBy.getTime() <= now.getTime()) return;
+  const why =
+    open && order.deliverBy
+      ? `its deliver_by (${order.deliverBy.toISOString()}) has not passed`
+      : open
+        ? 'it has no deliver_by and is not completed'
+        : `it is ${order.state}`;
+  throw new InvalidTransition(
+    `order ${order.id} is ${order.state}: a delivery issue is opened on a completed order, or on one still in transit past its deliver_by; ${why}`,
+  );
+}
+
+// The seats an order names: those given at acceptance, on its e-tickets, and with its barcodes.
+const SEATS = `
+select array(
+  select jsonb_array_elements_text(coalesce(o.seats, '[]'::jsonb)) from orders o where o.id = $1::bigint
+  union select f.seat from shipment_files f join shipment_file_sets s on s.id = f.set_id where s.order_id = $1::bigint and f.seat is not null
+  union select t->>'seat' from shipment_events e, jsonb_array_elements(coalesce(e.details->'tickets', '[]'::jsonb)) t
+    where e.order_id = $1::bigint and e.kind = 'completed'
+  union select b.seat from shipment_barcodes b where b.order_id = $1::bigint and b.seat is not null
+) as seats`;
+
+/** Seats named by an issue must be the order's (400 naming the first that is not). */
+export async function assertSeatsOfOrder(db: SqlRunner, orderId: number, seats: readonly string[]): Promise<void> {
+  if (seats.length === 0) return;
+  const [row] = await db.rows<{ seats: string[] }>(SEATS, [orderId]);
+  const known = new Set(row?.seats ?? []);
+  const stranger = seats.findIndex((s) => !known.has(s));
+  if (stranger < 0) return;
+  const list = [...known].sort();
+  throw new InvalidParams(
+    `seats[${stranger}]: seat ${seats[stranger]} is not on order ${orderId}${list.length ? ` (its seats: ${list.join(', ')})` : '; the order names no seats, leave seats out'}`,
+    `seats.${stranger}`,
+  );
+}
