@@ -1,3 +1,4 @@
+import { fieldPath } from '@fulfil/contract';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Fixture } from './fixture.ts';
 import { upsertTicketGroups } from '../inventory/upsert-ticket-groups.ts';
@@ -30,7 +31,7 @@ export async function seedDatabase(
   policy: DeadlinePolicy = DEFAULT_DEADLINE_POLICY,
 ): Promise<SeedCounts> {
   // Checked before the transaction: a bad date stops the seed before anything is written.
-  const deadlines = new Map(fixture.orders.map((o) => [o.id, deadlineOf(o, policy)]));
+  const deadlines = new Map(fixture.orders.map((o, i) => [o.id, deadlineOf(o, i, policy)]));
   const counts: SeedCounts = { brokerages: 0, offices: 0, users: 0, credentials: 0, events: 0, orders: 0, ticket_groups: 0 };
   await database.db.transaction(async (tx) => {
     for (const b of fixture.brokerages) {
@@ -105,9 +106,9 @@ export async function seedDatabase(
   return counts;
 }
 
-function deadlineOf(o: Fixture['orders'][number], policy: DeadlinePolicy) {
+function deadlineOf(o: Fixture['orders'][number], index: number, policy: DeadlinePolicy) {
   const eventStartsAt = o.event_starts_at ? new Date(o.event_starts_at) : null;
-  const inHandOn = o.in_hand_on === undefined ? null : parseCalendarDate(o.in_hand_on, `orders[${o.id}].in_hand_on`);
+  const inHandOn = o.in_hand_on === undefined ? null : parseCalendarDate(o.in_hand_on, fieldPath('orders', index, 'in_hand_on'));
   const deliverBy = o.deliver_by ? new Date(o.deliver_by) : inHandOn ? deliverByFor(inHandOn, eventStartsAt, policy) : null;
   return { inHandOn, eventStartsAt, deliverBy, dueSoonAt: deliverBy && dueSoonAt(deliverBy, policy) };
 }
