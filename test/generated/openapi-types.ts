@@ -1159,7 +1159,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -1285,7 +1285,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -1583,7 +1583,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -1838,7 +1838,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -2087,7 +2087,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -2322,7 +2322,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -2578,7 +2578,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -2752,7 +2752,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -3009,7 +3009,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -3137,7 +3137,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description TMMobile, TMMobileLink and FlashSeats are legacy names of XMobile, XMobileLink and XSeats; the answer uses the new name
+                     * @description TMMobile, TMMobileLink, FlashSeats are legacy names of XMobile, XMobileLink, XSeats; the answer uses the new name
                      * @enum {string}
                      */
                     mobile_transfer_type: "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "TMMobile" | "TMMobileLink" | "FlashSeats";
@@ -3275,7 +3275,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -3481,10 +3481,10 @@ export interface operations {
                     x_mobile_link?: string;
                     tm_mobile_link?: string;
                     /**
-                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); ticketmaster is accepted for TM, seatgeek is accepted for SG, tickets.com is accepted for TICKETS_COM; answered as the code.
                      * @enum {string}
                      */
-                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER";
+                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER" | "ticketmaster" | "seatgeek" | "tickets.com";
                     tickets?: ({
                         /** @description the seat */
                         seat: string;
@@ -3553,7 +3553,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -3759,10 +3759,10 @@ export interface operations {
                     x_mobile_link?: string;
                     tm_mobile_link?: string;
                     /**
-                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); ticketmaster is accepted for TM, seatgeek is accepted for SG, tickets.com is accepted for TICKETS_COM; answered as the code.
                      * @enum {string}
                      */
-                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER";
+                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER" | "ticketmaster" | "seatgeek" | "tickets.com";
                     tickets?: ({
                         /** @description the seat */
                         seat: string;
@@ -3831,7 +3831,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -4088,7 +4088,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -4278,7 +4278,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -4497,7 +4497,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -4631,7 +4631,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -4781,7 +4781,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -4963,7 +4963,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -5184,7 +5184,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -5361,7 +5361,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -5511,7 +5511,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -5757,7 +5757,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -5937,8 +5937,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url: string;
-                    /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
+                    /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated")[] | unknown | unknown;
                     /** @description Default true. */
                     enabled?: boolean;
                 };
@@ -5984,7 +5984,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -6141,7 +6141,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -6245,8 +6245,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
-                    /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
+                    /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -6290,7 +6290,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -6430,7 +6430,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -6534,8 +6534,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
-                    /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
+                    /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -6579,7 +6579,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -6745,7 +6745,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -6907,7 +6907,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -7042,7 +7042,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -7189,7 +7189,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]

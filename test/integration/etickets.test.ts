@@ -331,7 +331,7 @@ describe('e-tickets', () => {
       { seat: '1', barcode: '0123456789' },
       { seat: '2', primary_ticket_id: 'TM-778' },
     ];
-    const done = await call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, { tickets, transfer_source: 'axs' });
+    const done = await call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, { tickets, transfer_source: 'AXS' });
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ id, url: `/shipments/${id}`, type: 'XMobile', state: 'delivered', tickets });
     const [row] = await sql()`select transfer_source from shipments where id = ${id}`;
@@ -347,7 +347,7 @@ describe('e-tickets', () => {
         { seat: 'A', verification_id: 'v1' },
         { seat: 'B', barcode: 'b2' },
       ],
-      transfer_source: 'Ticketmaster',
+      transfer_source: 'ticketmaster',
     });
     expect(withCodes.status).toBe(200);
     const [completed] = await sql()`select details from shipment_events where shipment_id = ${eticket} and kind = 'completed'`;

@@ -1171,7 +1171,7 @@ export type GetShipmentResponse = GetShipmentResponses[keyof GetShipmentResponse
 export type UpdateShipmentData = {
     body: {
         /**
-         * TMMobile, TMMobileLink and FlashSeats are legacy names of XMobile, XMobileLink and XSeats; the answer uses the new name
+         * TMMobile, TMMobileLink, FlashSeats are legacy names of XMobile, XMobileLink, XSeats; the answer uses the new name
          */
         mobile_transfer_type: 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'TMMobile' | 'TMMobileLink' | 'FlashSeats';
         transfer_source?: string;
@@ -1367,9 +1367,9 @@ export type CompleteShipmentWithPostData = {
         x_mobile_link?: string;
         tm_mobile_link?: string;
         /**
-         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); ticketmaster is accepted for TM, seatgeek is accepted for SG, tickets.com is accepted for TICKETS_COM; answered as the code.
          */
-        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER';
+        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER' | 'ticketmaster' | 'seatgeek' | 'tickets.com';
         tickets?: Array<unknown & {
             /**
              * the seat
@@ -1500,9 +1500,9 @@ export type CompleteShipmentData = {
         x_mobile_link?: string;
         tm_mobile_link?: string;
         /**
-         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); ticketmaster is accepted for TM, seatgeek is accepted for SG, tickets.com is accepted for TICKETS_COM; answered as the code.
          */
-        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER';
+        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER' | 'ticketmaster' | 'seatgeek' | 'tickets.com';
         tickets?: Array<unknown & {
             /**
              * the seat
@@ -2781,7 +2781,7 @@ export type CreateWebhookEndpointData = {
          */
         url: string;
         /**
-         * Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
+         * Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
          */
         event_kinds?: unknown | unknown;
         /**
@@ -2991,7 +2991,7 @@ export type UpdateWebhookEndpointData = {
          */
         url?: string;
         /**
-         * Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
+         * Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
          */
         event_kinds?: unknown | unknown;
         /**
@@ -3083,7 +3083,7 @@ export type UpdateWebhookEndpointWithPutData = {
          */
         url?: string;
         /**
-         * Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
+         * Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
          */
         event_kinds?: unknown | unknown;
         /**
