@@ -27,10 +27,14 @@ export default defineHandler({
       if (!party || orderRole(actor, party) === 'stranger') throw new NotFound(`order ${payload.order_id} not found`);
       throw new Forbidden('only the seller may accept an order');
     }
-    if (!order.reviewerOk) throw new InvalidParams('reviewer_id: must be a user of your brokerage', 'reviewer_id');
-    if (payload.seats && payload.seats.length !== order.quantity) {
-      throw new InvalidParams(`seats: must list ${order.quantity} seat ids, the order's quantity`, 'seats');
-    }
+    // Both rules of the order at once: one answer names every problem.
+    const problems = [
+      ...(order.reviewerOk ? [] : [{ field: 'reviewer_id', message: 'reviewer_id: must be a user of your brokerage' }]),
+      ...(payload.seats && payload.seats.length !== order.quantity
+        ? [{ field: 'seats', message: `seats: must list ${order.quantity} seat ids, the order's quantity` }]
+        : []),
+    ];
+    if (problems.length > 0) throw InvalidParams.of(problems);
     const next = nextOrderState(order, { type: 'ACCEPT' });
 
     const type = FIRST_SHIPMENT_TYPE[order.delivery];

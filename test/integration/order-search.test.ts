@@ -117,7 +117,7 @@ describe('order search', () => {
       ['created_after=yesterday', 'created_after: expected a date'],
       ['limit=0', 'limit'],
       ['after=garbage', 'after'],
-      ['colour=red', 'unknown filter colour'],
+      ['colour=red', 'colour: unknown filter'],
       ['state=accepted&state=pending', 'state: given more than once'],
       ['id=abc', 'order id: expected an order id'],
     ] as const) {

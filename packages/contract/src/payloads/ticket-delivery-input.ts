@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { acceptedEnum } from './accepted-enum.ts';
-import { textOfAtMost } from './validation.ts';
+import { BESIDE_FIELD_RULES, textOfAtMost } from './validation.ts';
 
 /**
  * The platforms a mobile transfer or a barcode completion may name as `transfer_source` on
@@ -54,6 +54,7 @@ export const completionTicket = z
   })
   .refine((t) => [t.barcode, t.primary_ticket_id, t.verification_id].filter((v) => v !== undefined).length === 1, {
     message: 'give exactly one of barcode, primary_ticket_id, verification_id',
+    ...BESIDE_FIELD_RULES,
   })
   .meta({ oneOf: [{ required: ['barcode'] }, { required: ['primary_ticket_id'] }, { required: ['verification_id'] }] });
 

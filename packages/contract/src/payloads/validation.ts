@@ -65,8 +65,24 @@ function predicate(issue: z.core.$ZodIssue & { input?: unknown }): string {
   }
 }
 
-/** Every problem of a failed parse, in the order zod found them, each `field: what is wrong`. */
+/**
+ * A cross-field rule (an object's refine) runs beside its fields' rules, so one answer names
+ * every problem (zod would skip it while a field is wrong); it still needs an object to look at.
+ */
+export const BESIDE_FIELD_RULES = {
+  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
+} as const;
+
+/** Every problem of a failed parse, in the order zod found them, each `field: what is wrong`, each once. */
 export function problemsOf(error: z.ZodError, where = 'body'): Problem[] {
+  const seen = new Set<string>();
+  return allProblemsOf(error, where).filter((p) => {
+    const key = `${p.field}\u0000${p.message}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+}
+
+function allProblemsOf(error: z.ZodError, where: string): Problem[] {
   return error.issues.flatMap((issue) => {
     const field = fieldPath(...issue.path);
     if (issue.code === 'unrecognized_keys') {
