@@ -27,7 +27,11 @@ function pageLink(params: Record<string, string | undefined>, after: string): st
  * opens the order view. With `problem` (a filter, a date or an order id it cannot use, an
  * unknown order) the page says what is wrong above the form, which keeps what was typed.
  */
-export function renderOrderList(params: Record<string, string | undefined>, page: OrderSearchPage, problems: readonly string[] = []): string {
+export function renderOrderList(
+  params: Record<string, string | undefined>,
+  page: OrderSearchPage,
+  problems: readonly string[] = [],
+): string {
   const rows = page.orders.map(
     (o) =>
       `<tr data-order="${e(o.id)}"><td><a href="/ops/orders/${e(o.id)}">${e(o.id)}</a></td><td class="mono">${e(o.oid)}</td><td>${e(o.state)}</td><td>${
