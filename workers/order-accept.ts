@@ -55,6 +55,7 @@ export default defineHandler({
       event: { actor: { brokerageId: actor.brokerageId, userId: actor.userId, role: 'seller' }, commandId },
       answer: { commandId, status: 200, body },
     });
-    return { status: 200, body, stored: true };
+    // Armed in the same step as the accept (D-133): an order seeded a moment ago waits for no sweep.
+    return { status: 200, body, stored: true, timersOf: order.id };
   },
 });

@@ -20,15 +20,16 @@ export interface SeedCounts {
  * Loads a fixture in one transaction. Reference data is upserted by its explicit id; orders and
  * credentials that exist are left as they are (a re-seed must not reset an order that has been
  * accepted since, nor re-encrypt a secret), so loading the same file twice changes nothing.
- * An order's deadline is its explicit deliver_by, else the policy's from in_hand_on; its timers
- * are armed by the timer sweep a worker runs as it starts, or its next periodic one
- * (src/timers/sweep-timers.ts).
+ * An order's deadline is its explicit deliver_by, else the policy's from in_hand_on; the ids of
+ * the orders it wrote go to `opts.newOrders`, whose timers the caller arms at once
+ * (src/timers/seed-timers.ts; the sweep is only the repair).
  */
 export async function seedDatabase(
   database: Database,
   fixture: Fixture,
   box: SecretBox,
   policy: DeadlinePolicy = DEFAULT_DEADLINE_POLICY,
+  opts: { newOrders?: number[] } = {},
 ): Promise<SeedCounts> {
   // Checked before the transaction: a bad date stops the seed before anything is written.
   const deadlines = new Map(fixture.orders.map((o, i) => [o.id, deadlineOf(o, i, policy)]));
@@ -98,6 +99,7 @@ export async function seedDatabase(
         .onConflictDoNothing()
         .returning({ id: orders.id });
       counts.orders += inserted.length;
+      opts.newOrders?.push(...inserted.map((r) => Number(r.id)));
     }
     const byOffice = new Map<number, Fixture['ticket_groups']>();
     for (const tg of fixture.ticket_groups) byOffice.set(tg.office_id, [...(byOffice.get(tg.office_id) ?? []), tg]);
