@@ -34,7 +34,7 @@ export default defineHandler({
     }
     if ((shipment.type === 'XSeats' || shipment.type === 'Eticket') && payload.x_mobile_link !== undefined) {
       // docs/API.md §Shipments: these take no link (barcodes and the platform are welcome).
-      problems.push({ field: 'x_mobile_link', message: `x_mobile_link: a ${shipment.type} shipment is completed without a link` });
+      problems.push({ field: 'x_mobile_link', message: `x_mobile_link: ${anOrA(shipment.type)} shipment is completed without a link` });
     }
     if (payload.tickets && payload.tickets.length !== order.quantity) {
       const message = `tickets: ${payload.tickets.length} given for an order of ${order.quantity}; give one per ticket`;
@@ -68,3 +68,8 @@ export default defineHandler({
     return { status: 200, body, stored: true, ...(order.hasDeadline ? { timersOf: order.id } : {}) };
   },
 });
+
+/** "an Eticket", "a XSeats"? No: the article as the word is said ("an XSeats", "an Eticket", "a TBD"). */
+function anOrA(type: string): string {
+  return /^[AEIOUX]/i.test(type) ? `an ${type}` : `a ${type}`;
+}
