@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { queryInteger } from '../domain/query-params.ts';
-import { acceptedEnum, EVENT_KINDS, eventTypeOf, uniqueArray, type EventKind, type EventType } from '@fulfil/contract';
+import { acceptedEnum, BESIDE_FIELD_RULES, EVENT_KINDS, eventTypeOf, uniqueArray, type EventKind, type EventType } from '@fulfil/contract';
 
 /** `event_kinds: ["*"]`: every kind, those added later included (as when event_kinds is left out). */
 export const EVERY_EVENT_KIND = '*';
@@ -61,7 +61,7 @@ export const updateEndpointBody = z
     event_kinds: eventKinds.optional(),
     enabled: z.boolean().optional().describe('true re-enables a disabled endpoint: it resumes from its first undelivered event.'),
   })
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of url, event_kinds, enabled')
+  .refine((b) => Object.keys(b).length > 0, { message: 'give at least one of url, event_kinds, enabled', ...BESIDE_FIELD_RULES })
   .meta({ minProperties: 1 });
 
 export const MAX_GRACE_SECONDS = 7 * 24 * 3600;
@@ -82,7 +82,7 @@ export const redeliverBody = z
     order_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
     since: z.iso.datetime({ offset: true }).optional().describe('Every event of the endpoint committed at or after this time.'),
   })
-  .refine((b) => Object.keys(b).length === 1, 'give exactly one of event_id, order_id, since')
+  .refine((b) => Object.keys(b).length === 1, { message: 'give exactly one of event_id, order_id, since', ...BESIDE_FIELD_RULES })
   .meta({ minProperties: 1, maxProperties: 1 });
 
 export const deliveriesQuery = z.strictObject({

@@ -12,7 +12,7 @@ describe('all errors at once', () => {
   let t: TestService;
   let call: ReturnType<typeof apiClient>;
   beforeAll(async () => {
-    t = await startTestService();
+    t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     await t.seed(baseFixture(ORDER_IDS));
     call = apiClient(t.url);
   });
@@ -48,6 +48,14 @@ describe('all errors at once', () => {
     const orderRules = await call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, { tickets: [{ seat: '1', barcode: 'A' }] });
     expect(orderRules.status).toBe(400);
     expect(fields(orderRules.body)).toEqual(['x_mobile_link', 'tickets']);
+  });
+
+  it("a body's rule across its fields beside its fields' rules: redeliver's exactly-one with a bad field", async () => {
+    const endpoint = await call(SELLER, 'POST', '/v9/webhook_endpoints', { url: 'http://127.0.0.1:9/hook' });
+    expect(endpoint.status).toBe(201);
+    const res = await call(SELLER, 'POST', `/v9/webhook_endpoints/${endpoint.body.id}/redeliver`, { order_id: 'x', since: 'now' });
+    expect(res.status).toBe(400);
+    expect(fields(res.body)).toEqual(['order_id', 'since', 'body']);
   });
 
   it('the ops order list names every bad filter on the page', async () => {
