@@ -32,10 +32,9 @@ function requestEnums(): Array<{ name: string; values: string[]; where: string }
 describe('accepted enums', () => {
   it('the OpenAPI enum of each registered field is exactly what the service accepts', () => {
     const enums = requestEnums();
-    for (const [field, { values, schema }] of Object.entries(ACCEPTED_ENUMS)) {
-      const documented = enums.filter((e) => e.name === field);
-      expect(documented.length, field).toBeGreaterThan(0);
-      for (const e of documented) expect(e.values, `${field} in ${e.where}`).toEqual([...values]);
+    for (const { field, values, schema } of ACCEPTED_ENUMS) {
+      const documented = enums.filter((e) => e.name === field && JSON.stringify(e.values) === JSON.stringify(values));
+      expect(documented.length, `${field}: ${values.join(', ')} is an enum of the document`).toBeGreaterThan(0);
       for (const v of values) expect(schema.safeParse(v).success, `${field}: ${v}`).toBe(true);
       for (const v of values.flatMap((x) => [x.toLowerCase(), x.toUpperCase(), ` ${x}`]).filter((x) => !values.includes(x))) {
         expect(schema.safeParse(v).success, `${field}: ${v} is not in the list, so it is refused`).toBe(false);
@@ -44,7 +43,12 @@ describe('accepted enums', () => {
   });
 
   it("docs/API.md lists each registered enum exactly, and every request enum's values", () => {
-    for (const [field, { values }] of Object.entries(ACCEPTED_ENUMS)) {
+    // A field of the document's requests that has a registered list has one of its lists.
+    for (const e of requestEnums()) {
+      const lists = ACCEPTED_ENUMS.filter((a) => a.field === e.name).map((a) => [...a.values]);
+      if (lists.length > 0) expect(lists, `${e.name} in ${e.where}`).toContainEqual(e.values);
+    }
+    for (const { field, values } of ACCEPTED_ENUMS) {
       // The kinds grow with the kinds table: docs/WEBHOOKS.md's table lists each type, its kind is the part after the dot.
       if (field === 'event_kinds') for (const t of EVENT_TYPES) expect(WEBHOOKS_MD, t).toContain(`| \`${t}\` |`);
       else expect(API_MD, field).toContain(enumList(values));
@@ -68,14 +72,17 @@ describe('accepted enums', () => {
       if (Array.isArray(node)) return node.forEach(visit);
       if (!node || typeof node !== 'object') return;
       for (const [k, v] of Object.entries(node)) {
-        const list = ACCEPTED_ENUMS[k];
+        const lists = ACCEPTED_ENUMS.filter((a) => a.field === k);
         // transfer_source is free text in an update (beside mobile_transfer_type), a platform on completion.
         const isUpdate = k === 'transfer_source' && 'mobile_transfer_type' in node;
         // An event's actor has a `reason` of its own (a short code), not the rejection's.
         const isActor = 'type' in node;
-        if (list && typeof v === 'string' && !isUpdate && !isActor) {
+        if (lists.length > 0 && typeof v === 'string' && !isUpdate && !isActor) {
           checked++;
-          expect(list.values, `${k}: ${v}`).toContain(v);
+          expect(
+            lists.some((l) => l.values.includes(v)),
+            `${k}: ${v}`,
+          ).toBe(true);
         }
         visit(v);
       }

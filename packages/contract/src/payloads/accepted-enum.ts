@@ -4,7 +4,7 @@ import { z } from 'zod';
  * Every list of values a request may send, by its field: exactly what the service accepts, what
  * the OpenAPI document's `enum` says and what docs/API.md lists (D-131). A test compares the three.
  */
-export const ACCEPTED_ENUMS: Record<string, { values: readonly string[]; schema: z.ZodType }> = {};
+export const ACCEPTED_ENUMS: Array<{ field: string; values: readonly string[]; schema: z.ZodType }> = [];
 
 /**
  * One field's accepted values: its values and its aliases (older or longer names, answered as the
@@ -20,7 +20,7 @@ export function acceptedEnum<const V extends string, const A extends string = ne
   const schema = z
     .enum(accepted, { message: `must be one of ${accepted.join(', ')}` })
     .transform((v): V => (aliases as Record<string, V>)[v] ?? (v as V));
-  ACCEPTED_ENUMS[field] = { values: accepted, schema };
+  ACCEPTED_ENUMS.push({ field, values: accepted, schema });
   return schema;
 }
 
