@@ -10,6 +10,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { isLoopbackHost } from './ops/ops-auth.ts';
 import { loadOpsConfig, type OpsConfig } from './ops/ops-config.ts';
 import { restrictUmask } from './private-dir.ts';
+import { leaveServiceAddress } from './service/service-address.ts';
 import { LocalInboxes } from './queues/reply-channel.ts';
 import { blockingConnection, producerConnection, type RedisConnection } from '@fulfil/client/transport';
 import { redisUrlForLog } from '@fulfil/client/transport';
@@ -195,6 +196,9 @@ export async function startService(
       const started = await startApiRole(ctx);
       service.app = started.app;
       service.url = started.url;
+      // Left last, once it answers; taken away first at stop.
+      const takeAway = leaveServiceAddress(config.DATA_DIR, started.url);
+      onStop({ phase: 'http', name: 'service address', close: async () => takeAway() });
     }
     return service;
   } catch (err) {

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { assertOfficeAccess } from '../src/auth/roles.ts';
 import { query } from '../src/db/client.ts';
-import { inventoryMapCommand, parseOrThrow, InvalidParams } from '@fulfil/contract';
+import { inventoryMapCommand, parseOrThrow, fieldPath, InvalidParams } from '@fulfil/contract';
 import { refuseServiceIdConflicts } from '../src/inventory/service-id-conflicts.ts';
 import { defineHandler } from './handler.ts';
 
@@ -24,8 +24,10 @@ export default defineHandler({
           order by m.i limit 1`,
     );
     if (missing) {
-      const field = `mappings.${missing.i}.remote_id`;
-      throw new InvalidParams(`${field}: office ${officeId} has no ticket group with remote_id ${missing.remote_id}`, field);
+      throw InvalidParams.at(
+        fieldPath('mappings', missing.i, 'remote_id'),
+        `office ${officeId} has no ticket group with remote_id ${missing.remote_id}`,
+      );
     }
     await refuseServiceIdConflicts(tx.db, officeId, mappings, 'mappings');
     await query(

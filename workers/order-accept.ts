@@ -27,10 +27,14 @@ export default defineHandler({
       if (!party || orderRole(actor, party) === 'stranger') throw new NotFound(`order ${payload.order_id} not found`);
       throw new Forbidden('only the seller may accept an order');
     }
-    if (!order.reviewerOk) throw new InvalidParams('reviewer_id: must be a user of your brokerage', 'reviewer_id');
-    if (payload.seats && payload.seats.length !== order.quantity) {
-      throw new InvalidParams(`seats: must list ${order.quantity} seat ids, the order's quantity`, 'seats');
-    }
+    // Both rules of the order at once: one answer names every problem.
+    const problems = [
+      ...(order.reviewerOk ? [] : [{ field: 'reviewer_id', message: 'reviewer_id: must be a user of your brokerage' }]),
+      ...(payload.seats && payload.seats.length !== order.quantity
+        ? [{ field: 'seats', message: `seats: must list ${order.quantity} seat ids, the order's quantity` }]
+        : []),
+    ];
+    if (problems.length > 0) throw InvalidParams.of(problems);
     const next = nextOrderState(order, { type: 'ACCEPT' });
 
     const type = FIRST_SHIPMENT_TYPE[order.delivery];
@@ -51,6 +55,7 @@ export default defineHandler({
       event: { actor: { brokerageId: actor.brokerageId, userId: actor.userId, role: 'seller' }, commandId },
       answer: { commandId, status: 200, body },
     });
-    return { status: 200, body, stored: true };
+    // Armed in the same step as the accept (D-133): an order seeded a moment ago waits for no sweep.
+    return { status: 200, body, stored: true, timersOf: order.id };
   },
 });

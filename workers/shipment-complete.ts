@@ -27,16 +27,20 @@ export default defineHandler({
       const refused = applyShipmentEvent(snapshot, { type: 'COMPLETE', hasLink });
       throw new InvalidTransition(refused.ok ? `shipment ${shipment.id} cannot be completed` : refused.reason);
     }
+    // Every rule of the type and the order at once: one answer names every problem.
+    const problems: { field: string; message: string }[] = [];
     if (shipment.type === 'XMobileLink' && !hasLink) {
-      throw new InvalidParams('x_mobile_link: required to complete an XMobileLink shipment', 'x_mobile_link');
+      problems.push({ field: 'x_mobile_link', message: 'x_mobile_link: required to complete an XMobileLink shipment' });
     }
     if ((shipment.type === 'XSeats' || shipment.type === 'Eticket') && payload.x_mobile_link !== undefined) {
       // docs/API.md §Shipments: these take no link (barcodes and the platform are welcome).
-      throw new InvalidParams(`x_mobile_link: a ${shipment.type} shipment is completed without a link`, 'x_mobile_link');
+      problems.push({ field: 'x_mobile_link', message: `x_mobile_link: ${anOrA(shipment.type)} shipment is completed without a link` });
     }
     if (payload.tickets && payload.tickets.length !== order.quantity) {
-      throw new InvalidParams(`tickets: ${payload.tickets.length} given for an order of ${order.quantity}; give one per ticket`, 'tickets');
+      const message = `tickets: ${payload.tickets.length} given for an order of ${order.quantity}; give one per ticket`;
+      problems.push({ field: 'tickets', message });
     }
+    if (problems.length > 0) throw InvalidParams.of(problems);
     const result = applyShipmentEvent(snapshot, { type: 'COMPLETE', hasLink });
     if (!result.ok) throw new InvalidTransition(result.reason);
     // An Eticket shipment is delivered by its files: none uploaded, nothing to complete (422).
@@ -64,3 +68,8 @@ export default defineHandler({
     return { status: 200, body, stored: true, ...(order.hasDeadline ? { timersOf: order.id } : {}) };
   },
 });
+
+/** "an Eticket", "a XSeats"? No: the article as the word is said ("an XSeats", "an Eticket", "a TBD"). */
+function anOrA(type: string): string {
+  return /^[AEIOUX]/i.test(type) ? `an ${type}` : `a ${type}`;
+}

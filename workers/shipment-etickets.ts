@@ -1,4 +1,4 @@
-import { eticketsCommand, InvalidParams, parseOrThrow } from '@fulfil/contract';
+import { eticketsCommand, fieldPath, InvalidParams, parseOrThrow } from '@fulfil/contract';
 import { attachFileSet, currentEticketSet, drawFileSetIds, holdStoredFiles, replaceCurrentEticketSet } from '../src/db/sql/file-sets.ts';
 import { eticketJson } from '../src/domain/file-json.ts';
 import { assertAcceptsEtickets, assertTicketPages, factsInOrder, sameEtickets } from '../src/domain/file-rules.ts';
@@ -23,7 +23,7 @@ export default defineHandler({
     const shas = payload.etickets.map((e) => e.sha256);
     const facts = factsInOrder(shas, await holdStoredFiles(tx, shas), 'etickets');
     const notPdf = facts.findIndex((f) => f.mediaType !== 'application/pdf');
-    if (notPdf >= 0) throw new InvalidParams(`etickets[${notPdf}]: is not a PDF`, `etickets.${notPdf}`);
+    if (notPdf >= 0) throw InvalidParams.at(fieldPath('etickets', notPdf), 'is not a PDF');
     assertTicketPages(
       order.quantity,
       facts.map((f) => f.pages ?? 0),

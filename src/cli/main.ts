@@ -30,13 +30,24 @@ function overview(): string {
   );
 }
 
-function groupHelp(group: string): string {
-  const members = COMMANDS.filter((c) => c.path[0] === group);
-  return `usage: fulfil ${group} <command> [options]\n\n${GROUPS[group] ?? ''}\n\ncommands:\n${rows(members)}`;
+/** The commands under a group's words (`shipments`, `shipments etickets`): those whose path is longer and starts with them. */
+function membersOf(group: readonly string[]): CommandEntry[] {
+  return COMMANDS.filter((c) => c.path.length > group.length && group.every((w, i) => c.path[i] === w));
 }
 
-function isGroup(word: string | undefined): word is string {
-  return word !== undefined && COMMANDS.some((c) => c.path.length > 1 && c.path[0] === word);
+function groupHelp(group: readonly string[]): string {
+  const name = group.join(' ');
+  const about = GROUPS[name] ? `${GROUPS[name]}\n\n` : '';
+  return `usage: fulfil ${name} <command> [options]\n\n${about}commands:\n${rows(membersOf(group))}`;
+}
+
+/** The longest run of argv's first words that is a group (a subgroup such as `shipments etickets` included). */
+function groupOf(argv: readonly string[]): string[] | undefined {
+  for (let n = argv.length; n >= 1; n--) {
+    const words = argv.slice(0, n);
+    if (membersOf(words).length > 0) return words;
+  }
+  return undefined;
 }
 
 /** Picks the command whose words match the longest prefix of argv. */
@@ -64,11 +75,13 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   if (argv[0] === 'help') return help(argv.slice(1), io);
   const { cmd, rest } = find(argv);
   if (!cmd) {
-    if (isGroup(argv[0])) {
+    const group = groupOf(argv);
+    if (group) {
       // A group's name alone asks what it holds, as --help does: answered, exit 0.
-      const asked = argv.length === 1 || argv[1] === '--help' || argv[1] === '-h';
-      if (asked) io.out(groupHelp(argv[0]));
-      else io.err(`fulfil: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${groupHelp(argv[0])}`);
+      const next = argv[group.length];
+      const asked = next === undefined || next === '--help' || next === '-h';
+      if (asked) io.out(groupHelp(group));
+      else io.err(`fulfil: unknown command "${argv.slice(0, group.length + 1).join(' ')}"\n\n${groupHelp(group)}`);
       return asked ? 0 : 2;
     }
     io.err(`fulfil: unknown command "${argv[0]}"\n\n${overview()}`);
@@ -119,8 +132,8 @@ function help(words: string[], io: CliIo): number {
     io.out(helpText(exact));
     return 0;
   }
-  if (words.length === 1 && isGroup(words[0])) {
-    io.out(groupHelp(words[0]));
+  if (membersOf(words).length > 0) {
+    io.out(groupHelp(words));
     return 0;
   }
   io.err(`fulfil help: no command "${words.join(' ')}"\n\n${overview()}`);

@@ -1,4 +1,4 @@
-import { InvalidParams, InvalidTransition, type EticketsCommand } from '@fulfil/contract';
+import { fieldPath, InvalidParams, InvalidTransition, type EticketsCommand } from '@fulfil/contract';
 import type { FileSet, StoredFileFacts } from '../db/sql/file-sets.ts';
 
 // The rules of a shipment's files, checked twice: before the bytes are stored (src/domain/file-upload.ts,
@@ -54,9 +54,9 @@ export function assertTicketPages(quantity: number, pages: readonly number[]): v
   if (pages.length > 1) {
     const multi = pages.findIndex((p) => p !== 1);
     if (multi >= 0)
-      throw new InvalidParams(
-        `etickets[${multi}].eticket: has ${pages[multi]} pages; with several PDFs each holds one ticket (${how})`,
-        `etickets.${multi}.eticket`,
+      throw InvalidParams.at(
+        fieldPath('etickets', multi, 'eticket'),
+        `has ${pages[multi]} pages; with several PDFs each holds one ticket (${how})`,
       );
     if (pages.length !== quantity) {
       throw new InvalidParams(
@@ -71,7 +71,7 @@ export function assertTicketPages(quantity: number, pages: readonly number[]): v
 export function factsInOrder(shas: readonly string[], held: Map<string, StoredFileFacts>, field: string): StoredFileFacts[] {
   return shas.map((sha, i) => {
     const facts = held.get(sha);
-    if (!facts) throw new InvalidParams(`${field}[${i}]: no stored file has sha256 ${sha}; upload it again`, `${field}.${i}`);
+    if (!facts) throw InvalidParams.at(fieldPath(field, i), `no stored file has sha256 ${sha}; upload it again`);
     return facts;
   });
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   eticketsBody,
+  fieldPath,
   Forbidden,
   InvalidParams,
   MAX_FILE_BYTES,
@@ -138,7 +139,7 @@ function assertSizes(items: unknown, key: string, field: string): void {
     const text = (item as Record<string, unknown> | null)?.[key];
     if (typeof text === 'string' && Math.floor((text.length * 3) / 4) > MAX_FILE_BYTES + 2) {
       countUploadRefused('too_large');
-      throw new PayloadTooLarge(`${field}[${i}].${key}: a file may be at most ${MAX_FILE_BYTES} bytes (10 MiB)`);
+      throw new PayloadTooLarge(`${fieldPath(field, i, key)}: a file may be at most ${MAX_FILE_BYTES} bytes (10 MiB)`);
     }
   });
 }
@@ -159,7 +160,7 @@ export async function prepareEtickets(
   else assertAcceptsEtickets(shipment);
   const files = await checkAll(
     parsed.etickets.map((e) => e.eticket),
-    (i) => `etickets[${i}].eticket`,
+    (i) => fieldPath('etickets', i, 'eticket'),
     (b) => (deps.inspect ? deps.inspect.inspect('pdf', b) : inspectPdf(b)),
   );
   try {
@@ -195,7 +196,7 @@ export async function prepareTransferVerification(
   assertAcceptsProof(shipment);
   const files = await checkAll(
     parsed.files.map((f) => f.file),
-    (i) => `files[${i}].file`,
+    (i) => fieldPath('files', i, 'file'),
     (b) => (deps.inspect ? deps.inspect.inspect('proof', b) : inspectProof(b)),
   );
   await storeAll(deps, files);

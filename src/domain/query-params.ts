@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvalidParams } from '@fulfil/contract';
+import { fieldPath, InvalidParams } from '@fulfil/contract';
 
 /**
  * An integer query parameter: it arrives as text, and only plain digits become a number ("+5",
@@ -28,7 +28,7 @@ export function parseQuery<S extends z.ZodType>(schema: S, raw: unknown): z.outp
   throw InvalidParams.of(
     parsed.error.issues.flatMap((issue) => {
       if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => ({ message: `${k}: not a recognised parameter`, field: k }));
-      const field = issue.path.map(String).join('.');
+      const field = fieldPath(...issue.path);
       return [{ message: issue.message, field: field || undefined }];
     }),
   );

@@ -1,3 +1,4 @@
+import { fieldPath } from '@fulfil/contract';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Fixture } from './fixture.ts';
 import { upsertTicketGroups } from '../inventory/upsert-ticket-groups.ts';
@@ -19,18 +20,19 @@ export interface SeedCounts {
  * Loads a fixture in one transaction. Reference data is upserted by its explicit id; orders and
  * credentials that exist are left as they are (a re-seed must not reset an order that has been
  * accepted since, nor re-encrypt a secret), so loading the same file twice changes nothing.
- * An order's deadline is its explicit deliver_by, else the policy's from in_hand_on; its timers
- * are armed by the timer sweep a worker runs as it starts, or its next periodic one
- * (src/timers/sweep-timers.ts).
+ * An order's deadline is its explicit deliver_by, else the policy's from in_hand_on; the ids of
+ * the orders it wrote go to `opts.newOrders`, whose timers the caller arms at once
+ * (src/timers/seed-timers.ts; the sweep is only the repair).
  */
 export async function seedDatabase(
   database: Database,
   fixture: Fixture,
   box: SecretBox,
   policy: DeadlinePolicy = DEFAULT_DEADLINE_POLICY,
+  opts: { newOrders?: number[] } = {},
 ): Promise<SeedCounts> {
   // Checked before the transaction: a bad date stops the seed before anything is written.
-  const deadlines = new Map(fixture.orders.map((o) => [o.id, deadlineOf(o, policy)]));
+  const deadlines = new Map(fixture.orders.map((o, i) => [o.id, deadlineOf(o, i, policy)]));
   const counts: SeedCounts = { brokerages: 0, offices: 0, users: 0, credentials: 0, events: 0, orders: 0, ticket_groups: 0 };
   await database.db.transaction(async (tx) => {
     for (const b of fixture.brokerages) {
@@ -97,6 +99,7 @@ export async function seedDatabase(
         .onConflictDoNothing()
         .returning({ id: orders.id });
       counts.orders += inserted.length;
+      opts.newOrders?.push(...inserted.map((r) => Number(r.id)));
     }
     const byOffice = new Map<number, Fixture['ticket_groups']>();
     for (const tg of fixture.ticket_groups) byOffice.set(tg.office_id, [...(byOffice.get(tg.office_id) ?? []), tg]);
@@ -105,9 +108,9 @@ export async function seedDatabase(
   return counts;
 }
 
-function deadlineOf(o: Fixture['orders'][number], policy: DeadlinePolicy) {
+function deadlineOf(o: Fixture['orders'][number], index: number, policy: DeadlinePolicy) {
   const eventStartsAt = o.event_starts_at ? new Date(o.event_starts_at) : null;
-  const inHandOn = o.in_hand_on === undefined ? null : parseCalendarDate(o.in_hand_on, `orders[${o.id}].in_hand_on`);
+  const inHandOn = o.in_hand_on === undefined ? null : parseCalendarDate(o.in_hand_on, fieldPath('orders', index, 'in_hand_on'));
   const deliverBy = o.deliver_by ? new Date(o.deliver_by) : inHandOn ? deliverByFor(inHandOn, eventStartsAt, policy) : null;
   return { inHandOn, eventStartsAt, deliverBy, dueSoonAt: deliverBy && dueSoonAt(deliverBy, policy) };
 }

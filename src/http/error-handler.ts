@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, InvalidParams, NotFound, Unavailable, errorBody, toErrorBody, type ErrorBody } from '@fulfil/contract';
+import { isOpsPath, opsNotFoundPage } from '../ops/html.ts';
 import { PayloadTooLarge } from '../http-errors.ts';
 import { isInfrastructureError } from '../infrastructure-errors.ts';
 import { sqlStateOf } from '../db/sql-state.ts';
@@ -19,6 +20,14 @@ export function installErrorHandling(app: FastifyInstance): void {
     return reply.status(500).send(errorBody('internal_error', 'internal error; it has been logged'));
   });
   app.setNotFoundHandler((request, reply) => {
+    // The operator pages speak to people: an unknown one is a page too, as their other answers are.
+    if (isOpsPath(request.url)) {
+      return reply
+        .status(404)
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(opsNotFoundPage(request.method, request.url));
+    }
     const e = new NotFound(`no route for ${request.method} ${request.url.split('?')[0]}`);
     return reply.status(404).send(toErrorBody(e));
   });

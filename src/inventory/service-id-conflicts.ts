@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { query, type Executor } from '../db/client.ts';
-import { InvalidParams } from '@fulfil/contract';
+import { fieldPath, InvalidParams } from '@fulfil/contract';
 
 export interface ServiceIdClaim {
   remote_id: number;
@@ -30,7 +30,6 @@ export async function refuseServiceIdConflicts(
         order by c.i limit 1`,
   );
   if (conflict) {
-    const field = `${list}.${conflict.i}.id`;
-    throw new InvalidParams(`${field}: service id ${conflict.id} is already used by another ticket group`, field);
+    throw InvalidParams.at(fieldPath(list, conflict.i, 'id'), `service id ${conflict.id} is already used by another ticket group`);
   }
 }

@@ -158,12 +158,23 @@ export const ORDER_FILTERS: readonly OrderFilter[] = [
 /** The filters given (empty values are no filter), checked; unknown names are refused so a typo never widens a search. */
 export function filterConditions(given: Record<string, string | undefined>, allowed: ReadonlySet<string>): SQL[] {
   const known = new Set(ORDER_FILTERS.map((f) => f.name));
+  // Every bad filter at once: the page lists them all, not the first.
+  const problems: { message: string; field: string }[] = [];
   for (const [name, value] of Object.entries(given)) {
-    if (!known.has(name) && !allowed.has(name)) throw new InvalidParams(`unknown filter ${name}`, name);
-    if (value !== undefined && typeof value !== 'string') throw new InvalidParams(`${name}: given more than once`, name);
+    if (!known.has(name) && !allowed.has(name)) problems.push({ message: `${name}: unknown filter`, field: name });
+    else if (value !== undefined && typeof value !== 'string') problems.push({ message: `${name}: given more than once`, field: name });
   }
-  return ORDER_FILTERS.flatMap((f) => {
-    const value = given[f.name]?.trim();
-    return value ? [f.where(value)] : [];
+  const conditions = ORDER_FILTERS.flatMap((f) => {
+    const value = given[f.name];
+    if (typeof value !== 'string' || !value.trim()) return [];
+    try {
+      return [f.where(value.trim())];
+    } catch (err) {
+      if (!(err instanceof InvalidParams)) throw err;
+      problems.push({ message: err.message, field: err.field ?? f.name });
+      return [];
+    }
   });
+  if (problems.length > 0) throw InvalidParams.of(problems);
+  return conditions;
 }

@@ -27,7 +27,11 @@ function pageLink(params: Record<string, string | undefined>, after: string): st
  * opens the order view. With `problem` (a filter, a date or an order id it cannot use, an
  * unknown order) the page says what is wrong above the form, which keeps what was typed.
  */
-export function renderOrderList(params: Record<string, string | undefined>, page: OrderSearchPage, problem?: string): string {
+export function renderOrderList(
+  params: Record<string, string | undefined>,
+  page: OrderSearchPage,
+  problems: readonly string[] = [],
+): string {
   const rows = page.orders.map(
     (o) =>
       `<tr data-order="${e(o.id)}"><td><a href="/ops/orders/${e(o.id)}">${e(o.id)}</a></td><td class="mono">${e(o.oid)}</td><td>${e(o.state)}</td><td>${
@@ -47,7 +51,7 @@ table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-
 </style></head><body>
 <nav><a href="/ops/queues">queues</a><form style="display:inline" method="get" action="/ops/orders"><label>order id <input name="id" size="8"></label> <button>show</button></form></nav>
 <h1>Orders</h1>
-${problem ? `<p class="problem" id="problem" role="alert">${e(problem)}</p>` : ''}
+${problems.length > 0 ? `<p class="problem" id="problem" role="alert">${problems.map(e).join('<br>')}</p>` : ''}
 <form class="filters" id="filters" method="get" action="/ops/orders">
 ${ORDER_FILTERS.map((f) => field(f.name, params[f.name], f.choices)).join('\n')}
 <button>search</button> <a href="/ops/orders">clear</a>

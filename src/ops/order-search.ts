@@ -71,10 +71,22 @@ interface RawRow extends Record<string, unknown> {
  * the same at the millionth order as at the first (bench: `npm run bench -- order-search`).
  */
 export async function searchOrders(ex: Executor, params: Record<string, string | undefined>): Promise<OrderSearchPage> {
-  const conditions = filterConditions(params, PAGING_PARAMS);
-  const limit = pageSize(params.limit);
-  if (params.after) {
-    const c = readCursor(params.after);
+  // Every bad parameter in one answer: the filters', the page size's and the cursor's.
+  const problems: InvalidParams[] = [];
+  const checked = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch (err) {
+      if (!(err instanceof InvalidParams)) throw err;
+      problems.push(err);
+      return undefined;
+    }
+  };
+  const conditions = checked(() => filterConditions(params, PAGING_PARAMS)) ?? [];
+  const limit = checked(() => pageSize(params.limit)) ?? DEFAULT_PAGE_SIZE;
+  const c = params.after ? checked(() => readCursor(params.after!)) : undefined;
+  if (problems.length > 0) throw InvalidParams.of(problems.flatMap((p) => [{ message: p.message, field: p.field }, ...p.more]));
+  if (c) {
     conditions.push(sql`(o.created_at, o.id) < ('epoch'::timestamptz + ${c.micros}::bigint * interval '1 microsecond', ${c.id}::bigint)`);
   }
   const where = conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;

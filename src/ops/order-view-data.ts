@@ -6,6 +6,7 @@ import { shipmentEventColumns, type ShipmentEventRow } from '../events/public-ev
 import { loadOrderWebhooks, type OrderWebhookDelivery } from './order-view-webhooks.ts';
 import { loadOrderFiles, type OrderFile } from './order-view-files.ts';
 import { loadOrderParties, loadWhatWasSent, type OrderParties } from './order-view-sent.ts';
+import { loadCompletion, type CompletionView } from './order-view-completion.ts';
 
 export interface OrderViewData {
   order: typeof orders.$inferSelect;
@@ -39,6 +40,8 @@ export interface OrderViewData {
   parties: OrderParties;
   /** The live shipment as the buyer reads it; undefined before acceptance. */
   sent: Record<string, unknown> | undefined;
+  /** What completed it: the platform, the link, the per-seat tickets. */
+  completion: CompletionView;
 }
 
 /** How many commands the page lists (newest last); an order sees a handful in practice. */
@@ -102,6 +105,7 @@ export async function loadOrderView(ex: Executor, orderId: number): Promise<Orde
     files: await loadOrderFiles(ex, orderId),
     parties: await loadOrderParties(ex, order.sellerOfficeId, order.buyerBrokerageId),
     sent: await loadWhatWasSent(ex, orderId),
+    completion: await loadCompletion(ex, orderId, events),
   };
 }
 

@@ -8,6 +8,7 @@ import { machineSvg } from './machine-svg.ts';
 import type { OrderViewData } from './order-view-data.ts';
 import { renderOrderWebhooks } from './order-view-webhooks.ts';
 import { renderOrderFiles } from './order-view-files.ts';
+import { renderCompletion } from './order-view-completion.ts';
 import { commandOutcome, type CommandOutcome } from '../commands/command-outcome.ts';
 
 const SHIPMENT_GRAPH = machineGraph(shipmentMachine);
@@ -15,13 +16,20 @@ const ORDER_GRAPH = machineGraph(orderMachine);
 
 /** The deadline and its two timers as Postgres holds them (src/timers/), and how the order ended. */
 function deadlineRows(order: OrderViewData['order']): string {
-  const timer = (at: Date | null, fired: Date | null) => `${when(at)} · ${fired ? `fired ${when(fired)}` : 'not fired'}`;
+  const timer = (at: Date | null, fired: Date | null) =>
+    at ? `due ${when(at)}, ${fired ? `fired ${when(fired)}` : 'not fired yet'}` : 'none';
+  // A reminder due before the order existed: its deadline was nearer than the reminder's lead when it came.
+  const early =
+    order.dueSoonAt && order.dueSoonAt < order.createdAt
+      ? ' (due before the order existed: its deadline was already nearer than the reminder’s lead, DUE_SOON_BEFORE_MS, when the order came, so the reminder fired as soon as it could)'
+      : '';
   const rows = order.deliverBy
     ? [
         `<tr><td>in hand on · deliver by</td><td id="order-deadline">${e(order.inHandOn ?? '–')} · ${when(order.deliverBy)}${
           order.overdueFiredAt ? ' <b>overdue</b>' : ''
         }</td></tr>`,
-        `<tr><td>timers: reminder · deadline</td><td id="order-timers">${timer(order.dueSoonAt, order.dueSoonFiredAt)} / ${timer(order.deliverBy, order.overdueFiredAt)}</td></tr>`,
+        `<tr><td>reminder (shipment.due_soon)</td><td id="order-reminder">${timer(order.dueSoonAt, order.dueSoonFiredAt)}${e(early)}</td></tr>`,
+        `<tr><td>deadline (shipment.overdue)</td><td id="order-timers">${timer(order.deliverBy, order.overdueFiredAt)}</td></tr>`,
       ]
     : ['<tr><td>deadline</td><td id="order-deadline">none (no in-hand date)</td></tr>'];
   if (order.rejectionReason)
@@ -102,6 +110,8 @@ ${deadlineRows(order)}
 </table>
 <h2>What the buyer was sent</h2>
 ${renderWhatWasSent(order, data.sent)}
+<h2>What completed the shipment</h2>
+${renderCompletion(data.completion)}
 <h2>Shipment chain</h2>
 <p id="chain">${chain || 'none yet'}</p>
 <h2>Shipment machine${live ? ` (shipment ${e(live.id)}: ${e(live.type)}, current state filled)` : ''}</h2>

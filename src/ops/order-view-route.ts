@@ -29,7 +29,8 @@ export function orderViewRoutes(
   // A person typed it: what is wrong is said on the page, with the form, never as the API's JSON.
   const problemPage = (reply: FastifyReply, params: Record<string, string | undefined>, err: unknown) => {
     if (!(err instanceof InvalidParams || err instanceof NotFound)) throw err;
-    return html(reply, err.status, renderOrderList(params, { orders: [], next: undefined }, err.message));
+    const problems = [err.message, ...(err instanceof InvalidParams ? err.more.map((p) => p.message) : [])];
+    return html(reply, err.status, renderOrderList(params, { orders: [], next: undefined }, problems));
   };
   app.get('/ops/orders', { onRequest: guard }, async (request, reply) => {
     const { id: given, ...params } = request.query as Record<string, string | undefined>;

@@ -57,6 +57,21 @@ export function servableFile(sets: readonly FileSet[], fileId: number): SetFile 
   return undefined;
 }
 
+/**
+ * An e-ticket of a replaced upload is not served; its 404 says so and names the upload that
+ * replaced it and that upload's e-tickets, as a replaced shipment's 410 names the live one.
+ */
+export function replacedFileMessage(sets: readonly FileSet[], shipmentId: number, fileId: number): string | undefined {
+  const i = sets.findIndex((s) => s.kind === 'etickets' && s.replacedAt !== null && s.files.some((f) => f.id === fileId));
+  if (i < 0) return undefined;
+  // Uploads replace one another in order: the next upload replaced this one.
+  const by = [...sets].sort((a, b) => a.id - b.id).find((s) => s.kind === 'etickets' && s.id > sets[i]!.id);
+  const those = by
+    ? `upload ${by.id} (e-ticket${by.files.length === 1 ? '' : 's'} ${by.files.map((f) => f.id).join(', ')})`
+    : 'a later upload';
+  return `e-ticket ${fileId} of shipment ${shipmentId} was replaced by ${those}; GET /v9/shipments/${shipmentId}/etickets lists the current ones`;
+}
+
 /** GET /v9/shipments/:id/etickets/:eticket_id and …/transfer_verifications/:file_id: the bytes, to the two parties. */
 export async function readShipmentFile(
   deps: { database: SqlRunner; files: FileStore },
@@ -66,9 +81,10 @@ export async function readShipmentFile(
   fileId: number,
 ): Promise<ServedFile> {
   await partyOfShipment(deps.database, shipmentId, brokerageId);
-  const file = servableFile(await fileSetsOf(deps.database, shipmentId, kind), fileId);
+  const sets = await fileSetsOf(deps.database, shipmentId, kind);
+  const file = servableFile(sets, fileId);
   const what = kind === 'etickets' ? 'e-ticket' : 'file';
-  if (!file) throw new NotFound(`${what} ${fileId} of shipment ${shipmentId} not found`);
+  if (!file) throw new NotFound(replacedFileMessage(sets, shipmentId, fileId) ?? `${what} ${fileId} of shipment ${shipmentId} not found`);
   const bytes = await deps.files.get(file.sha256);
   // A referenced file cannot be deleted (a foreign key), so this is a store that lost it.
   if (!bytes) throw new Error(`file ${file.sha256} of ${what} ${fileId} is missing from the ${deps.files.kind} store`);

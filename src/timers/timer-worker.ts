@@ -52,6 +52,20 @@ export function startTimerWorker(opts: {
 }
 
 /**
+ * Arms the timers of orders written outside a command (a seed, a fixture import) as their rows
+ * now stand, in the same step as the write rather than at the next sweep (D-133).
+ */
+export async function armOrderTimers(database: Database, queue: TimerQueue, orderIds: readonly number[]): Promise<number> {
+  let armed = 0;
+  for (const id of orderIds) {
+    const timers = await timersOfOrder(database, id);
+    await queue.arm(timers);
+    armed += timers.length;
+  }
+  return armed;
+}
+
+/**
  * After a command that changed an order's deadline or ended the order committed: its timers as
  * Postgres now has them are armed (moved when their time changed), the others removed. A failure
  * is logged only: the sweep arms what is missing, and a job left for a finished order does nothing.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { queryInteger } from '../domain/query-params.ts';
-import { EVENT_KINDS, uniqueArray, type EventKind } from '@fulfil/contract';
+import { acceptedEnum, BESIDE_FIELD_RULES, EVENT_KINDS, eventTypeOf, uniqueArray, type EventKind, type EventType } from '@fulfil/contract';
 
 /** `event_kinds: ["*"]`: every kind, those added later included (as when event_kinds is left out). */
 export const EVERY_EVENT_KIND = '*';
@@ -17,13 +17,20 @@ const url = z
   .describe('Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true).');
 // '*' alone, or kinds: one array of items so that a wrong item is named by its index; the anyOf
 // tells the document's readers what the refinement checks.
-const eventKinds = uniqueArray(z.enum([...EVENT_KINDS, EVERY_EVENT_KIND]), 'must not repeat a kind')
+// A kind's public type (`shipment.created`, as events and webhooks name it) is accepted for the
+// kind (D-132): one enum, the document's, of kinds, "*" and types.
+const eventKindItem = acceptedEnum<EventKind | typeof EVERY_EVENT_KIND, EventType>(
+  'event_kinds',
+  [EVENT_KINDS[0], ...EVENT_KINDS.slice(1), EVERY_EVENT_KIND],
+  Object.fromEntries(EVENT_KINDS.map((k) => [eventTypeOf(k), k])) as Record<EventType, EventKind>,
+);
+const eventKinds = uniqueArray(eventKindItem, 'must not repeat a kind')
   .min(1)
   .max(EVENT_KINDS.length)
   .refine((kinds) => kinds.length === 1 || !kinds.includes(EVERY_EVENT_KIND), `"${EVERY_EVENT_KIND}" (every kind) stands alone`)
-  .meta({ anyOf: [{ maxItems: 1 }, { items: { enum: [...EVENT_KINDS] } }] })
+  .meta({ anyOf: [{ maxItems: 1 }, { items: { not: { const: EVERY_EVENT_KIND } } }] })
   .describe(
-    'Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.',
+    'Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.',
   );
 
 /**
@@ -54,7 +61,7 @@ export const updateEndpointBody = z
     event_kinds: eventKinds.optional(),
     enabled: z.boolean().optional().describe('true re-enables a disabled endpoint: it resumes from its first undelivered event.'),
   })
-  .refine((b) => Object.keys(b).length > 0, 'give at least one of url, event_kinds, enabled')
+  .refine((b) => Object.keys(b).length > 0, { message: 'give at least one of url, event_kinds, enabled', ...BESIDE_FIELD_RULES })
   .meta({ minProperties: 1 });
 
 export const MAX_GRACE_SECONDS = 7 * 24 * 3600;
@@ -75,7 +82,7 @@ export const redeliverBody = z
     order_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
     since: z.iso.datetime({ offset: true }).optional().describe('Every event of the endpoint committed at or after this time.'),
   })
-  .refine((b) => Object.keys(b).length === 1, 'give exactly one of event_id, order_id, since')
+  .refine((b) => Object.keys(b).length === 1, { message: 'give exactly one of event_id, order_id, since', ...BESIDE_FIELD_RULES })
   .meta({ minProperties: 1, maxProperties: 1 });
 
 export const deliveriesQuery = z.strictObject({

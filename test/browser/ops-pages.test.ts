@@ -186,7 +186,7 @@ describe('operator pages in a real browser', () => {
   it('says on the page what is wrong with a filter, a date or an order id, keeping the form', async () => {
     for (const [url, status, said] of [
       ['/ops/orders?created_after=yesterday', 400, 'created_after: expected a date'],
-      ['/ops/orders?colour=red', 400, 'unknown filter colour'],
+      ['/ops/orders?colour=red', 400, 'colour: unknown filter'],
       ['/ops/orders?id=abc', 400, 'order id: expected an order id'],
       ['/ops/orders/999999', 404, 'there is no order 999999'],
     ] as const) {

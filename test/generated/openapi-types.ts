@@ -1429,7 +1429,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -1555,7 +1555,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -1853,7 +1853,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -2108,7 +2108,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -2357,7 +2357,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -2592,7 +2592,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -2883,7 +2883,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -3057,7 +3057,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -3349,7 +3349,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -3477,7 +3477,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description TMMobile, TMMobileLink and FlashSeats are legacy names of XMobile, XMobileLink and XSeats; the answer uses the new name
+                     * @description TMMobile, TMMobileLink, FlashSeats are legacy names of XMobile, XMobileLink, XSeats; the answer uses the new name
                      * @enum {string}
                      */
                     mobile_transfer_type: "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "TMMobile" | "TMMobileLink" | "FlashSeats";
@@ -3615,7 +3615,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -3821,10 +3821,10 @@ export interface operations {
                     x_mobile_link?: string;
                     tm_mobile_link?: string;
                     /**
-                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); ticketmaster is accepted for TM, seatgeek is accepted for SG, tickets.com is accepted for TICKETS_COM; answered as the code.
                      * @enum {string}
                      */
-                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER";
+                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER" | "ticketmaster" | "seatgeek" | "tickets.com";
                     tickets?: ({
                         /** @description the seat */
                         seat: string;
@@ -3893,7 +3893,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -4099,10 +4099,10 @@ export interface operations {
                     x_mobile_link?: string;
                     tm_mobile_link?: string;
                     /**
-                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); ticketmaster is accepted for TM, seatgeek is accepted for SG, tickets.com is accepted for TICKETS_COM; answered as the code.
                      * @enum {string}
                      */
-                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER";
+                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER" | "ticketmaster" | "seatgeek" | "tickets.com";
                     tickets?: ({
                         /** @description the seat */
                         seat: string;
@@ -4171,7 +4171,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -4428,7 +4428,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -4618,7 +4618,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -4856,7 +4856,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -4990,7 +4990,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -5140,7 +5140,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -5322,7 +5322,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -5562,7 +5562,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -5728,7 +5728,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -5936,7 +5936,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -6146,7 +6146,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -6309,7 +6309,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -6506,7 +6506,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -6774,7 +6774,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -7042,7 +7042,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -7260,10 +7260,10 @@ export interface operations {
                         verification_id?: string;
                     } & (unknown | unknown | unknown))[];
                     /**
-                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+                     * @description The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); ticketmaster is accepted for TM, seatgeek is accepted for SG, tickets.com is accepted for TICKETS_COM; answered as the code.
                      * @enum {string}
                      */
-                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER";
+                    transfer_source?: "AXS" | "TM" | "SG" | "MLB" | "PACIOLAN" | "TICKETS_COM" | "ETIX" | "EVENTBRITE" | "DICE" | "SEE_TICKETS" | "TIXR" | "VENUE" | "OTHER" | "ticketmaster" | "seatgeek" | "tickets.com";
                     /** @description a new transfer link */
                     x_mobile_link?: string;
                     /** @description free text for the buyer */
@@ -7402,7 +7402,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -7675,7 +7675,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -7825,7 +7825,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -8106,7 +8106,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -8286,8 +8286,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url: string;
-                    /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*")[] | unknown | unknown;
+                    /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued")[] | unknown | unknown;
                     /** @description Default true. */
                     enabled?: boolean;
                 };
@@ -8322,7 +8322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (`created`, `shipment.created`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8333,7 +8333,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -8490,7 +8490,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -8594,8 +8594,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
-                    /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*")[] | unknown | unknown;
+                    /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -8628,7 +8628,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (`created`, `shipment.created`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8639,7 +8639,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -8779,7 +8779,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -8883,8 +8883,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
-                    /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*")[] | unknown | unknown;
+                    /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -8917,7 +8917,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (`created`, `shipment.created`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8928,7 +8928,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -9094,7 +9094,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -9256,7 +9256,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -9391,7 +9391,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]
@@ -9538,7 +9538,7 @@ export interface operations {
                      *       "errors": [
                      *         {
                      *           "code": "invalid_params",
-                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "message": "reviewer_id: is missing",
                      *           "field": "reviewer_id"
                      *         }
                      *       ]

@@ -208,7 +208,7 @@ describe('operator tools', () => {
     const history = await runCli(['shipments', 'history', String(tbd), '--json'], env);
     expect(history.code).toBe(0);
     const events = history.lines.map((l) => JSON.parse(l));
-    expect(events.map((e) => [e.seq, e.kind, e.toType, e.toState])).toEqual([
+    expect(events.map((e) => [e.seq, e.kind, e.to_type, e.to_state])).toEqual([
       [1, 'created', 'TBD', 'pending'],
       [2, 'updated', 'XMobile', 'pending'],
       [3, 'completed', 'XMobile', 'delivered'],

@@ -58,7 +58,8 @@ describe('orders by deadline', () => {
     const view = await (await fetch(`${t.url}/ops/orders/${PAST}`)).text();
     expect(view).toMatch(/id="order-deadline">– · \d{4}-/);
     expect(view).toContain('id="order-timers"');
-    expect(view).toMatch(/id="order-timers">[^<]*fired \d{4}-[^<]*fired \d{4}-/);
+    expect(view).toMatch(/id="order-reminder">due \d{4}-[^<]*, (fired \d{4}-[^<]*|not fired yet) \(due before the order existed: /);
+    expect(view).toMatch(/id="order-timers">due \d{4}-[^<]*, fired \d{4}-/);
     expect(view).toContain('<b>overdue</b>');
   });
 

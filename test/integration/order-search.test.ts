@@ -117,7 +117,7 @@ describe('order search', () => {
       ['created_after=yesterday', 'created_after: expected a date'],
       ['limit=0', 'limit'],
       ['after=garbage', 'after'],
-      ['colour=red', 'unknown filter colour'],
+      ['colour=red', 'colour: unknown filter'],
       ['state=accepted&state=pending', 'state: given more than once'],
       ['id=abc', 'order id: expected an order id'],
     ] as const) {
@@ -139,6 +139,11 @@ describe('order search', () => {
     expect(json.code).toBe(0);
     const parsed = JSON.parse(json.out) as { orders: Array<{ id: number; shipment: { type: string } | null }>; next?: string };
     expect(parsed.orders.map((o) => o.id)).toEqual([ORDERS.localPickup, ORDERS.tbd]);
+    // The API's spelling: snake_case keys, as every answer has them.
+    expect(Object.keys(parsed.orders[0]!)).toEqual(
+      expect.arrayContaining(['seller_office_id', 'buyer_brokerage_id', 'deliver_by', 'created_at']),
+    );
+    expect(json.out).not.toMatch(/"[a-z]+[A-Z]\w*":/);
     expect(parsed.orders[0]!.shipment?.type).toBe('LocalPickup');
     expect(parsed.next).toBeUndefined();
 
@@ -193,12 +198,12 @@ describe('order search', () => {
         url: 'https://hooks.example.test/in',
         seq: 1,
         kind: 'created',
-        deliveredAt: null,
+        delivered_at: null,
         attempts: 2,
-        nextAttemptAt: expect.any(String),
-        lastOutcome: 'http_error',
-        lastStatus: 503,
-        lastError: 'Service Unavailable',
+        next_attempt_at: expect.any(String),
+        last_outcome: 'http_error',
+        last_status: 503,
+        last_error: 'Service Unavailable',
       }),
     ]);
     const none = await cli('orders', 'show', String(ORDERS.flash));

@@ -35,6 +35,8 @@ describe('start-up with embedded defaults', () => {
       expect(borrowed.text).toMatch(/^seeded fixtures\/demo.json: /);
       expect(borrowed.code).toBe(0);
       expect(existsSync(path.join(dataDir, 'pglite.socket.json'))).toBe(true);
+      // The address the CLI of this DATA_DIR calls (D-134), there while the service runs.
+      expect(existsSync(path.join(dataDir, 'service.json'))).toBe(true);
       expect(await stopCli(first.child)).toBe(0);
       expect(first.output()).toContain('"database":"pglite"');
       const stopped = first
@@ -44,6 +46,7 @@ describe('start-up with embedded defaults', () => {
         .map((l) => JSON.parse(l).step);
       expect(stopped).toEqual([
         'http',
+        'service address',
         'workers',
         'outbox relay',
         'shard layouts',
@@ -59,6 +62,7 @@ describe('start-up with embedded defaults', () => {
       ]);
       // Stopped, the service no longer announces a socket: the CLI opens the database itself.
       expect(existsSync(path.join(dataDir, 'pglite.socket.json'))).toBe(false);
+      expect(existsSync(path.join(dataDir, 'service.json'))).toBe(false);
       expect(first.output()).toContain('"msg":"stopped"');
 
       // A credential created between runs must still be there after the restart.

@@ -17,17 +17,24 @@ describe('fulfil help', () => {
     expect(v).toMatchObject({ code: 0, text: expect.stringMatching(/^fulfil \d+\.\d+\.\d+$/) });
   });
 
+  it('has a description for every group and subgroup: each proper prefix of a command', () => {
+    const groups = new Set(COMMANDS.flatMap((c) => c.path.slice(0, -1).map((_, i) => c.path.slice(0, i + 1).join(' '))));
+    expect([...groups].sort()).toEqual(Object.keys(GROUPS).sort());
+  });
+
   it.each(Object.keys(GROUPS))('lists the commands of the group %s, by its name, --help and help', async (group) => {
-    const members = COMMANDS.filter((c) => c.path[0] === group).map((c) => c.path.join(' '));
-    for (const args of [[group], [group, '--help'], ['help', group]]) {
+    const words = group.split(' ');
+    const members = COMMANDS.filter((c) => c.path.length > words.length && words.every((w, i) => c.path[i] === w)).map((c) =>
+      c.path.join(' '),
+    );
+    expect(members.length).toBeGreaterThan(0);
+    for (const args of [words, [...words, '--help'], ['help', ...words]]) {
       const r = await runCli(args);
       expect(r.text).not.toMatch(/unknown command/);
       for (const m of members) expect(r.text).toContain(m);
+      // The group's name alone is a question too (fulfil jobs, fulfil shipments etickets): help, exit 0.
+      expect(r.code, args.join(' ')).toBe(0);
     }
-    // The group's name alone is a question too (fulfil jobs, fulfil credentials): help, exit 0.
-    expect((await runCli([group])).code).toBe(0);
-    expect((await runCli([group, '--help'])).code).toBe(0);
-    expect((await runCli(['help', group])).code).toBe(0);
   });
 
   it('gives one command its whole description, by --help and by help', async () => {

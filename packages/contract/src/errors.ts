@@ -18,6 +18,15 @@ export abstract class AppError extends Error {
   }
 }
 
+/**
+ * The one spelling of a place in a request (D-130): its keys and array indexes joined by dots,
+ * `etickets.0.eticket`, the way zod reports a path and form libraries (react-hook-form, Formik)
+ * name a field. Every `field` of a 400, and the `<field>:` its message starts with, is built here.
+ */
+export function fieldPath(...segments: ReadonlyArray<PropertyKey>): string {
+  return segments.map(String).join('.');
+}
+
 export class InvalidParams extends AppError {
   readonly code = 'invalid_params';
   readonly status = 400 as const;
@@ -29,6 +38,11 @@ export class InvalidParams extends AppError {
   ) {
     super(message);
     if (field) this.extra.field = field;
+  }
+
+  /** One problem at `field` (a fieldPath): the message reads `<field>: <what is wrong>`. */
+  static at(field: string, what: string): InvalidParams {
+    return new InvalidParams(`${field}: ${what}`, field);
   }
 
   /** Every problem of a request at once: the first is the error's message, all are in its body. */

@@ -12,6 +12,7 @@ export * from './jobs/placement.ts';
 export * from './jobs/retry-backoff.ts';
 export * from './jobs/shard-of.ts';
 export * from './payloads/validation.ts';
+export * from './payloads/accepted-enum.ts';
 export * from './payloads/country-codes.ts';
 export * from './payloads/contact-input.ts';
 export * from './payloads/ticket-group-input.ts';

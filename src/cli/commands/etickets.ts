@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { signedFetch } from '../../auth/signed-fetch.ts';
 import { intArg, UsageError, type CliArgs, type CommandModule } from '../command.ts';
-import { SIGNED_CALL_OPTIONS, signedCall } from './call.ts';
+import { serviceBase, SIGNED_CALL_OPTIONS, signedCall } from './call.ts';
 
 /** Comma-separated values of an option, one per file (`--seats 12,13`). */
 function perFile(values: CliArgs['values'], name: string, files: number): (string | undefined)[] {
@@ -60,12 +60,11 @@ export const eticketsGet: CommandModule = {
     const token = (values.token as string | undefined) ?? process.env.FULFIL_TOKEN;
     const secret = (values.secret as string | undefined) ?? process.env.FULFIL_SECRET;
     if (!token || !secret) throw new UsageError('credentials: give --token and --secret, or set FULFIL_TOKEN and FULFIL_SECRET');
-    const base = (values.base as string | undefined) ?? `http://127.0.0.1:${process.env.PORT || 8080}`;
+    const base = serviceBase(values);
     if (!URL.canParse(base)) throw new UsageError(`--base: not a URL: ${base}`);
     const res = await signedFetch(base, { token, secret }, 'GET', `/v9/shipments/${shipmentId}/etickets/${eticketId}`);
     if (!res.ok) {
-      io.out(`${res.status} ${res.statusText}`);
-      io.out(await res.text());
+      io.err(`fulfil shipments etickets get: ${await refusalSentence(res)}`);
       return 1;
     }
     const out = (values.out as string | undefined) ?? `eticket-${eticketId}.pdf`;
@@ -75,3 +74,16 @@ export const eticketsGet: CommandModule = {
     return 0;
   },
 };
+
+/** A refusal said in words: the status and the service's messages (`404 Not Found: no e-ticket 7 of shipment 5`). */
+async function refusalSentence(res: Response): Promise<string> {
+  const text = await res.text();
+  let messages: string[] = [];
+  try {
+    const body = JSON.parse(text) as { errors?: Array<{ message?: string }> };
+    messages = (body.errors ?? []).flatMap((e) => (typeof e.message === 'string' ? [e.message] : []));
+  } catch {
+    if (text.trim()) messages = [text.trim()];
+  }
+  return `${res.status} ${res.statusText}${messages.length > 0 ? `: ${messages.join('; ')}` : ''}`;
+}

@@ -63,10 +63,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary:
       'Sends one signed request to a running service and prints the status and the JSON answer; exits 0 on 2xx,\n' +
       '1 otherwise. Credentials come from --token/--secret, or from FULFIL_TOKEN and FULFIL_SECRET (which keeps\n' +
-      'the secret out of the shell history). --base defaults to http://127.0.0.1:$PORT (8080). Examples:\n' +
+      'the secret out of the shell history). The service is --base if given, else the one running with this\n' +
+      'DATA_DIR (a started service leaves its address there, whatever its PORT), else http://127.0.0.1:$PORT (8080).\n' +
+      "-H 'Name: value' adds a header (repeatable): Idempotency-Key, Prefer. Examples:\n" +
       '  fulfil call GET "/v9/inventory?office_id=10&state=ALL"\n' +
-      '  fulfil call POST /v9/orders/700/accept \'{"reviewer_id":100}\'',
-    usage: 'call <METHOD> <path> [json] [--token <token>] [--secret <secret>] [--base <url>]',
+      "  fulfil call POST /v9/orders/700/accept '{\"reviewer_id\":100}' -H 'Idempotency-Key: accept-700'",
+    usage: "call <METHOD> <path> [json] [-H 'Name: value']... [--token <token>] [--secret <secret>] [--base <url>]",
     load: () => import('./call.ts').then((m) => m.call),
   },
   {
@@ -277,6 +279,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   credentials: 'API credentials of brokerages and users.',
   inventory: 'Ticket-group inventory of an office, in and out as JSON lines.',
   shipments: 'Shipments and their history.',
+  'shipments etickets': "A shipment's e-tickets: upload the PDFs (seller), list them and download one.",
   orders: 'Find orders and follow one (the terminal side of /ops/orders).',
   issues: 'Delivery issues buyers opened: list them, close an escalated one (the terminal side of /ops/delivery_issues).',
   webhooks: "Webhook endpoints of the credential's brokerage, their deliveries log, redelivery and replay.",

@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../../config.ts';
-import { AppError } from '@fulfil/contract';
+import { AppError, InvalidParams } from '@fulfil/contract';
 import { isoTime } from '../../iso-time.ts';
 import { ORDER_FILTERS } from '../../ops/order-filters.ts';
 import { searchOrders } from '../../ops/order-search.ts';
@@ -8,6 +8,7 @@ import { actorText } from '../../events/actor-text.ts';
 import { loadOrderView } from '../../ops/order-view-data.ts';
 import type { OrderWebhookDelivery } from '../../ops/order-view-webhooks.ts';
 import { withCliDatabase } from '../database.ts';
+import { snakeJson } from '../snake-json.ts';
 import { intArg, UsageError, type CliIo, type CommandModule } from '../command.ts';
 
 const flag = (name: string) => name.replace(/_/g, '-');
@@ -19,8 +20,10 @@ async function told<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     // The search names its parameters as the page does (created_after:); here they are flags.
-    if (err instanceof AppError && err.status === 400)
-      throw new UsageError(err.message.replace(/^(\w+):/, (_m, name: string) => `--${flag(name)}:`));
+    if (err instanceof AppError && err.status === 400) {
+      const messages = [err.message, ...(err instanceof InvalidParams ? err.more.map((p) => p.message) : [])];
+      throw new UsageError(messages.map((m) => m.replace(/^(\w+):/, (_m, name: string) => `--${flag(name)}:`)).join('\n'));
+    }
     throw err;
   }
 }
@@ -43,7 +46,7 @@ export const ordersList: CommandModule = {
     return withCliDatabase(loadConfig(), async (database) => {
       const page = await told(() => searchOrders(database.db, params));
       if (values.json) {
-        io.out(JSON.stringify(page));
+        io.out(snakeJson(page));
         return 0;
       }
       io.out(
@@ -144,7 +147,7 @@ export const ordersShow: CommandModule = {
         io.err(`no order ${id}`);
         return 1;
       }
-      if (values.json) io.out(JSON.stringify(view));
+      if (values.json) io.out(snakeJson(view));
       else printView(view, io);
       return 0;
     });

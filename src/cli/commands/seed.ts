@@ -2,6 +2,7 @@ import { loadConfig } from '../../config.ts';
 import { deadlinePolicyOf } from '../../domain/deadline-policy.ts';
 import { seedDatabase, type SeedCounts } from '../../domain/seed.ts';
 import { secretBoxFor } from '../../service/database.ts';
+import { armSeededTimers } from '../../timers/seed-timers.ts';
 import { openCliDatabase } from '../database.ts';
 import { UsageError, type CommandModule } from '../command.ts';
 import { readFixtureFile } from '../fixture-file.ts';
@@ -20,7 +21,9 @@ export const seed: CommandModule = {
     const config = loadConfig();
     const { database } = await openCliDatabase(config);
     try {
-      io.out(describeSeed(file, await seedDatabase(database, fixture, secretBoxFor(config), deadlinePolicyOf(config))));
+      const newOrders: number[] = [];
+      io.out(describeSeed(file, await seedDatabase(database, fixture, secretBoxFor(config), deadlinePolicyOf(config), { newOrders })));
+      io.out(await armSeededTimers(config, database, newOrders));
       return 0;
     } finally {
       await database.close();

@@ -1,3 +1,4 @@
+import { snakeJson } from '../snake-json.ts';
 import { loadConfig } from '../../config.ts';
 import { actorText } from '../../events/actor-text.ts';
 import { shipmentHistory } from '../../events/shipment-history.ts';
@@ -18,7 +19,7 @@ export const shipmentsHistory: CommandModule = {
         return 1;
       }
       if (values.json) {
-        for (const e of history) io.out(JSON.stringify(e));
+        for (const e of history) io.out(snakeJson(e));
         return 0;
       }
       io.out('SEQ  AT                        KIND            SHIPMENT        FROM                  TO                    BY');

@@ -3,6 +3,7 @@ import { deadlinePolicyOf } from '../../domain/deadline-policy.ts';
 import { createLogger } from '../../logger.ts';
 import { installFatalHandlers } from '../../process-fatal.ts';
 import { seedDatabase } from '../../domain/seed.ts';
+import { armSeededTimers } from '../../timers/seed-timers.ts';
 import { startService, type Roles } from '../../service.ts';
 import { readFixtureFile } from '../fixture-file.ts';
 import { describeSeed } from './seed.ts';
@@ -26,10 +27,12 @@ export const start: CommandModule = {
     // Read before starting, so a bad fixture stops nothing half-started.
     const fixture = values.seed ? await readFixtureFile(String(values.seed)) : undefined;
     const service = await startService(config, roles, log);
-    if (fixture)
-      log.info(
-        describeSeed(String(values.seed), await seedDatabase(service.database, fixture, service.secretBox, deadlinePolicyOf(config))),
-      );
+    if (fixture) {
+      const newOrders: number[] = [];
+      const policy = deadlinePolicyOf(config);
+      log.info(describeSeed(String(values.seed), await seedDatabase(service.database, fixture, service.secretBox, policy, { newOrders })));
+      log.info(await armSeededTimers({ ...config, REDIS_URL: service.redis.url }, service.database, newOrders));
+    }
     log.info({ url: service.url, role: values.role }, 'fulfil started');
     await new Promise<void>((resolve) => {
       let stopping = false;

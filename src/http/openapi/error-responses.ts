@@ -53,7 +53,7 @@ export const errorBodyComponent = { $id: ERROR_BODY_ID, ...jsonSchemaOf(errorBod
  * as `replaced_by`).
  */
 const ERROR_EXAMPLES: Record<ErrorStatus, { message: string; field?: string; replaced_by?: number }> = {
-  400: { message: 'reviewer_id: expected a positive integer', field: 'reviewer_id' },
+  400: { message: 'reviewer_id: is missing', field: 'reviewer_id' },
   401: { message: 'invalid credentials' },
   403: { message: 'only the seller may accept' },
   404: { message: 'no order 700' },

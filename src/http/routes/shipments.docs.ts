@@ -1,6 +1,6 @@
 import { buyerPickupBody, completeBody, mobileTransferBody, sellerPickupBody } from '@fulfil/contract';
 import { EXAMPLES } from '../openapi/examples.ts';
-import { jsonSchemaOf, type JsonSchema } from '../openapi/json-schema.ts';
+import { jsonSchemaOf } from '../openapi/json-schema.ts';
 import * as bodies from '../openapi/response-bodies.ts';
 import { accepted202, COMMAND_ERRORS, commandHeaders, idParam, link, ok, toCommand, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
 
@@ -13,23 +13,11 @@ const shipmentLinks = {
 
 const updateBody = {
   oneOf: [
-    { title: 'Seller: mobile transfer or e-ticket', ...withLegacyTypeNames(jsonSchemaOf(mobileTransferBody)) },
+    { title: 'Seller: mobile transfer or e-ticket', ...jsonSchemaOf(mobileTransferBody) },
     { title: 'Seller: local pickup details', ...jsonSchemaOf(sellerPickupBody) },
     { title: 'Buyer: local pickup details', ...jsonSchemaOf(buyerPickupBody) },
   ],
 };
-
-/** The legacy names existing clients send are accepted and answered with the new names. */
-function withLegacyTypeNames(schema: JsonSchema): JsonSchema {
-  const properties = schema.properties as Record<string, { enum: string[]; description?: string }>;
-  const type = properties.mobile_transfer_type!;
-  properties.mobile_transfer_type = {
-    ...type,
-    enum: [...type.enum, 'TMMobile', 'TMMobileLink', 'FlashSeats'],
-    description: 'TMMobile, TMMobileLink and FlashSeats are legacy names of XMobile, XMobileLink and XSeats; the answer uses the new name',
-  };
-  return schema;
-}
 
 /** The reference of the shipment routes: shipments.ts, shipment-read.ts. */
 export const SHIPMENT_DOCS = {

@@ -51,6 +51,9 @@ const own = [400, ...V9_ERRORS, 404] as const;
 const URL_REFUSALS =
   '`url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url)';
 
+/** A kind named by its kind and by its type is two distinct items to a schema, one kind to the service (D-132). */
+const KIND_TWICE = '`event_kinds` naming one kind twice, once by its kind and once by its type (`created`, `shipment.created`)';
+
 /** The reference of webhook-endpoints.ts. */
 export const WEBHOOK_ENDPOINT_DOCS = {
   create: v9({
@@ -60,7 +63,7 @@ export const WEBHOOK_ENDPOINT_DOCS = {
     description:
       "Every shipment event of the brokerage's orders (as seller or buyer) of the given kinds is POSTed to the URL, signed (Fulfil-Signature), in seq order per order, until a 2xx. The URL must be https and must not resolve to a loopback, private, link-local or reserved address (docs/WEBHOOKS.md §SSRF rules).",
     body: jsonSchemaOf(createEndpointBody),
-    badRequest: URL_REFUSALS,
+    badRequest: `${URL_REFUSALS}; ${KIND_TWICE}`,
     response: {
       201: { description: 'the endpoint and its secret', ...jsonSchemaOf(withSecret, 'output') },
       409: routeError(
@@ -95,7 +98,7 @@ export const WEBHOOK_ENDPOINT_DOCS = {
     description: '`enabled: true` on a disabled endpoint resumes delivery from the first undelivered event of each order.',
     params: idParam('webhook endpoint'),
     body: jsonSchemaOf(updateEndpointBody),
-    badRequest: URL_REFUSALS,
+    badRequest: `${URL_REFUSALS}; ${KIND_TWICE}`,
     response: ok(endpoint, 'the endpoint'),
     errors: [...own, 413],
   }),

@@ -1277,7 +1277,7 @@ export type GetShipmentResponse = GetShipmentResponses[keyof GetShipmentResponse
 export type UpdateShipmentData = {
     body: {
         /**
-         * TMMobile, TMMobileLink and FlashSeats are legacy names of XMobile, XMobileLink and XSeats; the answer uses the new name
+         * TMMobile, TMMobileLink, FlashSeats are legacy names of XMobile, XMobileLink, XSeats; the answer uses the new name
          */
         mobile_transfer_type: 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'TMMobile' | 'TMMobileLink' | 'FlashSeats';
         transfer_source?: string;
@@ -1473,9 +1473,9 @@ export type CompleteShipmentWithPostData = {
         x_mobile_link?: string;
         tm_mobile_link?: string;
         /**
-         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); ticketmaster is accepted for TM, seatgeek is accepted for SG, tickets.com is accepted for TICKETS_COM; answered as the code.
          */
-        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER';
+        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER' | 'ticketmaster' | 'seatgeek' | 'tickets.com';
         tickets?: Array<unknown & {
             /**
              * the seat
@@ -1606,9 +1606,9 @@ export type CompleteShipmentData = {
         x_mobile_link?: string;
         tm_mobile_link?: string;
         /**
-         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); ticketmaster is accepted for TM, seatgeek is accepted for SG, tickets.com is accepted for TICKETS_COM; answered as the code.
          */
-        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER';
+        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER' | 'ticketmaster' | 'seatgeek' | 'tickets.com';
         tickets?: Array<unknown & {
             /**
              * the seat
@@ -3258,9 +3258,9 @@ export type ReissueShipmentData = {
             verification_id?: string;
         }>;
         /**
-         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); any case; ticketmaster and seatgeek are accepted for TM and SG.
+         * The platform: AXS (AXS), TM (Ticketmaster (Account Manager, Ticketmaster app)), SG (SeatGeek), MLB (MLB Ballpark), PACIOLAN (Paciolan), TICKETS_COM (Tickets.com), ETIX (Etix), EVENTBRITE (Eventbrite), DICE (DICE), SEE_TICKETS (See Tickets), TIXR (Tixr), VENUE (the venue's or team's own app or box office), OTHER (another platform); ticketmaster is accepted for TM, seatgeek is accepted for SG, tickets.com is accepted for TICKETS_COM; answered as the code.
          */
-        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER';
+        transfer_source?: 'AXS' | 'TM' | 'SG' | 'MLB' | 'PACIOLAN' | 'TICKETS_COM' | 'ETIX' | 'EVENTBRITE' | 'DICE' | 'SEE_TICKETS' | 'TIXR' | 'VENUE' | 'OTHER' | 'ticketmaster' | 'seatgeek' | 'tickets.com';
         /**
          * a new transfer link
          */
@@ -4051,7 +4051,7 @@ export type CreateWebhookEndpointData = {
          */
         url: string;
         /**
-         * Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
+         * Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
          */
         event_kinds?: unknown | unknown;
         /**
@@ -4066,7 +4066,7 @@ export type CreateWebhookEndpointData = {
 
 export type CreateWebhookEndpointErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (`created`, `shipment.created`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
      */
     400: ErrorBody;
     /**
@@ -4261,7 +4261,7 @@ export type UpdateWebhookEndpointData = {
          */
         url?: string;
         /**
-         * Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
+         * Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
          */
         event_kinds?: unknown | unknown;
         /**
@@ -4281,7 +4281,7 @@ export type UpdateWebhookEndpointData = {
 
 export type UpdateWebhookEndpointErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (`created`, `shipment.created`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
      */
     400: ErrorBody;
     /**
@@ -4353,7 +4353,7 @@ export type UpdateWebhookEndpointWithPutData = {
          */
         url?: string;
         /**
-         * Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
+         * Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included.
          */
         event_kinds?: unknown | unknown;
         /**
@@ -4373,7 +4373,7 @@ export type UpdateWebhookEndpointWithPutData = {
 
 export type UpdateWebhookEndpointWithPutErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (`created`, `shipment.created`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
      */
     400: ErrorBody;
     /**

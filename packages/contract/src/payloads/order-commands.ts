@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { acceptedEnum } from './accepted-enum.ts';
 import { positiveId, textOfAtMost } from './validation.ts';
 
 /**
@@ -18,7 +19,7 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number];
 /** Body of POST /v9/orders/:id/reject (the seller, while the order is pending). */
 export const rejectBody = z.strictObject({
   reviewer_id: positiveId.describe('a user of your brokerage (400 otherwise): who reviewed the order'),
-  reason: z.enum(REJECTION_REASONS).describe('why, from the fixed list'),
+  reason: acceptedEnum('reason', REJECTION_REASONS).describe('why, from the fixed list'),
   rejection_notes: textOfAtMost(2000).optional().describe('free text for the buyer'),
 });
 export const rejectCommand = rejectBody.extend({ order_id: positiveId });

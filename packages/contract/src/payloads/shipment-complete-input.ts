@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { positiveId, textOfAtMost } from './validation.ts';
+import { BESIDE_FIELD_RULES, positiveId, textOfAtMost } from './validation.ts';
 import { completionTickets, platformSource } from './ticket-delivery-input.ts';
 
 // An http(s) URL: scheme (any case), a host (a name or a bracketed IPv6 address), an optional
@@ -29,6 +29,7 @@ export const completeBody = z
   .refine((b) => !(b.x_mobile_link !== undefined && b.tm_mobile_link !== undefined), {
     message: 'give x_mobile_link or its legacy name tm_mobile_link, not both',
     path: ['tm_mobile_link'],
+    ...BESIDE_FIELD_RULES,
   })
   // The same rule, as the document states it.
   .meta({ not: { required: ['x_mobile_link', 'tm_mobile_link'] } })

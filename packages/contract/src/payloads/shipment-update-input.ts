@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { InvalidParams } from '../errors.ts';
 import { addressAttributes, boundedText, phoneNumberAttributes } from './contact-input.ts';
+import { acceptedEnum } from './accepted-enum.ts';
 import { parseOrThrow, positiveId, textOfAtMost } from './validation.ts';
 
 /** Legacy type names of existing clients, answered with the new names (docs/API.md §Shipments). */
 const LEGACY_TRANSFER_TYPES = { TMMobile: 'XMobile', TMMobileLink: 'XMobileLink', FlashSeats: 'XSeats' } as const;
-const TRANSFER_TYPE_ALIASES: Record<string, string> = LEGACY_TRANSFER_TYPES;
 export const TRANSFER_TYPES = ['XMobile', 'XMobileLink', 'XSeats', 'Eticket'] as const;
 /** What a caller may send as mobile_transfer_type: a type, or a legacy name of one. */
 export type TransferTypeInput = (typeof TRANSFER_TYPES)[number] | keyof typeof LEGACY_TRANSFER_TYPES;
@@ -13,12 +13,10 @@ export type TransferTypeInput = (typeof TRANSFER_TYPES)[number] | keyof typeof L
 export const transferSource = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 characters of A-Z a-z 0-9 _ -');
 
 export const mobileTransferBody = z.strictObject({
-  // A preprocess step's input type is unknown; the cast gives callers the names it accepts, so
-  // a typed producer cannot even compile an unknown transfer type.
-  mobile_transfer_type: z.preprocess(
-    (v) => (typeof v === 'string' ? (TRANSFER_TYPE_ALIASES[v] ?? v) : v),
-    z.enum(TRANSFER_TYPES, { message: `must be one of ${TRANSFER_TYPES.join(', ')}` }),
-  ) as unknown as z.ZodType<(typeof TRANSFER_TYPES)[number], TransferTypeInput>,
+  // Typed by its input: a typed producer cannot even compile an unknown transfer type.
+  mobile_transfer_type: acceptedEnum('mobile_transfer_type', TRANSFER_TYPES, LEGACY_TRANSFER_TYPES).meta({
+    description: `${Object.keys(LEGACY_TRANSFER_TYPES).join(', ')} are legacy names of ${Object.values(LEGACY_TRANSFER_TYPES).join(', ')}; the answer uses the new name`,
+  }),
   transfer_source: transferSource.optional(),
 });
 

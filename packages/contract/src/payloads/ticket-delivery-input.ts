@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { textOfAtMost } from './validation.ts';
+import { acceptedEnum } from './accepted-enum.ts';
+import { BESIDE_FIELD_RULES, textOfAtMost } from './validation.ts';
 
 /**
  * The platforms a mobile transfer or a barcode completion may name as `transfer_source` on
- * completion (docs/API.md §Shipments), by code; names are matched without regard to case, and
- * the aliases below map to their code. Anything else is 400.
+ * completion (docs/API.md §Shipments), by code; the aliases below map to their code. Anything
+ * else is 400.
  */
 export const TRANSFER_SOURCES = {
   AXS: 'AXS',
@@ -23,31 +24,20 @@ export const TRANSFER_SOURCES = {
 } as const;
 export type TransferSourceCode = keyof typeof TRANSFER_SOURCES;
 
-const ALIASES: Record<string, TransferSourceCode> = { TICKETMASTER: 'TM', SEATGEEK: 'SG', 'TICKETS.COM': 'TICKETS_COM', BALLPARK: 'MLB' };
-const CODES = Object.keys(TRANSFER_SOURCES) as TransferSourceCode[];
+const CODES = Object.keys(TRANSFER_SOURCES) as [TransferSourceCode, ...TransferSourceCode[]];
 
-function codeOf(value: string): TransferSourceCode | undefined {
-  const upper = value
-    .trim()
-    .toUpperCase()
-    .replace(/[\s-]+/g, '_');
-  return (CODES as string[]).includes(upper) ? (upper as TransferSourceCode) : ALIASES[upper];
-}
+/** Longer names accepted for a code, spelled exactly as listed (D-131). */
+export const TRANSFER_SOURCE_ALIASES = { ticketmaster: 'TM', seatgeek: 'SG', 'tickets.com': 'TICKETS_COM' } as const;
 
 /**
- * transfer_source on completion: a platform of TRANSFER_SOURCES, answered by its code. The
- * document lists the codes; any case and the aliases are accepted too (as legacy type names are).
+ * transfer_source on completion: a code of TRANSFER_SOURCES or one of its aliases, answered by
+ * the code. The document's enum, docs/API.md's list and the check are this one list.
  */
-export const platformSource = z.preprocess(
-  (v) => (typeof v === 'string' ? (codeOf(v) ?? v) : v),
-  z
-    .enum(CODES as [TransferSourceCode, ...TransferSourceCode[]], {
-      message: `must be one of ${CODES.join(', ')} (any case; ticketmaster and seatgeek are accepted for TM and SG)`,
-    })
-    .meta({
-      description: `The platform: ${CODES.map((c) => `${c} (${TRANSFER_SOURCES[c]})`).join(', ')}; any case; ticketmaster and seatgeek are accepted for TM and SG.`,
-    }),
-) as unknown as z.ZodType<TransferSourceCode, string>;
+export const platformSource = acceptedEnum('transfer_source', CODES, TRANSFER_SOURCE_ALIASES).meta({
+  description: `The platform: ${CODES.map((c) => `${c} (${TRANSFER_SOURCES[c]})`).join(', ')}; ${Object.entries(TRANSFER_SOURCE_ALIASES)
+    .map(([alias, code]) => `${alias} is accepted for ${code}`)
+    .join(', ')}; answered as the code.`,
+});
 
 const ticketKey = (max: number, description: string) => textOfAtMost(max, z.string().min(1, 'must not be empty')).meta({ description });
 
@@ -64,6 +54,7 @@ export const completionTicket = z
   })
   .refine((t) => [t.barcode, t.primary_ticket_id, t.verification_id].filter((v) => v !== undefined).length === 1, {
     message: 'give exactly one of barcode, primary_ticket_id, verification_id',
+    ...BESIDE_FIELD_RULES,
   })
   .meta({ oneOf: [{ required: ['barcode'] }, { required: ['primary_ticket_id'] }, { required: ['verification_id'] }] });
 

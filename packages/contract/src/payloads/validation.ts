@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvalidParams } from '../errors.ts';
+import { fieldPath, InvalidParams } from '../errors.ts';
 
 /** Ids in payloads: positive integers that survive JSON as numbers. */
 export const positiveId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -65,13 +65,29 @@ function predicate(issue: z.core.$ZodIssue & { input?: unknown }): string {
   }
 }
 
-/** Every problem of a failed parse, in the order zod found them, each `field: what is wrong`. */
+/**
+ * A cross-field rule (an object's refine) runs beside its fields' rules, so one answer names
+ * every problem (zod would skip it while a field is wrong); it still needs an object to look at.
+ */
+export const BESIDE_FIELD_RULES = {
+  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
+} as const;
+
+/** Every problem of a failed parse, in the order zod found them, each `field: what is wrong`, each once. */
 export function problemsOf(error: z.ZodError, where = 'body'): Problem[] {
+  const seen = new Set<string>();
+  return allProblemsOf(error, where).filter((p) => {
+    const key = `${p.field}\u0000${p.message}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+}
+
+function allProblemsOf(error: z.ZodError, where: string): Problem[] {
   return error.issues.flatMap((issue) => {
-    const field = issue.path.map(String).join('.');
+    const field = fieldPath(...issue.path);
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((k) => {
-        const key = field ? `${field}.${k}` : k;
+        const key = fieldPath(...issue.path, k);
         return { message: `${key}: unknown field`, field: key };
       });
     }
@@ -134,7 +150,7 @@ export function assertStorableJson(value: unknown, root = ''): void {
     // Pushed in reverse so the first offending field in document order is the one named.
     for (const [k, child] of Object.entries(v).reverse()) {
       if (!isStorableText(k)) throw new InvalidParams(`${where}: a key contains NUL or unpaired surrogate characters`, where);
-      pending.push({ value: child, path: path ? `${path}.${k}` : k, depth: depth + 1 });
+      pending.push({ value: child, path: path ? fieldPath(path, k) : k, depth: depth + 1 });
     }
   }
 }
