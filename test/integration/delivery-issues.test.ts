@@ -120,7 +120,7 @@ describe('delivery issues: open, reissue, resolve', () => {
       etickets: [{ eticket: b64(makePng()) }, { eticket: b64(pdfs[1]!) }],
     });
     expect(badFile.status).toBe(400);
-    expect(badFile.body.errors[0].field).toBe('etickets[0].eticket');
+    expect(badFile.body.errors[0].field).toBe('etickets.0.eticket');
     const badPages = await call(SELLER, 'POST', `/v9/shipments/${shipmentId}/reissue`, { etickets: [{ eticket: b64(pdfs[0]!) }] });
     expect(badPages.status).toBe(400);
     expect(badPages.body.errors[0].field).toBe('etickets');

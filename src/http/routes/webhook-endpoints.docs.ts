@@ -52,7 +52,7 @@ const URL_REFUSALS =
   '`url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url)';
 
 /** A kind named by its kind and by its type is two distinct items to a schema, one kind to the service (D-132). */
-const KIND_TWICE = '`event_kinds` naming one kind twice, once by its kind and once by its type (`created`, `shipment.created`)';
+const KIND_TWICE = '`event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`)';
 
 /** The reference of webhook-endpoints.ts. */
 export const WEBHOOK_ENDPOINT_DOCS = {
