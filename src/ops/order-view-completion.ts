@@ -1,5 +1,5 @@
-import { and, eq, isNull } from 'drizzle-orm';
-import type { Executor } from '../db/client.ts';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { query, type Executor } from '../db/client.ts';
 import { shipments } from '../db/schema.ts';
 import type { ShipmentEventRow } from '../events/public-event.ts';
 import { escapeHtml as e } from './html.ts';
@@ -16,25 +16,34 @@ export interface SeatTicket {
 export interface CompletionView {
   transferSource: string | null;
   xMobileLink: string | null;
-  /**
-   * The seats' tickets by status. `revoked` is empty until tickets can be revoked (a reissue):
-   * that work adds its list here, in loadCompletion, and the page shows it with no other change.
-   */
+  /** The seats' tickets by status: a reissue revokes the ones it replaces (shipment_barcodes). */
   tickets: { live: SeatTicket[]; revoked: SeatTicket[] };
 }
 
 /** Read from the live shipment row and the order's last completion event (its details hold the tickets). */
 export async function loadCompletion(ex: Executor, orderId: number, events: readonly ShipmentEventRow[]): Promise<CompletionView> {
   const [live] = await ex
-    .select({ transferSource: shipments.transferSource, xMobileLink: shipments.xMobileLink })
+    .select({ id: shipments.id, transferSource: shipments.transferSource, xMobileLink: shipments.xMobileLink })
     .from(shipments)
     .where(and(eq(shipments.orderId, orderId), isNull(shipments.replacedBy)));
   const completed = [...events].reverse().find((ev) => ev.kind === 'completed');
   const details = (completed?.details ?? null) as { tickets?: SeatTicket[]; transfer_source?: string } | null;
+  // Once a reissue replaced a ticket, every barcode of the shipment has its row, live or revoked
+  // (src/db/sql/shipment-barcodes.ts); before, the completion's tickets are all live.
+  const rows = live
+    ? await query<{ seat: string | null; key: keyof Omit<SeatTicket, 'seat'>; value: string; revoked: boolean }>(
+        ex,
+        sql`select seat, key, value, revoked_at is not null as revoked from shipment_barcodes where shipment_id = ${live.id} order by id`,
+      )
+    : [];
+  const ticket = (r: (typeof rows)[number]): SeatTicket => ({ seat: r.seat ?? '–', [r.key]: r.value });
   return {
     transferSource: live?.transferSource ?? details?.transfer_source ?? null,
     xMobileLink: live?.xMobileLink ?? null,
-    tickets: { live: details?.tickets ?? [], revoked: [] },
+    tickets:
+      rows.length > 0
+        ? { live: rows.filter((r) => !r.revoked).map(ticket), revoked: rows.filter((r) => r.revoked).map(ticket) }
+        : { live: details?.tickets ?? [], revoked: [] },
   };
 }
 

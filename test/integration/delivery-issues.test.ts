@@ -156,6 +156,10 @@ describe('delivery issues: open, reissue, resolve', () => {
     expect(list.body.uploads[0].replaced_at).not.toBeNull();
     expect(list.body.etickets).toEqual(reissued.body.etickets);
     expect((await signedFetch(t.url, BUYER, 'GET', etickets[0]!.url)).status).toBe(404);
+    // The operator's order view lists the seats' tickets live and revoked apart.
+    const view = await (await fetch(`${t.url}/ops/orders/${FLOW}`)).text();
+    expect(view).toMatch(new RegExp(`<tr class="revoked" data-seat="12">.*OLD-12-${FLOW}.*revoked</td></tr>`));
+    expect(view).toMatch(/<tr class="live" data-seat="12">.*NEW-12.*live<\/td><\/tr>/);
 
     expect((await call(SELLER, 'POST', `/v9/delivery_issues/${issueId}/resolve`, {})).status).toBe(403);
     const resolved = await call(BUYER, 'POST', `/v9/delivery_issues/${issueId}/resolve`, {});
