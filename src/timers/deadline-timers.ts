@@ -65,6 +65,29 @@ export class TimerQueue {
     }
   }
 
+  /**
+   * Makes Redis hold exactly `wanted` of the order's timers (every kind, the escalation's too):
+   * one round trip reads the jobs' data, and only a missing, stale or unwanted job is written. A
+   * command that re-arms an order whose timers stand as they were (an accept after the seed
+   * armed them) costs that one read, not a BullMQ script per kind.
+   */
+  async sync(orderId: number, wanted: readonly TimerJob[]): Promise<void> {
+    const kinds: AnyTimerKind[] = [...TIMER_KINDS, ESCALATION_KIND];
+    const client = await this.queue.getBackend().client;
+    const pipeline = client.pipeline();
+    for (const kind of kinds) pipeline.runCommand('hget', [this.jobKey(orderId, kind), 'data']);
+    const answers = (await pipeline.exec()) ?? [];
+    const held = new Map<AnyTimerKind, number>();
+    kinds.forEach((kind, i) => {
+      const data = answers[i]?.[1];
+      if (typeof data === 'string') held.set(kind, (JSON.parse(data) as TimerJob).dueAt);
+    });
+    const toArm = wanted.filter((t) => held.get(t.kind) !== t.dueAt);
+    const unwanted = kinds.filter((k) => held.has(k) && !wanted.some((t) => t.kind === k));
+    if (unwanted.length) await this.remove(orderId, unwanted);
+    if (toArm.length) await this.arm(toArm);
+  }
+
   /** Arms the timers Redis has no job for, in one round trip per call (the sweep's batches). */
   async armMissing(timers: readonly TimerJob[]): Promise<number> {
     if (timers.length === 0) return 0;

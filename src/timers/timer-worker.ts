@@ -5,7 +5,7 @@ import { timersPlace } from '@fulfil/contract';
 import type { Database } from '../db/client.ts';
 import { closeWorker, countRunning } from '../queues/close-worker.ts';
 import { observeTimerLateness } from '../telemetry/metrics-registry.ts';
-import { ESCALATION_KIND, TIMER_KINDS, TimerQueue, type TimerJob } from './deadline-timers.ts';
+import { ESCALATION_KIND, TimerQueue, type TimerJob } from './deadline-timers.ts';
 import { escalationTimerOf, fireEscalation } from './escalation-timer.ts';
 import { FireBatcher } from './fire-batch.ts';
 import { timersOfOrder } from './timer-rows.ts';
@@ -73,16 +73,9 @@ export async function armOrderTimers(database: Database, queue: TimerQueue, orde
 export async function syncOrderTimers(database: Database, queue: TimerQueue, orderId: number, log: Logger): Promise<void> {
   try {
     const timers = await timersOfOrder(database, orderId);
-    const armed = new Set(timers.map((t) => t.kind));
-    await queue.remove(
-      orderId,
-      TIMER_KINDS.filter((k) => !armed.has(k)),
-    );
-    await queue.arm(timers);
     // The order's delivery issue, if one is open, waits for its seller's answer until respond_by.
     const escalation = await escalationTimerOf(database, orderId);
-    if (escalation) await queue.arm([escalation]);
-    else await queue.remove(orderId, [ESCALATION_KIND]);
+    await queue.sync(orderId, escalation ? [...timers, escalation] : timers);
   } catch (err) {
     log.warn({ err, orderId }, 'could not arm the order deadline timers; the sweep will');
   }
