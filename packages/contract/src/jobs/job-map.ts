@@ -4,6 +4,7 @@ import type { CancelCommand, OrderUpdateCommand, RejectCommand, WithdrawCancelCo
 import type { CompleteCommand } from '../payloads/shipment-complete-input.ts';
 import type { UpdateCommand } from '../payloads/shipment-update-input.ts';
 import type { EticketsCommand, TransferVerificationCommand } from '../payloads/shipment-files-input.ts';
+import type { AirbillCommand, CarrierUpdateCommand, TrackingEventCommand, TrackingNumberCommand } from '../payloads/mailed-input.ts';
 import type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from '../payloads/inventory-commands.ts';
 
 /** Who a command acts for. HTTP calls carry the credential's; upstream jobs name a brokerage. */
@@ -43,6 +44,10 @@ export interface JobMap {
   'shipment.complete': CompleteCommand;
   'shipment.etickets': EticketsCommand;
   'shipment.transfer_verification': TransferVerificationCommand;
+  'shipment.airbill': AirbillCommand;
+  'shipment.tracking_number': TrackingNumberCommand;
+  'shipment.tracking_event': TrackingEventCommand;
+  'shipment.carrier_update': CarrierUpdateCommand;
   'inventory.upsert': InventoryUpsertCommand;
   'inventory.map': InventoryMapCommand;
   'inventory.remove': InventoryRemoveCommand;
@@ -67,6 +72,10 @@ export const QUEUE_OF: { readonly [N in JobName]: CommandQueueName } = {
   'shipment.complete': COMMAND_QUEUE,
   'shipment.etickets': COMMAND_QUEUE,
   'shipment.transfer_verification': COMMAND_QUEUE,
+  'shipment.airbill': COMMAND_QUEUE,
+  'shipment.tracking_number': COMMAND_QUEUE,
+  'shipment.tracking_event': COMMAND_QUEUE,
+  'shipment.carrier_update': COMMAND_QUEUE,
   'inventory.upsert': INVENTORY_QUEUE,
   'inventory.map': INVENTORY_QUEUE,
   'inventory.remove': INVENTORY_QUEUE,

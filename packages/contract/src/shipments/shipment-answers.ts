@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ORDER_STATES, SHIPMENT_TYPES } from './shipment-types.ts';
+import { ORDER_STATES, SHIPMENT_STATES, SHIPMENT_TYPES } from './shipment-types.ts';
 import { REJECTION_REASONS } from '../payloads/order-commands.ts';
 
 // What a shipment command answers (accept, update, complete): the HTTP call's 200 body, and an
@@ -10,7 +10,7 @@ import { REJECTION_REASONS } from '../payloads/order-commands.ts';
 export const id = z.number().int().positive();
 export const instant = z.string().describe('ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z');
 export const shipmentType = z.enum(SHIPMENT_TYPES);
-export const shipmentState = z.enum(['pending', 'delivered', 'canceled']);
+export const shipmentState = z.enum(SHIPMENT_STATES);
 export const url = z.string().describe('relative path of the shipment: /shipments/<id>');
 
 export const emailAddress = z.strictObject({ id, url: z.null(), address: z.string(), label: z.string().nullable(), updated_at: instant });
