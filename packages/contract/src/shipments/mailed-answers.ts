@@ -63,3 +63,11 @@ export const trackingEventList = z.strictObject({
 
 /** What a carrier webhook answers (for the carrier only). */
 export const carrierUpdateAnswer = z.strictObject({ recorded: z.number().int().nonnegative(), state: z.enum(SHIPMENT_STATES).nullable() });
+
+/** What POST /carriers/easypost/events answers EasyPost. */
+export const carrierWebhookAnswer = z.strictObject({
+  taken: z.boolean(),
+  shipment_id: id.nullable(),
+  recorded: z.number().int().nonnegative().nullable().describe('scans stored by this call (null: still being recorded)'),
+  reason: z.string().nullable().describe('why the event changed nothing'),
+});
