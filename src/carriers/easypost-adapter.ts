@@ -37,7 +37,13 @@ interface EpShipment {
   tracker?: { id: string; est_delivery_date?: string | null } | null;
 }
 // The package's types describe its objects but not its default export, a class (checked at run time by the adapter's test).
-const EasyPostClient = EasyPost as unknown as new (apiKey: string, options?: { baseUrl?: string; timeout?: number }) => unknown;
+const EasyPostClient = EasyPost as unknown as new (
+  apiKey: string,
+  options?: { baseUrl?: string; timeout?: number; requestMiddleware?: (request: SuperagentRequest) => SuperagentRequest },
+) => unknown;
+interface SuperagentRequest {
+  timeout(ms: { response: number; deadline: number }): SuperagentRequest;
+}
 
 interface EpClient {
   Shipment: { create(p: object): Promise<EpShipment>; buy(id: string, rateId: string): Promise<EpShipment> };
@@ -82,7 +88,12 @@ export class EasyPostAdapter implements CarrierAdapter {
     private readonly download: (url: string, timeoutMs: number) => Promise<Buffer> = fetchBytes,
   ) {
     this.client = settings.apiKey
-      ? (new EasyPostClient(settings.apiKey, { baseUrl: settings.baseUrl, timeout: settings.timeoutMs }) as unknown as EpClient)
+      ? (new EasyPostClient(settings.apiKey, {
+          baseUrl: settings.baseUrl,
+          timeout: settings.timeoutMs,
+          // The client keeps `timeout` but (8.9.0) never applies it: each request gets it here.
+          requestMiddleware: (request) => request.timeout({ response: settings.timeoutMs, deadline: settings.timeoutMs }),
+        }) as unknown as EpClient)
       : undefined;
   }
 
