@@ -1,7 +1,7 @@
 // Shipment lifecycle as a pure XState v5 machine. Workers never touch xstate directly: they
 // rehydrate a persisted snapshot (jsonb), apply one event, and persist the result through the
 // helpers at the bottom. No actions other than assign, so `transition` never yields effects.
-import { and, assign, getInitialSnapshot, not, or, setup, stateIn, transition, type StateValue } from 'xstate';
+import { assign, getInitialSnapshot, not, or, setup, stateIn, transition, type StateValue } from 'xstate';
 import { memoized } from './memo.ts';
 
 import { isMailedType, SHIPMENT_STATES, SHIPMENT_TYPES, type MailedType, type ShipmentState, type ShipmentType, type TrackingStatus } from '@fulfil/contract';
@@ -40,8 +40,8 @@ export const shipmentMachine = setup({
     // "A seller may change any order to XMobile or XSeats" — the only way out of LocalPickup.
     leavesPickup: ({ event }) => event.type === 'MOBILE_TRANSFER' && (event.transferType === 'XMobile' || event.transferType === 'XSeats'),
     // docs/API.md §Shipments, complete: XMobileLink needs a link, XSeats/Eticket take no body, XMobile either.
-    mailed: ({ context }) => isMailedType(context.type),
-    hasTracking: ({ event }) => event.type === 'SHIP' && event.hasTracking,
+    // Complete on a mailed shipment means shipped, and needs the envelope's tracking number.
+    shipsTracked: ({ context, event }) => isMailedType(context.type) && event.type === 'SHIP' && event.hasTracking,
     // A mailed shipment is carried from the first scan on, shipped by the seller or not.
     carried: ({ context, event }) => isMailedType(context.type) && event.type === 'SCAN' && (event.status === 'in_transit' || event.status === 'out_for_delivery'),
     scanDelivered: ({ context, event }) => isMailedType(context.type) && event.type === 'SCAN' && event.status === 'delivered',
@@ -88,7 +88,7 @@ export const shipmentMachine = setup({
         MOBILE_TRANSFER: { actions: 'takeTransferType' },
         MAIL: { actions: 'takeMailType' },
         COMPLETE: { guard: 'linkFitsType', target: 'delivered' },
-        SHIP: { guard: and(['mailed', 'hasTracking']), target: 'in_transit' },
+        SHIP: { guard: 'shipsTracked', target: 'in_transit' },
         SCAN: [
           { guard: 'carried', target: 'in_transit' },
           { guard: 'scanDelivered', target: 'delivered' },
