@@ -372,6 +372,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v9/shipments/{id}/airbill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the label of a mailed shipment (seller or buyer)
+         * @description The label PDF, byte for byte. Anyone but the order's two parties is told 404, as is a shipment without a label.
+         */
+        get: operations["getAirbill"];
+        put?: never;
+        /**
+         * Buy or upload the label of a mailed shipment (seller; the buyer for ProvidedAirbill)
+         * @description `{}` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in `purchase.reason`; a second purchase answers the first label. Otherwise, and always for ProvidedAirbill, `airbill` is the label as a base64 PDF (checked as e-tickets are; 10 MiB at most) with its `tracking_number`, which must be one of the shipment's carrier (400 names the carrier it looks like). An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: `shipment.airbill_created`.
+         */
+        post: operations["createAirbill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/shipments/{id}/tracking": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the tracking number of a mailed shipment (seller)
+         * @description For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending; a bought label's number is the label's. Event: `shipment.airbill_created` (without a file).
+         */
+        put: operations["setTrackingNumber"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/shipments/{id}/tracking_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tracking events of a mailed shipment (seller or buyer)
+         * @description Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`.
+         */
+        get: operations["listTrackingEvents"];
+        put?: never;
+        /**
+         * Report a tracking event of a mailed shipment (seller)
+         * @description For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers it and completes the order. On a shipment the carrier tracks (its label bought through the carrier account), a `delivered` is recorded as the seller's claim (`seller_claim: true`) and completes nothing: the carrier's scan does. The same event (status and time) again is recorded once.
+         */
+        post: operations["addTrackingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v9/inventory": {
         parameters: {
             query?: never;
@@ -870,6 +938,126 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "shipment.airbill_created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.airbill_created
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentAirbillCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.in_transit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.in_transit
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentInTransit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.out_for_delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.out_for_delivery
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentOutForDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.delivery_exception": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.delivery_exception
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentDeliveryException"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.returned
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentReturned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.at_risk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.at_risk
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentAtRisk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -897,12 +1085,16 @@ export interface components {
         ErrorBody: {
             errors: {
                 /** @enum {string} */
-                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "unavailable" | "limit_reached" | "internal_error";
+                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "carrier_error" | "unavailable" | "limit_reached" | "address_refused" | "internal_error";
                 message: string;
                 /** @description 400: the field, parameter or header at fault */
                 field?: string;
                 /** @description 410: the id of the live shipment */
                 replaced_by?: number;
+                /** @description 400, a tracking number of another carrier: the carrier it looks like (null: none) */
+                detected_carrier?: string | null;
+                /** @description 502: the carrier account's own error code */
+                carrier_code?: string;
             }[];
         };
     };
@@ -1537,9 +1729,9 @@ export interface operations {
                             /** @description relative path of the shipment: /shipments/<id> */
                             url: string;
                             /** @enum {string} */
-                            type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
+                            type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                             /** @enum {string} */
-                            state?: "pending" | "delivered" | "canceled";
+                            state?: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                             /** @description XMobile and XSeats: the recipient the seller transfers to */
                             ship_to_name?: string | null;
                             /** @description XMobile and XSeats: where the seller transfers to */
@@ -2498,9 +2690,9 @@ export interface operations {
                             /** @description relative path of the shipment: /shipments/<id> */
                             url: string;
                             /** @enum {string} */
-                            type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
+                            type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                             /** @enum {string} */
-                            state: "pending" | "delivered" | "canceled";
+                            state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                             /** @description XMobile and XSeats: the recipient the seller transfers to */
                             ship_to_name?: string | null;
                             /** @description XMobile and XSeats: where the seller transfers to */
@@ -2520,7 +2712,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "LocalPickup";
                             /** @enum {string} */
-                            state: "pending" | "delivered" | "canceled";
+                            state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                             ship_from_name: string | null;
                             ship_from_address: {
                                 id: number;
@@ -2940,9 +3132,9 @@ export interface operations {
                         /** @description relative path of the shipment: /shipments/<id> */
                         url: string;
                         /** @enum {string} */
-                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
+                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                         /** @enum {string} */
-                        state: "pending" | "delivered" | "canceled";
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                         /** @description XMobile and XSeats: the recipient the seller transfers to */
                         ship_to_name?: string | null;
                         /** @description XMobile and XSeats: where the seller transfers to */
@@ -2962,7 +3154,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "LocalPickup";
                         /** @enum {string} */
-                        state: "pending" | "delivered" | "canceled";
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                         ship_from_name: string | null;
                         ship_from_address: {
                             id: number;
@@ -3186,9 +3378,9 @@ export interface operations {
                         /** @description relative path of the shipment: /shipments/<id> */
                         url: string;
                         /** @enum {string} */
-                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
+                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                         /** @enum {string} */
-                        state: "pending" | "delivered" | "canceled";
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                         /** @description XMobile and XSeats: the recipient the seller transfers to */
                         ship_to_name?: string | null;
                         /** @description XMobile and XSeats: where the seller transfers to */
@@ -3510,7 +3702,7 @@ export interface operations {
                         /** @description relative path of the shipment: /shipments/<id> */
                         url: string;
                         /** @enum {string} */
-                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
+                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                         /** @enum {string} */
                         state: "delivered";
                         /** @description present when the completion carried one */
@@ -3788,7 +3980,7 @@ export interface operations {
                         /** @description relative path of the shipment: /shipments/<id> */
                         url: string;
                         /** @enum {string} */
-                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
+                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                         /** @enum {string} */
                         state: "delivered";
                         /** @description present when the completion carried one */
@@ -4221,9 +4413,9 @@ export interface operations {
                         /** @description relative path of the shipment: /shipments/<id> */
                         url: string;
                         /** @enum {string} */
-                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
+                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                         /** @enum {string} */
-                        state: "pending" | "delivered" | "canceled";
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                         /** @description XMobile and XSeats: the recipient the seller transfers to */
                         ship_to_name?: string | null;
                         /** @description XMobile and XSeats: where the seller transfers to */
@@ -5273,6 +5465,1142 @@ export interface operations {
             };
         };
     };
+    getAirbill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAirbill: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: byte
+                     * @description The label as a PDF, base64 (standard alphabet, no line breaks).
+                     */
+                    airbill: string;
+                    tracking_number: string;
+                } | Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description the shipment with its label */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
+                        airbill: {
+                            /** @description /v9/shipments/<id>/airbill: the label (application/pdf), for both parties */
+                            url: string;
+                            sha256: string;
+                            bytes: number;
+                            pages: number;
+                            /** @enum {string} */
+                            source: "purchased" | "uploaded";
+                            /** @enum {string} */
+                            uploaded_by: "seller" | "buyer";
+                        };
+                        purchase: {
+                            provider: string;
+                            /** @description the service bought */
+                            service: string;
+                            /** @description why this service: the cheapest to arrive before deliver_by, else the fastest */
+                            reason: string;
+                            rate: string | null;
+                        } | null;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an airbill that is not a PDF, a tracking number not of the shipment’s carrier (`detected_carrier`), `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "shipment_replaced",
+                     *           "message": "shipment was replaced by shipment 12; use the new id",
+                     *           "replaced_by": 12
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "body over 64 KiB"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `carrier_error`: the carrier account (EasyPost) refused or did not answer while buying a label: the message says what it said; nothing changed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "carrier_error",
+                     *           "message": "EasyPost refused to buy the label: Address not found; nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setTrackingNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tracking_number: string;
+                };
+            };
+        };
+        responses: {
+            /** @description a mailed shipment: where it goes, how, and its tracking */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "shipment_replaced",
+                     *           "message": "shipment was replaced by shipment 12; use the new id",
+                     *           "replaced_by": 12
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "body over 64 KiB"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listTrackingEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tracking events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shipment_id: number;
+                        tracking_number: string | null;
+                        /** @description the carrier's public tracking page */
+                        tracking_url: string | null;
+                        tracking_events: {
+                            id: number;
+                            /** @enum {string} */
+                            status: "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned";
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            occurred_at: string;
+                            location: string | null;
+                            description: string | null;
+                            /** @enum {string} */
+                            source: "carrier" | "seller";
+                            /** @description a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order */
+                            seller_claim: boolean;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            recorded_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addTrackingEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned";
+                    /** Format: date-time */
+                    occurred_at: string;
+                    location?: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the shipment and the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
+                        tracking_event: {
+                            id: number;
+                            /** @enum {string} */
+                            status: "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned";
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            occurred_at: string;
+                            location: string | null;
+                            description: string | null;
+                            /** @enum {string} */
+                            source: "carrier" | "seller";
+                            /** @description a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order */
+                            seller_claim: boolean;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            recorded_at: string;
+                        };
+                        recorded: boolean;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "shipment_replaced",
+                     *           "message": "shipment was replaced by shipment 12; use the new id",
+                     *           "replaced_by": 12
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "body over 64 KiB"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listInventory: {
         parameters: {
             query: {
@@ -5461,16 +6789,16 @@ export interface operations {
                             /** @description per order, across shipment replacements */
                             seq: number;
                             /** @enum {string} */
-                            kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated";
+                            kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk";
                             /** @description the shipment acted on; null for created */
                             shipment_id: number | null;
                             /** @description the shipment after the event (a replacement for updates); null for an order that has none */
                             new_shipment_id: number | null;
-                            from_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
-                            from_state: ("pending" | "delivered" | "canceled") | null;
+                            from_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill") | null;
+                            from_state: ("pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled") | null;
                             /** @description null, with to_state, for an order that has no shipment */
-                            to_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
-                            to_state: ("pending" | "delivered" | "canceled") | null;
+                            to_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill") | null;
+                            to_state: ("pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled") | null;
                             /** @description what the event says beyond its transition, by kind (docs/WEBHOOKS.md, "Event details"); null for kinds that say nothing more */
                             details: {
                                 [key: string]: unknown;
@@ -5628,7 +6956,7 @@ export interface operations {
                             /** @description the event id: the same in every webhook delivery of the event and in the feed; de-duplicate on it */
                             id: string;
                             /** @enum {string} */
-                            type: "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated";
+                            type: "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk";
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             created_at: string;
                             order_id: number;
@@ -5641,16 +6969,16 @@ export interface operations {
                                     /** @description per order, across shipment replacements */
                                     seq: number;
                                     /** @enum {string} */
-                                    kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated";
+                                    kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk";
                                     /** @description the shipment acted on; null for created */
                                     shipment_id: number | null;
                                     /** @description the shipment after the event (a replacement for updates); null for an order that has none */
                                     new_shipment_id: number | null;
-                                    from_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
-                                    from_state: ("pending" | "delivered" | "canceled") | null;
+                                    from_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill") | null;
+                                    from_state: ("pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled") | null;
                                     /** @description null, with to_state, for an order that has no shipment */
-                                    to_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
-                                    to_state: ("pending" | "delivered" | "canceled") | null;
+                                    to_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill") | null;
+                                    to_state: ("pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled") | null;
                                     /** @description what the event says beyond its transition, by kind (docs/WEBHOOKS.md, "Event details"); null for kinds that say nothing more */
                                     details: {
                                         [key: string]: unknown;
@@ -5681,9 +7009,9 @@ export interface operations {
                                     /** @description relative path of the shipment: /shipments/<id> */
                                     url: string;
                                     /** @enum {string} */
-                                    type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
+                                    type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                                     /** @enum {string} */
-                                    state: "pending" | "delivered" | "canceled";
+                                    state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                                     /** @description XMobile and XSeats: the recipient the seller transfers to */
                                     ship_to_name?: string | null;
                                     /** @description XMobile and XSeats: where the seller transfers to */
@@ -5703,7 +7031,7 @@ export interface operations {
                                     /** @enum {string} */
                                     type: "LocalPickup";
                                     /** @enum {string} */
-                                    state: "pending" | "delivered" | "canceled";
+                                    state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                                     ship_from_name: string | null;
                                     ship_from_address: {
                                         id: number;
@@ -5847,7 +7175,7 @@ export interface operations {
                             id: number;
                             url: string;
                             /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                            event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                            event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                             enabled: boolean;
                             /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                             disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -5938,7 +7266,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url: string;
                     /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "*")[] | unknown | unknown;
                     /** @description Default true. */
                     enabled?: boolean;
                 };
@@ -5955,7 +7283,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -6114,7 +7442,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -6246,7 +7574,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
                     /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "*")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -6263,7 +7591,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -6535,7 +7863,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
                     /** @description Shipment event kinds to receive. Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "*")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "*")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -6552,7 +7880,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -6716,7 +8044,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -8338,6 +9666,450 @@ export interface operations {
                             seq: number;
                             /** @constant */
                             kind: "in_hand_updated";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentAirbillCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.airbill_created";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "airbill_created";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentInTransit: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.in_transit";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "in_transit";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentOutForDelivery: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.out_for_delivery";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "out_for_delivery";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentDeliveryException: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.delivery_exception";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "delivery_exception";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentReturned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.returned";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "returned";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentAtRisk: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.at_risk";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "at_risk";
                             actor: {
                                 /** @constant */
                                 type: "party";

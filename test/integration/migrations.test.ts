@@ -10,6 +10,7 @@ import { ADMIN_DATABASE_URL, databaseUrl } from '../support/env.ts';
 const EXPECTED_TABLES = [
   'addresses',
   'brokerages',
+  'carrier_events',
   'commands',
   'credentials',
   'email_addresses',
@@ -28,6 +29,7 @@ const EXPECTED_TABLES = [
   'shipments',
   'stored_files',
   'ticket_groups',
+  'tracking_events',
   'users',
   'webhook_attempts',
   'webhook_deliveries',

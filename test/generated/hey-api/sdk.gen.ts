@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AcceptOrderData, AcceptOrderErrors, AcceptOrderResponses, CancelOrderData, CancelOrderErrors, CancelOrderResponses, CompleteShipmentData, CompleteShipmentErrors, CompleteShipmentResponses, CompleteShipmentWithPostData, CompleteShipmentWithPostErrors, CompleteShipmentWithPostResponses, CreateEticketLinkData, CreateEticketLinkErrors, CreateEticketLinkResponses, CreateTransferVerificationData, CreateTransferVerificationErrors, CreateTransferVerificationResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadEticketByLinkData, DownloadEticketByLinkErrors, DownloadEticketByLinkResponses, GetCommandData, GetCommandErrors, GetCommandResponses, GetCurrentCredentialData, GetCurrentCredentialErrors, GetCurrentCredentialResponses, GetEticketData, GetEticketErrors, GetEticketResponses, GetFrontDoorData, GetFrontDoorErrors, GetFrontDoorResponses, GetLivenessData, GetLivenessErrors, GetLivenessResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetShipmentData, GetShipmentErrors, GetShipmentResponses, GetTransferVerificationFileData, GetTransferVerificationFileErrors, GetTransferVerificationFileResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListEticketsData, ListEticketsErrors, ListEticketsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListInventoryData, ListInventoryErrors, ListInventoryResponses, ListOrderEventsData, ListOrderEventsErrors, ListOrderEventsResponses, ListTransferVerificationsData, ListTransferVerificationsErrors, ListTransferVerificationsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, RedeliverWebhookEventsData, RedeliverWebhookEventsErrors, RedeliverWebhookEventsResponses, RejectOrderData, RejectOrderErrors, RejectOrderResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, UpdateOrderData, UpdateOrderErrors, UpdateOrderResponses, UpdateShipmentData, UpdateShipmentErrors, UpdateShipmentResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpdateWebhookEndpointWithPutData, UpdateWebhookEndpointWithPutErrors, UpdateWebhookEndpointWithPutResponses, UploadEticketsData, UploadEticketsErrors, UploadEticketsResponses, VerifySigningData, VerifySigningErrors, VerifySigningResponses, VerifySigningWithPutData, VerifySigningWithPutErrors, VerifySigningWithPutResponses, WithdrawOrderCancellationData, WithdrawOrderCancellationErrors, WithdrawOrderCancellationResponses } from './types.gen.js';
+import type { AcceptOrderData, AcceptOrderErrors, AcceptOrderResponses, AddTrackingEventData, AddTrackingEventErrors, AddTrackingEventResponses, CancelOrderData, CancelOrderErrors, CancelOrderResponses, CompleteShipmentData, CompleteShipmentErrors, CompleteShipmentResponses, CompleteShipmentWithPostData, CompleteShipmentWithPostErrors, CompleteShipmentWithPostResponses, CreateAirbillData, CreateAirbillErrors, CreateAirbillResponses, CreateEticketLinkData, CreateEticketLinkErrors, CreateEticketLinkResponses, CreateTransferVerificationData, CreateTransferVerificationErrors, CreateTransferVerificationResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadEticketByLinkData, DownloadEticketByLinkErrors, DownloadEticketByLinkResponses, GetAirbillData, GetAirbillErrors, GetAirbillResponses, GetCommandData, GetCommandErrors, GetCommandResponses, GetCurrentCredentialData, GetCurrentCredentialErrors, GetCurrentCredentialResponses, GetEticketData, GetEticketErrors, GetEticketResponses, GetFrontDoorData, GetFrontDoorErrors, GetFrontDoorResponses, GetLivenessData, GetLivenessErrors, GetLivenessResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetShipmentData, GetShipmentErrors, GetShipmentResponses, GetTransferVerificationFileData, GetTransferVerificationFileErrors, GetTransferVerificationFileResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListEticketsData, ListEticketsErrors, ListEticketsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListInventoryData, ListInventoryErrors, ListInventoryResponses, ListOrderEventsData, ListOrderEventsErrors, ListOrderEventsResponses, ListTrackingEventsData, ListTrackingEventsErrors, ListTrackingEventsResponses, ListTransferVerificationsData, ListTransferVerificationsErrors, ListTransferVerificationsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, RedeliverWebhookEventsData, RedeliverWebhookEventsErrors, RedeliverWebhookEventsResponses, RejectOrderData, RejectOrderErrors, RejectOrderResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SetTrackingNumberData, SetTrackingNumberErrors, SetTrackingNumberResponses, UpdateOrderData, UpdateOrderErrors, UpdateOrderResponses, UpdateShipmentData, UpdateShipmentErrors, UpdateShipmentResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpdateWebhookEndpointWithPutData, UpdateWebhookEndpointWithPutErrors, UpdateWebhookEndpointWithPutResponses, UploadEticketsData, UploadEticketsErrors, UploadEticketsResponses, VerifySigningData, VerifySigningErrors, VerifySigningResponses, VerifySigningWithPutData, VerifySigningWithPutErrors, VerifySigningWithPutResponses, WithdrawOrderCancellationData, WithdrawOrderCancellationErrors, WithdrawOrderCancellationResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -316,6 +316,73 @@ export const getTransferVerificationFile = <ThrowOnError extends boolean = false
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
     url: '/v9/shipments/{id}/transfer_verifications/{file_id}',
     ...options
+});
+
+/**
+ * Download the label of a mailed shipment (seller or buyer)
+ *
+ * The label PDF, byte for byte. Anyone but the order's two parties is told 404, as is a shipment without a label.
+ */
+export const getAirbill = <ThrowOnError extends boolean = false>(options: Options<GetAirbillData, ThrowOnError>) => (options.client ?? client).get<GetAirbillResponses, GetAirbillErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/shipments/{id}/airbill',
+    ...options
+});
+
+/**
+ * Buy or upload the label of a mailed shipment (seller; the buyer for ProvidedAirbill)
+ *
+ * `{}` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in `purchase.reason`; a second purchase answers the first label. Otherwise, and always for ProvidedAirbill, `airbill` is the label as a base64 PDF (checked as e-tickets are; 10 MiB at most) with its `tracking_number`, which must be one of the shipment's carrier (400 names the carrier it looks like). An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: `shipment.airbill_created`.
+ */
+export const createAirbill = <ThrowOnError extends boolean = false>(options: Options<CreateAirbillData, ThrowOnError>) => (options.client ?? client).post<CreateAirbillResponses, CreateAirbillErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/shipments/{id}/airbill',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Set the tracking number of a mailed shipment (seller)
+ *
+ * For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending; a bought label's number is the label's. Event: `shipment.airbill_created` (without a file).
+ */
+export const setTrackingNumber = <ThrowOnError extends boolean = false>(options: Options<SetTrackingNumberData, ThrowOnError>) => (options.client ?? client).put<SetTrackingNumberResponses, SetTrackingNumberErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/shipments/{id}/tracking',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the tracking events of a mailed shipment (seller or buyer)
+ *
+ * Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`.
+ */
+export const listTrackingEvents = <ThrowOnError extends boolean = false>(options: Options<ListTrackingEventsData, ThrowOnError>) => (options.client ?? client).get<ListTrackingEventsResponses, ListTrackingEventsErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/shipments/{id}/tracking_events',
+    ...options
+});
+
+/**
+ * Report a tracking event of a mailed shipment (seller)
+ *
+ * For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers it and completes the order. On a shipment the carrier tracks (its label bought through the carrier account), a `delivered` is recorded as the seller's claim (`seller_claim: true`) and completes nothing: the carrier's scan does. The same event (status and time) again is recorded once.
+ */
+export const addTrackingEvent = <ThrowOnError extends boolean = false>(options: Options<AddTrackingEventData, ThrowOnError>) => (options.client ?? client).post<AddTrackingEventResponses, AddTrackingEventErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/shipments/{id}/tracking_events',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**
