@@ -4,7 +4,15 @@
 import { assign, getInitialSnapshot, not, or, setup, stateIn, transition, type StateValue } from 'xstate';
 import { memoized } from './memo.ts';
 
-import { isMailedType, SHIPMENT_STATES, SHIPMENT_TYPES, type MailedType, type ShipmentState, type ShipmentType, type TrackingStatus } from '@fulfil/contract';
+import {
+  isMailedType,
+  SHIPMENT_STATES,
+  SHIPMENT_TYPES,
+  type MailedType,
+  type ShipmentState,
+  type ShipmentType,
+  type TrackingStatus,
+} from '@fulfil/contract';
 
 export { SHIPMENT_STATES, SHIPMENT_TYPES, type ShipmentType };
 export const MOBILE_TRANSFER_TYPES = ['XMobile', 'XMobileLink', 'XSeats', 'Eticket'] as const;
@@ -43,7 +51,8 @@ export const shipmentMachine = setup({
     // Complete on a mailed shipment means shipped, and needs the envelope's tracking number.
     shipsTracked: ({ context, event }) => isMailedType(context.type) && event.type === 'SHIP' && event.hasTracking,
     // A mailed shipment is carried from the first scan on, shipped by the seller or not.
-    carried: ({ context, event }) => isMailedType(context.type) && event.type === 'SCAN' && (event.status === 'in_transit' || event.status === 'out_for_delivery'),
+    carried: ({ context, event }) =>
+      isMailedType(context.type) && event.type === 'SCAN' && (event.status === 'in_transit' || event.status === 'out_for_delivery'),
     scanDelivered: ({ context, event }) => isMailedType(context.type) && event.type === 'SCAN' && event.status === 'delivered',
     scanException: ({ context, event }) => isMailedType(context.type) && event.type === 'SCAN' && event.status === 'exception',
     scanReturned: ({ context, event }) => isMailedType(context.type) && event.type === 'SCAN' && event.status === 'returned',

@@ -26,7 +26,9 @@ export default defineHandler({
     const { order, shipment, role } = await openShipment(tx, payload.shipment_id, actor, opening(payload.by), opened);
     const type = shipment.type;
     if (!isMailedType(type)) {
-      throw new InvalidTransition(`shipment ${shipment.id} is ${type}: an airbill is for a mailed shipment (PUT /v9/shipments/${shipment.id} with type FedEx, UPS, USPS or ProvidedAirbill first)`);
+      throw new InvalidTransition(
+        `shipment ${shipment.id} is ${type}: an airbill is for a mailed shipment (PUT /v9/shipments/${shipment.id} with type FedEx, UPS, USPS or ProvidedAirbill first)`,
+      );
     }
     const giver = type === 'ProvidedAirbill' ? 'buyer' : 'seller';
     if (role !== giver) throw new Forbidden(`only the ${giver} may give the airbill of a ${type} shipment`);
@@ -43,7 +45,8 @@ export default defineHandler({
       await storeResult(tx, commandId, 200, body);
       return { status: 200, body, stored: true };
     }
-    if (shipment.state !== 'pending') throw new InvalidTransition(`shipment ${shipment.id} is ${shipment.state}: its airbill can no longer change`);
+    if (shipment.state !== 'pending')
+      throw new InvalidTransition(`shipment ${shipment.id} is ${shipment.state}: its airbill can no longer change`);
     assertTrackingFits(type, payload.tracking_number);
     const [facts] = factsInOrder([payload.sha256], await holdStoredFiles(tx, [payload.sha256]), 'airbill');
     if (facts!.mediaType !== 'application/pdf') throw new InvalidParams('airbill: is not a PDF', 'airbill');

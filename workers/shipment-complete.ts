@@ -1,13 +1,12 @@
 import { applyShipmentEvent, shipmentView, type PersistedShipment } from '../machines/index.ts';
 import { completeShipment } from '../src/db/sql/complete-shipment.ts';
-import { completeCommand, parseOrThrow, InvalidParams, InvalidTransition } from '@fulfil/contract';
+import { completeCommand, isMailedType, parseOrThrow, InvalidParams, InvalidTransition } from '@fulfil/contract';
 import { nextOrderState } from '../src/domain/order-transition.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { completedShipmentJson } from '../src/domain/shipment-response.ts';
 import { defineHandler } from './handler.ts';
 import { completionDetails } from '../src/domain/completion-files.ts';
 import { shipMailed } from '../src/domain/ship-mailed.ts';
-import { isMailedType } from '@fulfil/contract';
 
 const OPENING = { role: 'seller', operation: 'complete a shipment', followOtherPartysPickup: false, replaces: false } as const;
 

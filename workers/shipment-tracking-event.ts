@@ -21,10 +21,14 @@ export default defineHandler({
   async handle(tx, { payload, actor, commandId }, _ctx, opened) {
     const { order, shipment, role } = await openShipment(tx, payload.shipment_id, actor, OPENING, opened);
     if (!isMailedType(shipment.type)) {
-      throw new InvalidTransition(`shipment ${shipment.id} is ${shipment.type}; only a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) has tracking events`);
+      throw new InvalidTransition(
+        `shipment ${shipment.id} is ${shipment.type}; only a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) has tracking events`,
+      );
     }
     if (shipment.trackingNumber === null) {
-      throw new InvalidTransition(`shipment ${shipment.id} has no tracking number yet: set it with PUT /v9/shipments/${shipment.id}/tracking first`);
+      throw new InvalidTransition(
+        `shipment ${shipment.id} has no tracking number yet: set it with PUT /v9/shipments/${shipment.id}/tracking first`,
+      );
     }
     const occurredAt = new Date(payload.occurred_at).toISOString();
     const outcome = await applyTracking(
@@ -42,7 +46,9 @@ export default defineHandler({
       { actor: { brokerageId: actor.brokerageId, userId: actor.userId, role }, commandId },
     );
     const events = await trackingEventsOf(tx, shipment.id);
-    const mine = events.find((e) => e.source === 'seller' && e.status === payload.status && e.occurredAt.getTime() === Date.parse(occurredAt));
+    const mine = events.find(
+      (e) => e.source === 'seller' && e.status === payload.status && e.occurredAt.getTime() === Date.parse(occurredAt),
+    );
     const body = {
       ...mailedShipmentJson(outcome.shipment, { shipToAddress: await addressRow(tx, shipment.shipToAddressId) }),
       tracking_event: trackingEventJson(mine!),

@@ -20,7 +20,10 @@ export default defineHandler({
   async handle(tx, { payload, actor, commandId }, _ctx, opened) {
     const { shipment, role } = await openShipment(tx, payload.shipment_id, actor, OPENING, opened);
     const type = shipment.type;
-    if (!isMailedType(type)) throw new InvalidTransition(`shipment ${shipment.id} is ${type}; only a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) has a tracking number`);
+    if (!isMailedType(type))
+      throw new InvalidTransition(
+        `shipment ${shipment.id} is ${type}; only a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) has a tracking number`,
+      );
     assertTrackingFits(type, payload.tracking_number);
     const contacts = { shipToAddress: await addressRow(tx, shipment.shipToAddressId) };
     if (shipment.trackingNumber === payload.tracking_number) {
@@ -29,10 +32,15 @@ export default defineHandler({
       return { status: 200, body, stored: true };
     }
     if (shipment.state !== 'pending') {
-      throw new InvalidTransition(`shipment ${shipment.id} is ${shipment.state}: its tracking number ${shipment.trackingNumber ?? ''} can no longer change`);
+      throw new InvalidTransition(
+        `shipment ${shipment.id} is ${shipment.state}: its tracking number ${shipment.trackingNumber ?? ''} can no longer change`,
+      );
     }
     if (shipment.carrierLabelId !== null) {
-      throw new InvalidParams(`tracking_number: the label bought for shipment ${shipment.id} sets its tracking number (${shipment.trackingNumber})`, 'tracking_number');
+      throw new InvalidParams(
+        `tracking_number: the label bought for shipment ${shipment.id} sets its tracking number (${shipment.trackingNumber})`,
+        'tracking_number',
+      );
     }
     const next = { ...shipment, trackingNumber: payload.tracking_number, carrierTrackerId: null };
     const body = mailedShipmentJson(next, contacts);

@@ -150,14 +150,23 @@ export default defineHandler({
   }),
   async handle(tx, { payload, actor, commandId }, _ctx, opened) {
     const op = OPERATION[payload.operation];
-    const opts = { role: op.role, operation: op.verb, followOtherPartysPickup: payload.operation === 'seller_pickup' || payload.operation === 'buyer_pickup', replaces: true };
+    const opts = {
+      role: op.role,
+      operation: op.verb,
+      followOtherPartysPickup: payload.operation === 'seller_pickup' || payload.operation === 'buyer_pickup',
+      replaces: true,
+    };
     const reads = opened?.reads ?? sendShipmentReads(tx, payload.shipment_id, actor, opts);
     const { order, shipment, email, role, nextId } = await openShipment(tx, payload.shipment_id, actor, opts, reads);
     const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, machineEvent(payload));
     if (!result.ok) throw new InvalidTransition(result.reason);
     if (payload.operation === 'mail') {
       const field = poBoxField(payload.type, payload.ship_to_address_attributes);
-      if (field) throw new AddressRefused(`${field}: ${payload.type} does not deliver to a post office box; give a street address or choose USPS`, field);
+      if (field)
+        throw new AddressRefused(
+          `${field}: ${payload.type} does not deliver to a post office box; give a street address or choose USPS`,
+          field,
+        );
     }
     const delivered = result.view.state === 'delivered';
     // Validated before the first write, so a refusal leaves nothing to undo.
@@ -186,7 +195,8 @@ export default defineHandler({
       next: replacement,
       orderCompletion,
       event: {
-        kind: payload.operation === 'mobile_transfer' || payload.operation === 'mail' ? 'updated' : delivered ? 'delivered' : 'pickup_details',
+        kind:
+          payload.operation === 'mobile_transfer' || payload.operation === 'mail' ? 'updated' : delivered ? 'delivered' : 'pickup_details',
         actor: { brokerageId: actor.brokerageId, userId: actor.userId, role },
         commandId,
       },

@@ -119,11 +119,15 @@ export class EasyPostAdapter implements CarrierAdapter {
     const choice = chooseRate(rates, req.serviceType, req.deliverBy);
     if (!choice) {
       const what = req.serviceType ? `no ${req.carrier} rate for service ${req.serviceType}` : `no ${req.carrier} rate`;
-      throw new CarrierFailure(`EasyPost quoted ${what} for this address (rates: ${rates.map((r) => r.service).join(', ') || 'none'})`, 'NO_RATE');
+      throw new CarrierFailure(
+        `EasyPost quoted ${what} for this address (rates: ${rates.map((r) => r.service).join(', ') || 'none'})`,
+        'NO_RATE',
+      );
     }
     const bought = await this.call('buy the label', () => client.Shipment.buy(created.id, choice.rate.id));
     const url = bought.postage_label?.label_pdf_url ?? bought.postage_label?.label_url;
-    if (!url || !bought.tracking_code) throw new CarrierFailure('EasyPost bought the label but gave no label URL or tracking code', 'NO_LABEL');
+    if (!url || !bought.tracking_code)
+      throw new CarrierFailure('EasyPost bought the label but gave no label URL or tracking code', 'NO_LABEL');
     const pdf = await this.call('download the label', () => this.download(url, this.settings.timeoutMs));
     const estimate = bought.tracker?.est_delivery_date ?? choice.rate.deliveryAt?.toISOString() ?? null;
     return {
@@ -168,9 +172,16 @@ export class EasyPostAdapter implements CarrierAdapter {
       return await fn();
     } catch (err) {
       if (err instanceof CarrierFailure) throw err;
-      const e = err as { message?: string; code?: string; statusCode?: number; timeout?: number; errors?: { message?: string; field?: string }[] };
+      const e = err as {
+        message?: string;
+        code?: string;
+        statusCode?: number;
+        timeout?: number;
+        errors?: { message?: string; field?: string }[];
+      };
       const timedOut = e.timeout !== undefined || /timeout/i.test(e.message ?? '') || e.code === 'ECONNABORTED';
-      if (timedOut) throw new CarrierFailure(`EasyPost did not answer within ${this.settings.timeoutMs} ms (${what}); nothing was bought`, 'TIMEOUT');
+      if (timedOut)
+        throw new CarrierFailure(`EasyPost did not answer within ${this.settings.timeoutMs} ms (${what}); nothing was bought`, 'TIMEOUT');
       const details = (e.errors ?? []).map((d) => [d.field, d.message].filter(Boolean).join(': ')).filter(Boolean);
       const said = [e.message ?? String(err), ...details].join('; ');
       throw new CarrierFailure(`EasyPost refused to ${what}: ${said}`, e.code);
@@ -205,7 +216,12 @@ export function readTrackerEvent(event: unknown): CarrierWebhook | null {
     if (!status || !d.datetime || Number.isNaN(Date.parse(d.datetime))) continue;
     const where = d.tracking_location;
     const location = where ? [where.city, where.state, where.zip, where.country].filter(Boolean).join(', ') || null : null;
-    scans.push({ status, occurred_at: d.datetime, location: location?.slice(0, 200) ?? null, description: (d.message ?? d.description ?? null)?.slice(0, 500) ?? null });
+    scans.push({
+      status,
+      occurred_at: d.datetime,
+      location: location?.slice(0, 200) ?? null,
+      description: (d.message ?? d.description ?? null)?.slice(0, 500) ?? null,
+    });
   }
   return {
     eventId: e.id,

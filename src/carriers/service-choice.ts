@@ -13,7 +13,11 @@ export interface QuotedRate {
  * delivery comes before the order's deliver_by; else (none does, or there is no deadline and no
  * estimate) the fastest. The reason goes into the answer.
  */
-export function chooseRate(rates: readonly QuotedRate[], serviceType: string | null, deliverBy: Date | null): { rate: QuotedRate; reason: string } | undefined {
+export function chooseRate(
+  rates: readonly QuotedRate[],
+  serviceType: string | null,
+  deliverBy: Date | null,
+): { rate: QuotedRate; reason: string } | undefined {
   if (rates.length === 0) return undefined;
   if (serviceType) {
     const named = rates.find((r) => r.service.toLowerCase() === serviceType.toLowerCase());

@@ -49,7 +49,13 @@ async function standing(db: SqlRunner, shipmentId: number, brokerageId: number):
      where s.id = $1::bigint`,
     [shipmentId],
   );
-  const role = !row ? 'stranger' : Number(row.sellerBrokerageId) === brokerageId ? 'seller' : Number(row.buyerBrokerageId) === brokerageId ? 'buyer' : 'stranger';
+  const role = !row
+    ? 'stranger'
+    : Number(row.sellerBrokerageId) === brokerageId
+      ? 'seller'
+      : Number(row.buyerBrokerageId) === brokerageId
+        ? 'buyer'
+        : 'stranger';
   if (!row || role === 'stranger') throw new NotFound(`shipment ${shipmentId} not found`);
   return {
     id: Number(row.id),
@@ -94,16 +100,36 @@ export async function prepareAirbill(deps: AirbillDeps, shipmentId: number, brok
   }
 
   if (s.type === 'ProvidedAirbill') {
-    throw new InvalidParams('airbill: required: the buyer uploads the label of a ProvidedAirbill shipment, with its tracking_number', 'airbill');
+    throw new InvalidParams(
+      'airbill: required: the buyer uploads the label of a ProvidedAirbill shipment, with its tracking_number',
+      'airbill',
+    );
   }
   const carrier = deps.carrier;
   if (!carrier?.canBuy) {
-    throw new InvalidParams('airbill: required: no carrier account is configured to buy a label; upload the label (airbill, tracking_number)', 'airbill');
+    throw new InvalidParams(
+      'airbill: required: no carrier account is configured to buy a label; upload the label (airbill, tracking_number)',
+      'airbill',
+    );
   }
   // Bought already: the command answers the first label (idempotent); nothing is bought again.
   const current = s.carrierLabelId !== null ? (await fileSetsOf(deps.database, shipmentId, 'airbill')).at(-1) : undefined;
   if (current && s.trackingNumber) {
-    return { shipment_id: shipmentId, by: giver, sha256: current.files[0]!.sha256, tracking_number: s.trackingNumber, purchase: { provider: carrier.provider, label_id: s.carrierLabelId!, tracker_id: null, service: s.serviceType ?? '', reason: 'bought before', estimated_delivery_at: null, rate: null } };
+    return {
+      shipment_id: shipmentId,
+      by: giver,
+      sha256: current.files[0]!.sha256,
+      tracking_number: s.trackingNumber,
+      purchase: {
+        provider: carrier.provider,
+        label_id: s.carrierLabelId!,
+        tracker_id: null,
+        service: s.serviceType ?? '',
+        reason: 'bought before',
+        estimated_delivery_at: null,
+        rate: null,
+      },
+    };
   }
   if (s.state !== 'pending') throw new InvalidTransition(`shipment ${shipmentId} is ${s.state}: its airbill can no longer change`);
   if (!s.to) throw new InvalidTransition(`shipment ${shipmentId} has no address to ship to`);

@@ -22,7 +22,11 @@ export type CarrierWebhookOutcome =
  * retried event is the same command and replays its answer. An event about an unknown tracking
  * code is kept as taken, without effect (the carrier is answered 200, so it stops retrying).
  */
-export async function takeCarrierWebhook(deps: CarrierWebhookDeps, rawBody: Buffer, headers: Record<string, string | string[] | undefined>): Promise<CarrierWebhookOutcome> {
+export async function takeCarrierWebhook(
+  deps: CarrierWebhookDeps,
+  rawBody: Buffer,
+  headers: Record<string, string | string[] | undefined>,
+): Promise<CarrierWebhookOutcome> {
   let event;
   try {
     event = deps.carrier.readWebhook(rawBody, headers);
@@ -37,7 +41,12 @@ export async function takeCarrierWebhook(deps: CarrierWebhookDeps, rawBody: Buff
     [event.trackingCode],
   );
   if (!row) {
-    await takeCarrierEvent(deps.database, { provider: deps.carrier.provider, eventId: event.eventId, trackingCode: event.trackingCode, outcome: 'unknown_tracking_code' });
+    await takeCarrierEvent(deps.database, {
+      provider: deps.carrier.provider,
+      eventId: event.eventId,
+      trackingCode: event.trackingCode,
+      outcome: 'unknown_tracking_code',
+    });
     return { kind: 'ignored', reason: `no mailed shipment has tracking number ${event.trackingCode}` };
   }
   const payload: CarrierUpdateCommand = {
@@ -64,5 +73,11 @@ export async function takeCarrierWebhook(deps: CarrierWebhookDeps, rawBody: Buff
     throw err;
   }
   if (outcome.kind === 'accepted') return { kind: 'accepted', shipmentId: payload.shipment_id, commandId: outcome.commandId };
-  return { kind: 'recorded', shipmentId: payload.shipment_id, commandId: outcome.commandId, status: outcome.result.status, body: outcome.result.body };
+  return {
+    kind: 'recorded',
+    shipmentId: payload.shipment_id,
+    commandId: outcome.commandId,
+    status: outcome.result.status,
+    body: outcome.result.body,
+  };
 }

@@ -17,8 +17,12 @@ export async function shipMailed(
 ) {
   const { shipment, payload } = c;
   const field = payload.x_mobile_link !== undefined ? 'x_mobile_link' : payload.tickets !== undefined ? 'tickets' : undefined;
-  if (field) throw new InvalidParams(`${field}: a ${shipment.type} shipment is completed without it (mailed: complete means shipped)`, field);
-  const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, { type: 'SHIP', hasTracking: shipment.trackingNumber !== null });
+  if (field)
+    throw new InvalidParams(`${field}: a ${shipment.type} shipment is completed without it (mailed: complete means shipped)`, field);
+  const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, {
+    type: 'SHIP',
+    hasTracking: shipment.trackingNumber !== null,
+  });
   if (!result.ok) {
     if (shipment.state === 'pending' && shipment.trackingNumber === null) {
       throw new InvalidTransition(

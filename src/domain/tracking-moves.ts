@@ -80,7 +80,11 @@ export async function applyTracking(
     old: shipment,
     next: delivers ? { ...next, deliveredAt: new Date() } : next,
     orderCompletion,
-    event: { ...event, kind: EVENT_KIND_OF_STATUS[t.status], details: { scan, tracking_number: shipment.trackingNumber } } as MailedMove['event'],
+    event: {
+      ...event,
+      kind: EVENT_KIND_OF_STATUS[t.status],
+      details: { scan, tracking_number: shipment.trackingNumber },
+    } as MailedMove['event'],
   });
   return { shipment: next, recorded, sellerClaim, completed: delivers };
 }

@@ -26,7 +26,10 @@ export function detectTrackingNumber(number: string): TrackedNumber {
  */
 export function assertTrackingFits(type: MailedType, number: string, field = 'tracking_number'): TrackedNumber {
   const tracked = detectTrackingNumber(number);
-  const fits = type === 'ProvidedAirbill' ? tracked.carrier === 'FedEx' || tracked.carrier === 'UPS' || tracked.carrier === 'USPS' : tracked.carrier === type;
+  const fits =
+    type === 'ProvidedAirbill'
+      ? tracked.carrier === 'FedEx' || tracked.carrier === 'UPS' || tracked.carrier === 'USPS'
+      : tracked.carrier === type;
   if (fits) return tracked;
   const expected = type === 'ProvidedAirbill' ? 'FedEx, UPS or USPS' : type;
   const err = new InvalidParams(

@@ -128,7 +128,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : undefined;
   await app.register(v9Routes({ ...deps, feed, files, uploadSlots, inspect, carrier }), { prefix: '/v9' });
   await app.register(
-    carrierWebhookRoutes({ database: deps.database, dispatcher: deps.dispatcher, easypost: c.EASYPOST_WEBHOOK_SECRET ? carrier : undefined }),
+    carrierWebhookRoutes({
+      database: deps.database,
+      dispatcher: deps.dispatcher,
+      easypost: c.EASYPOST_WEBHOOK_SECRET ? carrier : undefined,
+    }),
   );
   // One-time e-ticket links work without credentials: beside the signed scope, not in it.
   await app.register(downloadLinkRoutes({ database: deps.database, files }));

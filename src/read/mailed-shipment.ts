@@ -9,7 +9,10 @@ import { trackingEventJson, trackingEventsOf } from './tracking-events.ts';
 /** GET /v9/shipments/:id/tracking_events: both parties, oldest first, with their source. */
 export async function listTrackingEvents(db: SqlRunner, shipmentId: number, brokerageId: number) {
   await partyOfShipment(db, shipmentId, brokerageId);
-  const [row] = await db.rows<{ trackingNumber: string | null }>(`select tracking_number as "trackingNumber" from shipments where id = $1::bigint`, [shipmentId]);
+  const [row] = await db.rows<{ trackingNumber: string | null }>(
+    `select tracking_number as "trackingNumber" from shipments where id = $1::bigint`,
+    [shipmentId],
+  );
   const trackingNumber = row?.trackingNumber ?? null;
   return {
     shipment_id: shipmentId,

@@ -9,7 +9,13 @@ from tracking_events where shipment_id = $1::bigint order by occurred_at, id`;
 /** A shipment's tracking events, oldest first. */
 export async function trackingEventsOf(db: Pick<SqlRunner, 'rows'>, shipmentId: number): Promise<TrackingEventRow[]> {
   const rows = await db.rows<TrackingEventRow>(SELECT, [shipmentId]);
-  return rows.map((r) => ({ ...r, id: Number(r.id), shipmentId: Number(r.shipmentId), occurredAt: toDate(r.occurredAt), recordedAt: toDate(r.recordedAt) }));
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    shipmentId: Number(r.shipmentId),
+    occurredAt: toDate(r.occurredAt),
+    recordedAt: toDate(r.recordedAt),
+  }));
 }
 
 export function trackingEventJson(e: TrackingEventRow) {

@@ -163,7 +163,10 @@ describe('mailed tickets', () => {
     expect(await state(orderId)).toMatchObject({ order: 'accepted', shipment: 'in_transit' });
 
     // The seller's word does not deliver a shipment the carrier tracks.
-    const claim = await call(SELLER, 'POST', `/v9/shipments/${id}/tracking_events`, { status: 'delivered', occurred_at: '2026-11-22T09:00:00Z' });
+    const claim = await call(SELLER, 'POST', `/v9/shipments/${id}/tracking_events`, {
+      status: 'delivered',
+      occurred_at: '2026-11-22T09:00:00Z',
+    });
     expect(claim.status).toBe(200);
     expect(claim.body.tracking_event).toMatchObject({ source: 'seller', seller_claim: true, status: 'delivered' });
     expect(claim.body.state).toBe('in_transit');
@@ -186,12 +189,29 @@ describe('mailed tickets', () => {
     ]);
     expect(list.body.tracking_events[3]).toMatchObject({ location: 'CHICAGO, IL, 60601, US', description: 'Delivered, front desk' });
 
-    const types = ['shipment.created', 'shipment.updated', 'shipment.airbill_created', 'shipment.in_transit', 'shipment.in_transit', 'shipment.out_for_delivery', 'shipment.delivered'];
+    const types = [
+      'shipment.created',
+      'shipment.updated',
+      'shipment.airbill_created',
+      'shipment.in_transit',
+      'shipment.in_transit',
+      'shipment.out_for_delivery',
+      'shipment.delivered',
+    ];
     for (const p of endpoints.parties) {
       const history = (await call(p.credential, 'GET', `/v9/orders/${orderId}/events`)).body.events;
-      expect(history.map((e: any) => `shipment.${e.kind}`), p.party).toEqual(types);
-      expect(history.at(-1)).toMatchObject({ to_state: 'delivered', actor: { type: 'system', reason: 'carrier_scan' }, details: { scan: { status: 'delivered', source: 'carrier' } } });
-      await until(`${p.party}: the delivery's webhook`, () => p.receiver.acknowledged.some((r) => r.body.order_id === orderId && r.body.type === 'shipment.delivered'));
+      expect(
+        history.map((e: any) => `shipment.${e.kind}`),
+        p.party,
+      ).toEqual(types);
+      expect(history.at(-1)).toMatchObject({
+        to_state: 'delivered',
+        actor: { type: 'system', reason: 'carrier_scan' },
+        details: { scan: { status: 'delivered', source: 'carrier' } },
+      });
+      await until(`${p.party}: the delivery's webhook`, () =>
+        p.receiver.acknowledged.some((r) => r.body.order_id === orderId && r.body.type === 'shipment.delivered'),
+      );
       expect(p.receiver.acknowledged.filter((r) => r.body.order_id === orderId).map((r) => r.body.type)).toEqual(types);
       const feed = (await call(p.credential, 'GET', '/v9/events?limit=1000')).body.events;
       expect(feed.filter((e: any) => e.order_id === orderId).map((e: any) => e.type)).toEqual(types);
@@ -209,9 +229,17 @@ describe('mailed tickets', () => {
   it('seller-uploaded airbill and seller tracking events: USPS → upload → complete → events → delivered completes the order', async () => {
     const { orderId, id } = await mailed('USPS', { service_type: 'Priority' });
     const pdf = await makePdf(2, 'label');
-    const up = await call(SELLER, 'POST', `/v9/shipments/${id}/airbill`, { airbill: b64(pdf), tracking_number: USPS.replace(/(\d{4})/g, '$1 ').trim() });
+    const up = await call(SELLER, 'POST', `/v9/shipments/${id}/airbill`, {
+      airbill: b64(pdf),
+      tracking_number: USPS.replace(/(\d{4})/g, '$1 ').trim(),
+    });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
-    expect(up.body).toMatchObject({ tracking_number: USPS, service_type: 'Priority', airbill: { source: 'uploaded', pages: 2 }, purchase: null });
+    expect(up.body).toMatchObject({
+      tracking_number: USPS,
+      service_type: 'Priority',
+      airbill: { source: 'uploaded', pages: 2 },
+      purchase: null,
+    });
     expect((await download(BUYER, id)).bytes.equals(pdf)).toBe(true);
 
     expect((await call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, {})).body.state).toBe('in_transit');
@@ -228,7 +256,16 @@ describe('mailed tickets', () => {
     expect(done.body).toMatchObject({ state: 'delivered', tracking_event: { source: 'seller', seller_claim: false } });
     expect(await state(orderId)).toMatchObject({ order: 'completed', shipment: 'delivered', scans: 4 });
     const kinds = (await call(BUYER, 'GET', `/v9/orders/${orderId}/events`)).body.events.map((e: any) => e.kind);
-    expect(kinds).toEqual(['created', 'updated', 'airbill_created', 'in_transit', 'delivery_exception', 'in_transit', 'out_for_delivery', 'delivered']);
+    expect(kinds).toEqual([
+      'created',
+      'updated',
+      'airbill_created',
+      'in_transit',
+      'delivery_exception',
+      'in_transit',
+      'out_for_delivery',
+      'delivered',
+    ]);
     expect((await ev('in_transit', 18)).body.state).toBe('delivered');
     expect((await state(orderId)).order).toBe('completed');
   }, 30_000);
@@ -237,13 +274,19 @@ describe('mailed tickets', () => {
     const { orderId, id } = await mailed('ProvidedAirbill');
     const pdf = await makePdf(1, 'buyer label');
     expect((await call(SELLER, 'POST', `/v9/shipments/${id}/airbill`, { airbill: b64(pdf), tracking_number: FEDEX })).status).toBe(403);
-    expect((await call(BUYER, 'POST', `/v9/shipments/${id}/airbill`, {})).body.errors[0]).toMatchObject({ code: 'invalid_params', field: 'airbill' });
+    expect((await call(BUYER, 'POST', `/v9/shipments/${id}/airbill`, {})).body.errors[0]).toMatchObject({
+      code: 'invalid_params',
+      field: 'airbill',
+    });
     const up = await call(BUYER, 'POST', `/v9/shipments/${id}/airbill`, { airbill: b64(pdf), tracking_number: FEDEX });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
     expect(up.body).toMatchObject({ type: 'ProvidedAirbill', tracking_number: FEDEX, airbill: { uploaded_by: 'buyer' } });
     expect((await download(SELLER, id)).bytes.equals(pdf)).toBe(true);
     expect((await call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, {})).body.state).toBe('in_transit');
-    const done = await call(SELLER, 'POST', `/v9/shipments/${id}/tracking_events`, { status: 'delivered', occurred_at: '2026-11-22T10:00:00+01:00' });
+    const done = await call(SELLER, 'POST', `/v9/shipments/${id}/tracking_events`, {
+      status: 'delivered',
+      occurred_at: '2026-11-22T10:00:00+01:00',
+    });
     expect(done.body.state).toBe('delivered');
     expect(await state(orderId)).toMatchObject({ order: 'completed', shipment: 'delivered' });
   });
@@ -257,15 +300,24 @@ describe('mailed tickets', () => {
     expect(missing.body.errors[0].field).toContain('postal_code');
     const noAddress = await call(SELLER, 'PUT', `/v9/shipments/${id}`, { type: 'FedEx' });
     expect(noAddress.status).toBe(400);
-    const badZip = await call(SELLER, 'PUT', `/v9/shipments/${id}`, { type: 'USPS', ship_to_address_attributes: { ...ADDRESS, postal_code: 'ABC' } });
+    const badZip = await call(SELLER, 'PUT', `/v9/shipments/${id}`, {
+      type: 'USPS',
+      ship_to_address_attributes: { ...ADDRESS, postal_code: 'ABC' },
+    });
     expect(badZip.status).toBe(400);
     expect(badZip.body.errors[0].message).toMatch(/not a postal code of US/);
-    const badCountry = await call(SELLER, 'PUT', `/v9/shipments/${id}`, { type: 'USPS', ship_to_address_attributes: { ...ADDRESS, country_code: 'XX' } });
+    const badCountry = await call(SELLER, 'PUT', `/v9/shipments/${id}`, {
+      type: 'USPS',
+      ship_to_address_attributes: { ...ADDRESS, country_code: 'XX' },
+    });
     expect(badCountry.status).toBe(400);
     const badType = await call(SELLER, 'PUT', `/v9/shipments/${id}`, { type: 'DHL', ship_to_address_attributes: ADDRESS });
     expect(badType.status).toBe(400);
     for (const type of ['FedEx', 'UPS']) {
-      const box = await call(SELLER, 'PUT', `/v9/shipments/${id}`, { type, ship_to_address_attributes: { ...ADDRESS, street_address: 'P.O. Box 123' } });
+      const box = await call(SELLER, 'PUT', `/v9/shipments/${id}`, {
+        type,
+        ship_to_address_attributes: { ...ADDRESS, street_address: 'P.O. Box 123' },
+      });
       expect(box.status).toBe(422);
       expect(box.body.errors[0]).toMatchObject({ code: 'address_refused', field: 'ship_to_address_attributes.street_address' });
     }
@@ -273,7 +325,10 @@ describe('mailed tickets', () => {
     expect(byBuyer.status).toBe(403);
     expect(await state(orderId)).toEqual(before);
     // USPS delivers to PO boxes.
-    const usps = await call(SELLER, 'PUT', `/v9/shipments/${id}`, { type: 'USPS', ship_to_address_attributes: { ...ADDRESS, street_address: 'PO Box 123' } });
+    const usps = await call(SELLER, 'PUT', `/v9/shipments/${id}`, {
+      type: 'USPS',
+      ship_to_address_attributes: { ...ADDRESS, street_address: 'PO Box 123' },
+    });
     expect(usps.status).toBe(200);
   });
 
@@ -296,8 +351,12 @@ describe('mailed tickets', () => {
     expect(wrong.status).toBe(400);
     expect(wrong.body.errors[0].detected_carrier).toBe('USPS');
     expect((await call(BUYER, 'PUT', `/v9/shipments/${id}/tracking`, { tracking_number: FEDEX })).status).toBe(403);
-    expect((await call(SELLER, 'POST', `/v9/shipments/${id}/tracking_events`, { status: 'lost', occurred_at: '2026-11-21T00:00:00Z' })).status).toBe(400);
-    expect((await call(SELLER, 'POST', `/v9/shipments/${id}/tracking_events`, { status: 'in_transit', occurred_at: 'yesterday' })).status).toBe(400);
+    expect(
+      (await call(SELLER, 'POST', `/v9/shipments/${id}/tracking_events`, { status: 'lost', occurred_at: '2026-11-21T00:00:00Z' })).status,
+    ).toBe(400);
+    expect(
+      (await call(SELLER, 'POST', `/v9/shipments/${id}/tracking_events`, { status: 'in_transit', occurred_at: 'yesterday' })).status,
+    ).toBe(400);
     expect(await state(orderId)).toEqual(before);
     const set = await call(SELLER, 'PUT', `/v9/shipments/${id}/tracking`, { tracking_number: FEDEX });
     expect(set.status).toBe(200);
@@ -337,7 +396,7 @@ describe('mailed tickets', () => {
     const tampered = body.replace('Departed from facility', 'Departed');
     const bad = await webhook(tampered, easypostSignature(SECRET, body));
     expect(bad.status).toBe(401);
-    expect((await bad.json()).errors[0].code).toBe('unauthorized');
+    expect(((await bad.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('unauthorized');
     expect(await state(orderId)).toEqual(before);
 
     const unknown = body.replaceAll(UPS, '1Z999AA10123456784').replace('evt_intransit', 'evt_unknowncode');

@@ -29,7 +29,8 @@ export async function startEasyPostStub() {
       const text = Buffer.concat(chunks).toString('utf8');
       const path = (req.url ?? '').split('?')[0]!;
       calls.push({ method: req.method ?? '', path, body: text ? JSON.parse(text) : null, auth: req.headers.authorization });
-      const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const json = (status: number, body: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (path.startsWith('/labels/')) return res.writeHead(200, { 'content-type': 'application/pdf' }).end(label);
       if (mode === 'hang') return void hanging.push(res);
       if (mode === 'error') return json(422, recorded('error-address.json'));
@@ -58,5 +59,7 @@ export async function startEasyPostStub() {
 
 /** Signs a webhook body exactly as EasyPost does: X-Hmac-Signature `hmac-sha256-hex=` + HMAC-SHA256(secret NFKD, body). */
 export function easypostSignature(secret: string, body: string): string {
-  return `hmac-sha256-hex=${createHmac('sha256', Buffer.from(secret.normalize('NFKD'), 'utf8')).update(body, 'utf8').digest('hex')}`;
+  return `hmac-sha256-hex=${createHmac('sha256', Buffer.from(secret.normalize('NFKD'), 'utf8'))
+    .update(body, 'utf8')
+    .digest('hex')}`;
 }

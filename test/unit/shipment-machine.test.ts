@@ -141,11 +141,12 @@ describe('local pickup join', () => {
 
 // For each state: the events that are allowed and where they lead ("stateValue/type");
 // every other event in EVENTS must be refused.
-const transfers = (leadsTo: string, types: readonly string[] = MOBILE_TRANSFER_TYPES) =>
+const transfers = (leadsTo: string, types: readonly string[] = MOBILE_TRANSFER_TYPES): Record<string, string> =>
   Object.fromEntries(types.map((t) => [`MT:${t}`, `${leadsTo}/${t}`]));
-const mails = (leadsTo: string) => Object.fromEntries(MAILED_TYPES.map((t) => [`MAIL:${t}`, `${leadsTo}/${t}`]));
+const mails = (leadsTo: string): Record<string, string> => Object.fromEntries(MAILED_TYPES.map((t) => [`MAIL:${t}`, `${leadsTo}/${t}`]));
 // A mailed shipment of each type: pending until shipped or scanned, then moved by scans only.
-const MAILED_ROWS = MAILED_TYPES.flatMap((t) => [
+type Row = { name: string; from: () => PersistedShipment; allowed: Record<string, string> };
+const MAILED_ROWS = MAILED_TYPES.flatMap((t): Row[] => [
   {
     name: `pending ${t}`,
     from: () => drive({ type: 'TBD' }, `MAIL:${t}`),
@@ -164,7 +165,12 @@ const MAILED_ROWS = MAILED_TYPES.flatMap((t) => [
   {
     name: `in_transit ${t}`,
     from: () => drive({ type: 'TBD' }, `MAIL:${t}`, 'SHIP:tracked'),
-    allowed: { 'SCAN:delivered': `delivered/${t}`, 'SCAN:exception': `exception/${t}`, 'SCAN:returned': `returned/${t}`, CANCEL: `canceled/${t}` },
+    allowed: {
+      'SCAN:delivered': `delivered/${t}`,
+      'SCAN:exception': `exception/${t}`,
+      'SCAN:returned': `returned/${t}`,
+      CANCEL: `canceled/${t}`,
+    },
   },
   {
     name: `exception ${t}`,

@@ -131,7 +131,17 @@ returning id`,
 /** Records a tracking event once (shipment, source, status, time); false when it was already there. */
 export async function recordTrackingEvent(
   tx: SqlTx,
-  e: { orderId: number; shipmentId: number; source: TrackingSource; status: string; occurredAt: string; location: string | null; description: string | null; sellerClaim: boolean; carrierEventId: string | null },
+  e: {
+    orderId: number;
+    shipmentId: number;
+    source: TrackingSource;
+    status: string;
+    occurredAt: string;
+    location: string | null;
+    description: string | null;
+    sellerClaim: boolean;
+    carrierEventId: string | null;
+  },
 ): Promise<boolean> {
   const rows = await tx.rows(INSERT_TRACKING.text, INSERT_TRACKING.params(e));
   return rows.length === 1;
@@ -163,7 +173,15 @@ export async function addressRow(tx: Pick<SqlTx, 'rows'>, id: number | null): Pr
 
 // The label's facts on the shipment, ahead of the statement that attaches the label and appends
 // its event (file-sets.ts attachFileSet); the event before keeps its version as it was (`f`).
-const SET_LABEL = named<{ shipmentId: number; orderId: number; trackingNumber: string; trackerId: string | null; labelId: string | null; serviceType: string | null; estimatedDeliveryAt: string | null }>(
+const SET_LABEL = named<{
+  shipmentId: number;
+  orderId: number;
+  trackingNumber: string;
+  trackerId: string | null;
+  labelId: string | null;
+  serviceType: string | null;
+  estimatedDeliveryAt: string | null;
+}>(
   (p) => `
 with f as (
   update shipment_events set shipment_as_left = ${shipmentVersionJson(`${p.shipmentId}::bigint`)}

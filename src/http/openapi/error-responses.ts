@@ -13,7 +13,10 @@ export const ERROR_STATUSES = {
   413: ['payload_too_large', 'body over 64 KiB'],
   422: ['invalid_transition', 'the order or shipment is not in a state that allows this; the message says its state'],
   429: ['rate_limited', 'too many requests for this credential (or failed authentications from this address); see Retry-After'],
-  502: ['carrier_error', "the carrier account (EasyPost) refused or did not answer while buying a label: the message says what it said; nothing changed"],
+  502: [
+    'carrier_error',
+    'the carrier account (EasyPost) refused or did not answer while buying a label: the message says what it said; nothing changed',
+  ],
   503: ['unavailable', 'Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed'],
 } as const;
 
@@ -33,7 +36,11 @@ export const errorBody = z
           message: z.string(),
           field: z.string().optional().describe('400: the field, parameter or header at fault'),
           replaced_by: z.number().int().optional().describe('410: the id of the live shipment'),
-          detected_carrier: z.string().nullable().optional().describe('400, a tracking number of another carrier: the carrier it looks like (null: none)'),
+          detected_carrier: z
+            .string()
+            .nullable()
+            .optional()
+            .describe('400, a tracking number of another carrier: the carrier it looks like (null: none)'),
           carrier_code: z.string().optional().describe("502: the carrier account's own error code"),
         }),
       )

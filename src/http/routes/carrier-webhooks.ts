@@ -31,7 +31,12 @@ export function carrierWebhookRoutes(deps: CarrierWebhookRouteDeps) {
       if (outcome.kind === 'accepted') return reply.send({ taken: true, shipment_id: outcome.shipmentId, recorded: null, reason: null });
       const body = outcome.body as { recorded?: number };
       // A refusal (the order is no longer open, say) is still taken: EasyPost must not retry it.
-      return reply.send({ taken: true, shipment_id: outcome.shipmentId, recorded: body?.recorded ?? 0, reason: outcome.status === 200 ? null : JSON.stringify(outcome.body) });
+      return reply.send({
+        taken: true,
+        shipment_id: outcome.shipmentId,
+        recorded: body?.recorded ?? 0,
+        reason: outcome.status === 200 ? null : JSON.stringify(outcome.body),
+      });
     });
   };
 }

@@ -18,7 +18,8 @@ export const MAILED_DOCS = {
     body: jsonSchemaOf(airbillBody),
     response: { ...ok(mailedAnswers.airbillAnswer, 'the shipment with its label'), ...accepted202 },
     errors: [...COMMAND_ERRORS, 410, 502],
-    badRequest: 'an airbill that is not a PDF, a tracking number not of the shipment’s carrier (`detected_carrier`), `{}` with no carrier account or on ProvidedAirbill',
+    badRequest:
+      'an airbill that is not a PDF, a tracking number not of the shipment’s carrier (`detected_carrier`), `{}` with no carrier account or on ProvidedAirbill',
     links: toCommand,
   }),
   getAirbill: v9({

@@ -22,7 +22,10 @@ export function mailedShipmentRoutes(v9: FastifyInstance, deps: MailedRouteDeps)
     const shipmentId = parseId(request.params.id, 'id');
     const command = await prepareAirbill(deps, shipmentId, callerOf(request).brokerageId, request.body);
     if (command.purchase && command.purchase.reason !== 'bought before') {
-      request.log.info({ shipmentId, labelId: command.purchase.label_id, service: command.purchase.service }, 'label bought through the carrier account');
+      request.log.info(
+        { shipmentId, labelId: command.purchase.label_id, service: command.purchase.service },
+        'label bought through the carrier account',
+      );
     }
     return sendCommand(deps, request, reply, 'shipment.airbill', command);
   });

@@ -34,7 +34,10 @@ export const shipToAddressAttributes = addressAttributes.superRefine((a, ctx) =>
 const PO_BOX = /(?:^|[^a-z])(?:p\.?\s?o\.?\s?b(?:ox)?|post\s+office\s+box|postfach)(?:[^a-z]|$)/i;
 
 /** FedEx and UPS deliver to doors, not to post office boxes: the field that names one, if any. */
-export function poBoxField(type: string, address: { street_address: string; extended_address?: string | null | undefined }): string | undefined {
+export function poBoxField(
+  type: string,
+  address: { street_address: string; extended_address?: string | null | undefined },
+): string | undefined {
   if (type !== 'FedEx' && type !== 'UPS') return undefined;
   if (PO_BOX.test(address.street_address)) return 'ship_to_address_attributes.street_address';
   if (address.extended_address && PO_BOX.test(address.extended_address)) return 'ship_to_address_attributes.extended_address';
@@ -49,14 +52,19 @@ export const mailBody = z.strictObject({
 });
 
 /** A tracking number as given: spaces a person typed are dropped before it is checked. */
-export const trackingNumber = textOfAtMost(64, z.string().min(1, 'must not be empty')).transform((s) => s.replace(/\s+/g, '').toUpperCase());
+export const trackingNumber = textOfAtMost(64, z.string().min(1, 'must not be empty')).transform((s) =>
+  s.replace(/\s+/g, '').toUpperCase(),
+);
 
 /** Body of PUT /v9/shipments/:id/tracking. */
 export const trackingNumberBody = z.strictObject({ tracking_number: trackingNumber });
 export const trackingNumberCommand = z.strictObject({ shipment_id: positiveId, tracking_number: z.string().min(1).max(64) });
 export type TrackingNumberCommand = z.output<typeof trackingNumberCommand>;
 
-const isoInstant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date and time with its offset, e.g. 2026-11-21T09:00:00Z' });
+const isoInstant = z.iso.datetime({
+  offset: true,
+  message: 'must be an ISO 8601 date and time with its offset, e.g. 2026-11-21T09:00:00Z',
+});
 
 /** Body of POST /v9/shipments/:id/tracking_events (the seller, for a carrier without an account). */
 export const trackingEventBody = z.strictObject({

@@ -37,10 +37,7 @@ export type CancelOrderInput = JobInput<'order.cancel'>;
 export type UpdateOrderInput = JobInput<'order.update'>;
 /** Exactly a PUT /v9/shipments/:id body: a mobile transfer, a seller or a buyer local pickup. */
 export type UpdateShipmentBody =
-  | z.input<typeof mobileTransferBody>
-  | z.input<typeof sellerPickupBody>
-  | z.input<typeof buyerPickupBody>
-  | z.input<typeof mailBody>;
+  z.input<typeof mobileTransferBody> | z.input<typeof sellerPickupBody> | z.input<typeof buyerPickupBody> | z.input<typeof mailBody>;
 /** Exactly a PUT /v9/shipments/:id/complete body. */
 export type CompleteShipmentBody = z.input<typeof completeBody>;
 export type InventoryUpsertInput = JobInput<'inventory.upsert'>;

@@ -46,7 +46,12 @@ export const updateCommand = z.discriminatedUnion('operation', [
 export type UpdateCommand = z.output<typeof updateCommand>;
 export type UpdateOperation = UpdateCommand['operation'];
 
-const BODY_SCHEMAS = { mobile_transfer: mobileTransferBody, seller_pickup: sellerPickupBody, buyer_pickup: buyerPickupBody, mail: mailBody } as const;
+const BODY_SCHEMAS = {
+  mobile_transfer: mobileTransferBody,
+  seller_pickup: sellerPickupBody,
+  buyer_pickup: buyerPickupBody,
+  mail: mailBody,
+} as const;
 
 const OPERATION_KEYS: Record<UpdateOperation, readonly string[]> = {
   mobile_transfer: Object.keys(mobileTransferBody.shape),
@@ -68,7 +73,10 @@ const MARKERS: Record<UpdateOperation, readonly string[]> = {
  */
 export function updateCommandFromBody(shipmentId: number, body: unknown): UpdateCommand {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new InvalidParams('body: must be a JSON object: a mobile transfer, seller local pickup, buyer local pickup or mailed delivery', 'body');
+    throw new InvalidParams(
+      'body: must be a JSON object: a mobile transfer, seller local pickup, buyer local pickup or mailed delivery',
+      'body',
+    );
   }
   const keys = Object.keys(body);
   const matched = (Object.keys(MARKERS) as UpdateOperation[]).filter((op) => MARKERS[op].some((k) => keys.includes(k)));

@@ -42,14 +42,7 @@ export interface AnswerBodies {
  * (422). Every one carries the error body.
  */
 export type RefusalStatus = (
-    | InvalidParams
-  | Unauthorized
-  | Forbidden
-  | NotFound
-  | IdempotencyConflict
-  | ShipmentReplaced
-  | InvalidTransition
-  | AddressRefused
+  InvalidParams | Unauthorized | Forbidden | NotFound | IdempotencyConflict | ShipmentReplaced | InvalidTransition | AddressRefused
 )['status'];
 
 /** A finished command: exactly the status and body the synchronous HTTP call answers. */

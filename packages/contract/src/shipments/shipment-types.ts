@@ -1,5 +1,16 @@
 /** Every type a shipment can have; the machines (machines/shipment.ts) and the answers share it. */
-export const SHIPMENT_TYPES = ['TBD', 'XMobile', 'XMobileLink', 'XSeats', 'Eticket', 'LocalPickup', 'FedEx', 'UPS', 'USPS', 'ProvidedAirbill'] as const;
+export const SHIPMENT_TYPES = [
+  'TBD',
+  'XMobile',
+  'XMobileLink',
+  'XSeats',
+  'Eticket',
+  'LocalPickup',
+  'FedEx',
+  'UPS',
+  'USPS',
+  'ProvidedAirbill',
+] as const;
 export type ShipmentType = (typeof SHIPMENT_TYPES)[number];
 
 /** The mailed types (docs/API.md §Mailed tickets): the tickets travel in an envelope, a carrier's scan delivers them. */
