@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FulfilmentClient } from '../../src/index.ts';
 import { apiClient } from '../support/api.ts';
 import { easypostSignature, recordedText, startEasyPostStub } from '../support/easypost-stub.ts';
 import { baseFixture, BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
@@ -413,5 +414,47 @@ describe('mailed tickets', () => {
     expect(ok.status).toBe(200);
     expect(await state(orderId)).toMatchObject({ shipment: 'in_transit', scans: 1 });
     await retireTracking(id);
+  });
+
+  it('the producer client: chooseMailedDelivery, attachAirbill (a stored label, by hash), addTrackingEvent', async () => {
+    const { orderId, id: tbd } = await accepted();
+    const other = await mailed('USPS');
+    const pdf = await makePdf(1, 'client label');
+    const up = await call(SELLER, 'POST', `/v9/shipments/${other.id}/airbill`, { airbill: b64(pdf), tracking_number: USPS });
+    expect(up.status).toBe(200);
+    await retireTracking(other.id);
+    const client = new FulfilmentClient({ redisUrl: t.config.REDIS_URL, prefix: t.prefix, defaultTimeoutMs: 15_000 });
+    try {
+      const seller = { brokerageId: 1, await: true } as const;
+      const chosen = await client.chooseMailedDelivery(
+        { shipmentId: tbd, body: { type: 'USPS', ship_to_address_attributes: ADDRESS } },
+        seller,
+      );
+      expect(chosen.status).toBe(200);
+      const id = (chosen.body as { id: number }).id;
+      await expect(client.chooseMailedDelivery({ shipmentId: id, body: { type: 'UPS' } as never }, seller)).rejects.toThrow(
+        /ship_to_address_attributes/,
+      );
+      const attached = await client.attachAirbill(
+        { shipment_id: id, by: 'seller', sha256: up.body.airbill.sha256, tracking_number: USPS },
+        seller,
+      );
+      expect(attached.status, JSON.stringify(attached.body)).toBe(200);
+      const wrong = await client.attachAirbill(
+        { shipment_id: id, by: 'seller', sha256: up.body.airbill.sha256, tracking_number: UPS },
+        seller,
+      );
+      expect(wrong.status).toBe(400);
+      expect((await client.completeShipment({ shipmentId: id }, seller)).status).toBe(200);
+      const done = await client.addTrackingEvent(
+        { shipmentId: id, body: { status: 'delivered', occurred_at: '2026-11-23T12:00:00Z' } },
+        seller,
+      );
+      expect(done.status).toBe(200);
+      expect(await state(orderId)).toMatchObject({ order: 'completed', shipment: 'delivered' });
+      await retireTracking(id);
+    } finally {
+      await client.close();
+    }
   });
 });
