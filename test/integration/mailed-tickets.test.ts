@@ -8,6 +8,8 @@ import { startPartyEndpoints } from '../support/party-webhooks.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { b64, makePdf, makePng } from '../support/test-files.ts';
 import { until } from '../support/webhook-receiver.ts';
+import { runCli } from '../support/cli.ts';
+import { TEST_REDIS_URL } from '../support/env.ts';
 
 // Mailed tickets end to end against the real service (Postgres, Redis, BullMQ workers) and the
 // official EasyPost client pointed at a local stub answering EasyPost's recorded shapes
@@ -224,8 +226,26 @@ describe('mailed tickets', () => {
     const late = await webhook(recordedText('tracker-updated-in-transit.json'));
     expect(late.status).toBe(200);
     expect(await state(orderId)).toEqual(before);
+
+    const env = {
+      DATABASE_URL: t.db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: t.prefix,
+      LOG_LEVEL: 'silent',
+      FULFIL_SECRET_KEY: t.config.FULFIL_SECRET_KEY!,
+    };
+    const cli = await runCli(['shipments', 'tracking', String(id)], env);
+    expect(cli.code, cli.text).toBe(0);
+    expect(cli.lines[0]).toBe(`shipment ${id}: UPS delivered (2ndDayAir)`);
+    expect(cli.lines[1]).toMatch(new RegExp(`^tracking number: ${UPS}  https://\\S+${UPS}`));
+    expect(cli.lines.filter((l) => /^2026-/.test(l)).map((l) => l.split(/\s+/).slice(1, 3).join(' '))).toEqual([
+      'in_transit carrier',
+      'out_for_delivery carrier',
+      'delivered seller*',
+      'delivered carrier',
+    ]);
     await retireTracking(id);
-  }, 60_000);
+  }, 90_000);
 
   it('seller-uploaded airbill and seller tracking events: USPS → upload → complete → events → delivered completes the order', async () => {
     const { orderId, id } = await mailed('USPS', { service_type: 'Priority' });
