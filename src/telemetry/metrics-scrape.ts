@@ -13,6 +13,7 @@ import {
   queueWorkersGauge,
 } from './metrics-registry.ts';
 import { readWebhookGauges } from './webhook-metrics.ts';
+import { readMailedTrouble } from './mailed-metrics.ts';
 
 /** Prometheus text exposition format 0.0.4, as prom-client and Prometheus name it. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -93,7 +94,13 @@ export function mergeFamilies(texts: readonly string[]): string {
  */
 export async function renderMetrics(sources: ScrapeSources): Promise<string> {
   const [postgres, redis] = await Promise.allSettled([
-    Promise.all([outboxState(sources.db), unfinishedCommands(sources.db), readWebhookGauges(sources.db), overdueOrders(sources.db)]),
+    Promise.all([
+      outboxState(sources.db),
+      unfinishedCommands(sources.db),
+      readWebhookGauges(sources.db),
+      overdueOrders(sources.db),
+      readMailedTrouble(sources.db),
+    ]),
     Promise.all([
       Promise.all(sources.queues.map((q) => q.exportPrometheusMetrics({ prefix: q.opts.prefix ?? '' }))),
       Promise.all(sources.queues.map(async (q) => [q.name, q.opts.prefix ?? '', await q.getWorkersCount()] as const)),
