@@ -8,6 +8,7 @@ import { machineSvg } from './machine-svg.ts';
 import type { OrderViewData } from './order-view-data.ts';
 import { renderOrderWebhooks } from './order-view-webhooks.ts';
 import { renderOrderFiles } from './order-view-files.ts';
+import { renderOrderMailing } from './order-view-mailed.ts';
 import { commandOutcome, type CommandOutcome } from '../commands/command-outcome.ts';
 
 const SHIPMENT_GRAPH = machineGraph(shipmentMachine);
@@ -102,6 +103,7 @@ ${deadlineRows(order)}
 </table>
 <h2>What the buyer was sent</h2>
 ${renderWhatWasSent(order, data.sent)}
+${renderOrderMailing(data.mailing)}
 <h2>Shipment chain</h2>
 <p id="chain">${chain || 'none yet'}</p>
 <h2>Shipment machine${live ? ` (shipment ${e(live.id)}: ${e(live.type)}, current state filled)` : ''}</h2>

@@ -273,6 +273,10 @@ describe('mailed tickets', () => {
     expect(again.status).toBe(200);
     expect(again.body.recorded).toBe(false);
     expect((await ev('out_for_delivery', 14)).body.state).toBe('in_transit');
+    const search = async (st: string) =>
+      (await (await fetch(`${t.url}/ops/orders?shipment_state=${st}`)).text()).includes(`/ops/orders/${orderId}"`);
+    expect(await search('in_transit')).toBe(true);
+    expect(await search('exception')).toBe(false);
     const done = await ev('delivered', 16);
     expect(done.body).toMatchObject({ state: 'delivered', tracking_event: { source: 'seller', seller_claim: false } });
     expect(await state(orderId)).toMatchObject({ order: 'completed', shipment: 'delivered', scans: 4 });
