@@ -229,8 +229,8 @@ export interface paths {
          */
         get: operations["getShipment"];
         /**
-         * Update a shipment: mobile transfer, seller or buyer local pickup
-         * @description Rule U1: every successful update replaces the shipment; the answer carries the NEW id, to be used from then on. The old id answers 410 with `replaced_by`. The body is exactly one of the three operations, told apart by its keys. When both parties have given local pickup details the shipment is delivered and the order completed.
+         * Update a shipment: mobile transfer, seller or buyer local pickup, mailed delivery
+         * @description Rule U1: every successful update replaces the shipment; the answer carries the NEW id, to be used from then on. The old id answers 410 with `replaced_by`. The body is exactly one of the four operations, told apart by its keys. Mailed delivery: a PO box for FedEx or UPS is 422 `address_refused` naming the field. When both parties have given local pickup details the shipment is delivered and the order completed.
          */
         put: operations["updateShipment"];
         post?: never;
@@ -250,12 +250,12 @@ export interface paths {
         get?: never;
         /**
          * Complete a shipment (seller); POST is accepted too
-         * @description The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. `tm_mobile_link` is the legacy name of x_mobile_link.
+         * @description The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. A mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) is shipped instead: in_transit, its tracking number required (422 otherwise); its delivery scan completes the order. `tm_mobile_link` is the legacy name of x_mobile_link.
          */
         put: operations["completeShipment"];
         /**
          * Complete a shipment (seller); POST is accepted too
-         * @description The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. `tm_mobile_link` is the legacy name of x_mobile_link.
+         * @description The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. A mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) is shipped instead: in_transit, its tracking number required (422 otherwise); its delivery scan completes the order. `tm_mobile_link` is the legacy name of x_mobile_link.
          */
         post: operations["completeShipmentWithPost"];
         delete?: never;
@@ -2690,6 +2690,31 @@ export interface operations {
                             /** @description relative path of the shipment: /shipments/<id> */
                             url: string;
                             /** @enum {string} */
+                            type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                            /** @enum {string} */
+                            state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                            /** @description the carrier's service, as chosen or as bought */
+                            service_type: string | null;
+                            ship_to_name: string | null;
+                            ship_to_address: {
+                                id: number;
+                                label: string | null;
+                                name: string;
+                                street_address: string;
+                                extended_address: string | null;
+                                locality: string;
+                                region: string;
+                                postal_code: string;
+                                country_code: string;
+                            } | null;
+                            tracking_number: string | null;
+                            /** @description the carrier's latest estimate, when it gave one */
+                            estimated_delivery_at: string | null;
+                        } | {
+                            id: number;
+                            /** @description relative path of the shipment: /shipments/<id> */
+                            url: string;
+                            /** @enum {string} */
                             type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                             /** @enum {string} */
                             state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
@@ -3132,6 +3157,31 @@ export interface operations {
                         /** @description relative path of the shipment: /shipments/<id> */
                         url: string;
                         /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
+                    } | {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
                         type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                         /** @enum {string} */
                         state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
@@ -3363,6 +3413,21 @@ export interface operations {
                         extension?: string | null;
                     };
                     notes?: string | null;
+                } | {
+                    /** @enum {string} */
+                    type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                    /** @description the carrier's service, e.g. FEDEX_2_DAY, Ground, Priority */
+                    service_type?: string;
+                    ship_to_address_attributes: {
+                        name: string;
+                        street_address: string;
+                        extended_address?: string | null;
+                        locality: string;
+                        region: string;
+                        postal_code: string;
+                        /** @enum {string} */
+                        country_code: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
+                    };
                 };
             };
         };
@@ -3436,6 +3501,31 @@ export interface operations {
                             extension: string | null;
                         } | null;
                         notes: string | null;
+                    } | {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
                     };
                 };
             };
@@ -3714,6 +3804,31 @@ export interface operations {
                             primary_ticket_id?: string;
                             verification_id?: string;
                         }[];
+                    } | {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
                     };
                 };
             };
@@ -3992,6 +4107,31 @@ export interface operations {
                             primary_ticket_id?: string;
                             verification_id?: string;
                         }[];
+                    } | {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
                     };
                 };
             };
@@ -5922,7 +6062,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a mailed shipment: where it goes, how, and its tracking */
+            /** @description a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill): where it goes, how, and its tracking */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7005,6 +7145,31 @@ export interface operations {
                                 };
                                 /** @description the shipment version the event left (new_shipment_id) as GET /v9/shipments/:id showed it then; never changed afterwards */
                                 shipment: ({
+                                    id: number;
+                                    /** @description relative path of the shipment: /shipments/<id> */
+                                    url: string;
+                                    /** @enum {string} */
+                                    type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                                    /** @enum {string} */
+                                    state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                                    /** @description the carrier's service, as chosen or as bought */
+                                    service_type: string | null;
+                                    ship_to_name: string | null;
+                                    ship_to_address: {
+                                        id: number;
+                                        label: string | null;
+                                        name: string;
+                                        street_address: string;
+                                        extended_address: string | null;
+                                        locality: string;
+                                        region: string;
+                                        postal_code: string;
+                                        country_code: string;
+                                    } | null;
+                                    tracking_number: string | null;
+                                    /** @description the carrier's latest estimate, when it gave one */
+                                    estimated_delivery_at: string | null;
+                                } | {
                                     id: number;
                                     /** @description relative path of the shipment: /shipments/<id> */
                                     url: string;

@@ -185,9 +185,9 @@ export const getShipment = <ThrowOnError extends boolean = false>(options: Optio
 });
 
 /**
- * Update a shipment: mobile transfer, seller or buyer local pickup
+ * Update a shipment: mobile transfer, seller or buyer local pickup, mailed delivery
  *
- * Rule U1: every successful update replaces the shipment; the answer carries the NEW id, to be used from then on. The old id answers 410 with `replaced_by`. The body is exactly one of the three operations, told apart by its keys. When both parties have given local pickup details the shipment is delivered and the order completed.
+ * Rule U1: every successful update replaces the shipment; the answer carries the NEW id, to be used from then on. The old id answers 410 with `replaced_by`. The body is exactly one of the four operations, told apart by its keys. Mailed delivery: a PO box for FedEx or UPS is 422 `address_refused` naming the field. When both parties have given local pickup details the shipment is delivered and the order completed.
  */
 export const updateShipment = <ThrowOnError extends boolean = false>(options: Options<UpdateShipmentData, ThrowOnError>) => (options.client ?? client).put<UpdateShipmentResponses, UpdateShipmentErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
@@ -202,7 +202,7 @@ export const updateShipment = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Complete a shipment (seller); POST is accepted too
  *
- * The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. `tm_mobile_link` is the legacy name of x_mobile_link.
+ * The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. A mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) is shipped instead: in_transit, its tracking number required (422 otherwise); its delivery scan completes the order. `tm_mobile_link` is the legacy name of x_mobile_link.
  */
 export const completeShipmentWithPost = <ThrowOnError extends boolean = false>(options: Options<CompleteShipmentWithPostData, ThrowOnError>) => (options.client ?? client).post<CompleteShipmentWithPostResponses, CompleteShipmentWithPostErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
@@ -217,7 +217,7 @@ export const completeShipmentWithPost = <ThrowOnError extends boolean = false>(o
 /**
  * Complete a shipment (seller); POST is accepted too
  *
- * The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. `tm_mobile_link` is the legacy name of x_mobile_link.
+ * The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. A mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) is shipped instead: in_transit, its tracking number required (422 otherwise); its delivery scan completes the order. `tm_mobile_link` is the legacy name of x_mobile_link.
  */
 export const completeShipment = <ThrowOnError extends boolean = false>(options: Options<CompleteShipmentData, ThrowOnError>) => (options.client ?? client).put<CompleteShipmentResponses, CompleteShipmentErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],

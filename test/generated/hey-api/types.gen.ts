@@ -855,6 +855,35 @@ export type GetOrderResponses = {
              * relative path of the shipment: /shipments/<id>
              */
             url: string;
+            type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+            state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+            /**
+             * the carrier's service, as chosen or as bought
+             */
+            service_type: string | null;
+            ship_to_name: string | null;
+            ship_to_address: {
+                id: number;
+                label: string | null;
+                name: string;
+                street_address: string;
+                extended_address: string | null;
+                locality: string;
+                region: string;
+                postal_code: string;
+                country_code: string;
+            } | null;
+            tracking_number: string | null;
+            /**
+             * the carrier's latest estimate, when it gave one
+             */
+            estimated_delivery_at: string | null;
+        } | {
+            id: number;
+            /**
+             * relative path of the shipment: /shipments/<id>
+             */
+            url: string;
             type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
             state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
             /**
@@ -1109,6 +1138,35 @@ export type GetShipmentResponses = {
          * relative path of the shipment: /shipments/<id>
          */
         url: string;
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+        /**
+         * the carrier's service, as chosen or as bought
+         */
+        service_type: string | null;
+        ship_to_name: string | null;
+        ship_to_address: {
+            id: number;
+            label: string | null;
+            name: string;
+            street_address: string;
+            extended_address: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: string;
+        } | null;
+        tracking_number: string | null;
+        /**
+         * the carrier's latest estimate, when it gave one
+         */
+        estimated_delivery_at: string | null;
+    } | {
+        id: number;
+        /**
+         * relative path of the shipment: /shipments/<id>
+         */
+        url: string;
         type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
         state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
         /**
@@ -1211,6 +1269,21 @@ export type UpdateShipmentData = {
             extension?: string | null;
         };
         notes?: string | null;
+    } | {
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        /**
+         * the carrier's service, e.g. FEDEX_2_DAY, Ground, Priority
+         */
+        service_type?: string;
+        ship_to_address_attributes: {
+            name: string;
+            street_address: string;
+            extended_address?: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: 'AD' | 'AE' | 'AF' | 'AG' | 'AI' | 'AL' | 'AM' | 'AO' | 'AQ' | 'AR' | 'AS' | 'AT' | 'AU' | 'AW' | 'AX' | 'AZ' | 'BA' | 'BB' | 'BD' | 'BE' | 'BF' | 'BG' | 'BH' | 'BI' | 'BJ' | 'BL' | 'BM' | 'BN' | 'BO' | 'BQ' | 'BR' | 'BS' | 'BT' | 'BV' | 'BW' | 'BY' | 'BZ' | 'CA' | 'CC' | 'CD' | 'CF' | 'CG' | 'CH' | 'CI' | 'CK' | 'CL' | 'CM' | 'CN' | 'CO' | 'CR' | 'CU' | 'CV' | 'CW' | 'CX' | 'CY' | 'CZ' | 'DE' | 'DJ' | 'DK' | 'DM' | 'DO' | 'DZ' | 'EC' | 'EE' | 'EG' | 'EH' | 'ER' | 'ES' | 'ET' | 'FI' | 'FJ' | 'FK' | 'FM' | 'FO' | 'FR' | 'GA' | 'GB' | 'GD' | 'GE' | 'GF' | 'GG' | 'GH' | 'GI' | 'GL' | 'GM' | 'GN' | 'GP' | 'GQ' | 'GR' | 'GS' | 'GT' | 'GU' | 'GW' | 'GY' | 'HK' | 'HM' | 'HN' | 'HR' | 'HT' | 'HU' | 'ID' | 'IE' | 'IL' | 'IM' | 'IN' | 'IO' | 'IQ' | 'IR' | 'IS' | 'IT' | 'JE' | 'JM' | 'JO' | 'JP' | 'KE' | 'KG' | 'KH' | 'KI' | 'KM' | 'KN' | 'KP' | 'KR' | 'KW' | 'KY' | 'KZ' | 'LA' | 'LB' | 'LC' | 'LI' | 'LK' | 'LR' | 'LS' | 'LT' | 'LU' | 'LV' | 'LY' | 'MA' | 'MC' | 'MD' | 'ME' | 'MF' | 'MG' | 'MH' | 'MK' | 'ML' | 'MM' | 'MN' | 'MO' | 'MP' | 'MQ' | 'MR' | 'MS' | 'MT' | 'MU' | 'MV' | 'MW' | 'MX' | 'MY' | 'MZ' | 'NA' | 'NC' | 'NE' | 'NF' | 'NG' | 'NI' | 'NL' | 'NO' | 'NP' | 'NR' | 'NU' | 'NZ' | 'OM' | 'PA' | 'PE' | 'PF' | 'PG' | 'PH' | 'PK' | 'PL' | 'PM' | 'PN' | 'PR' | 'PS' | 'PT' | 'PW' | 'PY' | 'QA' | 'RE' | 'RO' | 'RS' | 'RU' | 'RW' | 'SA' | 'SB' | 'SC' | 'SD' | 'SE' | 'SG' | 'SH' | 'SI' | 'SJ' | 'SK' | 'SL' | 'SM' | 'SN' | 'SO' | 'SR' | 'SS' | 'ST' | 'SV' | 'SX' | 'SY' | 'SZ' | 'TC' | 'TD' | 'TF' | 'TG' | 'TH' | 'TJ' | 'TK' | 'TL' | 'TM' | 'TN' | 'TO' | 'TR' | 'TT' | 'TV' | 'TW' | 'TZ' | 'UA' | 'UG' | 'UM' | 'US' | 'UY' | 'UZ' | 'VA' | 'VC' | 'VE' | 'VG' | 'VI' | 'VN' | 'VU' | 'WF' | 'WS' | 'YE' | 'YT' | 'ZA' | 'ZM' | 'ZW';
+        };
     };
     headers?: {
         /**
@@ -1354,6 +1427,35 @@ export type UpdateShipmentResponses = {
             extension: string | null;
         } | null;
         notes: string | null;
+    } | {
+        id: number;
+        /**
+         * relative path of the shipment: /shipments/<id>
+         */
+        url: string;
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+        /**
+         * the carrier's service, as chosen or as bought
+         */
+        service_type: string | null;
+        ship_to_name: string | null;
+        ship_to_address: {
+            id: number;
+            label: string | null;
+            name: string;
+            street_address: string;
+            extended_address: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: string;
+        } | null;
+        tracking_number: string | null;
+        /**
+         * the carrier's latest estimate, when it gave one
+         */
+        estimated_delivery_at: string | null;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -1487,6 +1589,35 @@ export type CompleteShipmentWithPostResponses = {
             primary_ticket_id?: string;
             verification_id?: string;
         }>;
+    } | {
+        id: number;
+        /**
+         * relative path of the shipment: /shipments/<id>
+         */
+        url: string;
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+        /**
+         * the carrier's service, as chosen or as bought
+         */
+        service_type: string | null;
+        ship_to_name: string | null;
+        ship_to_address: {
+            id: number;
+            label: string | null;
+            name: string;
+            street_address: string;
+            extended_address: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: string;
+        } | null;
+        tracking_number: string | null;
+        /**
+         * the carrier's latest estimate, when it gave one
+         */
+        estimated_delivery_at: string | null;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -1620,6 +1751,35 @@ export type CompleteShipmentResponses = {
             primary_ticket_id?: string;
             verification_id?: string;
         }>;
+    } | {
+        id: number;
+        /**
+         * relative path of the shipment: /shipments/<id>
+         */
+        url: string;
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+        /**
+         * the carrier's service, as chosen or as bought
+         */
+        service_type: string | null;
+        ship_to_name: string | null;
+        ship_to_address: {
+            id: number;
+            label: string | null;
+            name: string;
+            street_address: string;
+            extended_address: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: string;
+        } | null;
+        tracking_number: string | null;
+        /**
+         * the carrier's latest estimate, when it gave one
+         */
+        estimated_delivery_at: string | null;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -2538,7 +2698,7 @@ export type SetTrackingNumberError = SetTrackingNumberErrors[keyof SetTrackingNu
 
 export type SetTrackingNumberResponses = {
     /**
-     * a mailed shipment: where it goes, how, and its tracking
+     * a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill): where it goes, how, and its tracking
      */
     200: {
         id: number;
@@ -3163,6 +3323,35 @@ export type ListEventsResponses = {
                  * the shipment version the event left (new_shipment_id) as GET /v9/shipments/:id showed it then; never changed afterwards
                  */
                 shipment: {
+                    id: number;
+                    /**
+                     * relative path of the shipment: /shipments/<id>
+                     */
+                    url: string;
+                    type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+                    state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+                    /**
+                     * the carrier's service, as chosen or as bought
+                     */
+                    service_type: string | null;
+                    ship_to_name: string | null;
+                    ship_to_address: {
+                        id: number;
+                        label: string | null;
+                        name: string;
+                        street_address: string;
+                        extended_address: string | null;
+                        locality: string;
+                        region: string;
+                        postal_code: string;
+                        country_code: string;
+                    } | null;
+                    tracking_number: string | null;
+                    /**
+                     * the carrier's latest estimate, when it gave one
+                     */
+                    estimated_delivery_at: string | null;
+                } | {
                     id: number;
                     /**
                      * relative path of the shipment: /shipments/<id>

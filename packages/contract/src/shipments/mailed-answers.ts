@@ -1,22 +1,10 @@
 import { z } from 'zod';
-import { MAILED_TYPES, SHIPMENT_STATES, TRACKING_STATUSES } from './shipment-types.ts';
-import { address, id, instant, url } from './shipment-answers.ts';
+import { SHIPMENT_STATES, TRACKING_STATUSES } from './shipment-types.ts';
+import { id, instant, mailedShipment } from './shipment-answers.ts';
 
 // The answers about mailed shipments (docs/API.md §Mailed tickets).
 
-export const mailedShipment = z
-  .strictObject({
-    id,
-    url,
-    type: z.enum(MAILED_TYPES),
-    state: z.enum(SHIPMENT_STATES),
-    service_type: z.string().nullable().describe("the carrier's service, as chosen or as bought"),
-    ship_to_name: z.string().nullable(),
-    ship_to_address: address.nullable(),
-    tracking_number: z.string().nullable(),
-    estimated_delivery_at: instant.nullable().describe("the carrier's latest estimate, when it gave one"),
-  })
-  .describe('a mailed shipment: where it goes, how, and its tracking');
+export { mailedShipment };
 
 export const airbillAnswer = mailedShipment
   .extend({
