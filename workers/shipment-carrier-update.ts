@@ -1,5 +1,6 @@
 import { carrierUpdateCommand, parseOrThrow } from '@fulfil/contract';
-import { takeCarrierEvent } from '../src/db/sql/mailed-shipment.ts';
+import { appendOrderEvent } from '../src/db/sql/append-order-event.ts';
+import { setEstimate, takeCarrierEvent } from '../src/db/sql/mailed-shipment.ts';
 import { storeResult } from '../src/db/sql/store-result.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { applyTracking } from '../src/domain/tracking-moves.ts';
@@ -53,6 +54,28 @@ export default defineHandler({
         shipment = outcome.shipment;
         if (outcome.recorded) recorded++;
         completed ||= outcome.completed;
+      }
+    }
+    // shipment.at_risk: the carrier now expects the envelope after the order's deadline (it did not before).
+    if (first && payload.estimated_delivery_at && !['delivered', 'canceled', 'returned'].includes(shipment.state)) {
+      const estimate = new Date(payload.estimated_delivery_at);
+      const before = opening.estimatedDeliveryAt;
+      const { deliverBy } = await setEstimate(tx, shipment.id, estimate);
+      const late = (d: Date | null) => d !== null && deliverBy !== null && d.getTime() > deliverBy.getTime();
+      if (late(estimate) && !late(before)) {
+        await appendOrderEvent(tx, {
+          orderId: order.id,
+          kind: 'at_risk',
+          shipmentId: shipment.id,
+          from: { type: shipment.type, state: shipment.state },
+          to: { type: shipment.type, state: shipment.state },
+          details: {
+            estimated_delivery_at: estimate.toISOString(),
+            deliver_by: deliverBy!.toISOString(),
+            tracking_number: shipment.trackingNumber,
+          },
+          actor: { type: 'system', reason: 'carrier_estimate' },
+        });
       }
     }
     const body = { recorded, state: shipment.state };

@@ -434,9 +434,24 @@ describe('mailed tickets', () => {
 
     // The real one moves it; the seller's own tracking events stay theirs.
     // An event id is taken once across shipments: the first test's late copy used this one's.
-    const ok = await webhook(body.replace('evt_intransit', 'evt_secondone'));
+    // The order's deadline lies before the carrier's estimate: shipment.at_risk, once.
+    const deliverBy = new Date(Date.now() + 5 * 86_400_000).toISOString();
+    const estimate = new Date(Date.now() + 10 * 86_400_000).toISOString();
+    await sql()`update orders set deliver_by = ${deliverBy} where id = ${orderId}`;
+    const late = body
+      .replace('evt_intransit', 'evt_secondone')
+      .replace('"est_delivery_date": "2026-11-22T18:00:00Z"', `"est_delivery_date": "${estimate}"`);
+    const ok = await webhook(late);
     expect(ok.status).toBe(200);
     expect(await state(orderId)).toMatchObject({ shipment: 'in_transit', scans: 1 });
+    expect((await webhook(late.replace('evt_secondone', 'evt_thirdone0'))).status).toBe(200);
+    const history = (await call(BUYER, 'GET', `/v9/orders/${orderId}/events`)).body.events;
+    expect(history.map((e: any) => e.kind)).toEqual(['created', 'updated', 'airbill_created', 'in_transit', 'at_risk']);
+    expect(history.at(-1)).toMatchObject({
+      actor: { type: 'system', reason: 'carrier_estimate' },
+      details: { estimated_delivery_at: new Date(estimate).toISOString(), deliver_by: deliverBy },
+    });
+    expect((await call(BUYER, 'GET', `/v9/shipments/${id}`)).body.estimated_delivery_at).toBe(new Date(estimate).toISOString());
     await retireTracking(id);
   });
 

@@ -207,3 +207,13 @@ export async function setLabelFacts(tx: Pick<SqlTx, 'rows'>, s: ShipmentRow): Pr
   );
   if (rows.length !== 1) throw new Error(`shipment ${s.id} was not live under its order's lock`);
 }
+
+/** The carrier's latest estimate on the live shipment; the order's deadline, to compare it with. */
+export async function setEstimate(tx: Pick<SqlTx, 'rows'>, shipmentId: number, estimate: Date): Promise<{ deliverBy: Date | null }> {
+  const [row] = await tx.rows<{ deliverBy: string | Date | null }>(
+    `with s as (update shipments set estimated_delivery_at = $2::timestamptz where id = $1::bigint and replaced_by is null returning order_id)
+     select o.deliver_by as "deliverBy" from orders o join s on o.id = s.order_id`,
+    [shipmentId, estimate.toISOString()],
+  );
+  return { deliverBy: row?.deliverBy ? new Date(row.deliverBy) : null };
+}
