@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FulfilmentClient } from '../../src/index.ts';
+import { fireTimer } from '../../src/timers/fire-timer.ts';
 import { apiClient } from '../support/api.ts';
 import { easypostSignature, recordedText, startEasyPostStub } from '../support/easypost-stub.ts';
 import { baseFixture, BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
@@ -495,5 +496,22 @@ describe('mailed tickets', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('the deadline: a mailed shipment in transit with an on-time estimate is not overdue; with a late one it is', async () => {
+    const { orderId, id } = await mailed('UPS');
+    expect((await call(SELLER, 'PUT', `/v9/shipments/${id}/tracking`, { tracking_number: UPS })).status).toBe(200);
+    expect((await call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, {})).body.state).toBe('in_transit');
+    const deliverBy = new Date(Date.now() - 60_000);
+    await sql()`update orders set deliver_by = ${deliverBy.toISOString()}, due_soon_at = ${deliverBy.toISOString()} where id = ${orderId}`;
+    await sql()`update shipments set estimated_delivery_at = ${new Date(deliverBy.getTime() - 3_600_000).toISOString()} where id = ${id}`;
+    expect(await fireTimer(t.db.database, orderId, 'overdue')).toEqual({ kind: 'on_time_in_transit' });
+    const overdue = async () =>
+      (await sql()`select count(*)::int as n from shipment_events where order_id = ${orderId} and kind = 'overdue'`)[0]!.n;
+    expect(await overdue()).toBe(0);
+    await sql()`update shipments set estimated_delivery_at = ${new Date(Date.now() + 86_400_000).toISOString()} where id = ${id}`;
+    expect(['fired', 'already_fired']).toContain((await fireTimer(t.db.database, orderId, 'overdue')).kind);
+    expect(await overdue()).toBe(1);
+    await retireTracking(id);
   });
 });
