@@ -636,6 +636,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/carriers/easypost/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * EasyPost's tracker webhooks (for EasyPost only)
+         * @description Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the mailed shipment by its tracking code and each scan stored once; a retried event changes nothing; a scan never moves a delivered shipment back. An event about an unknown tracking code is answered 200 and kept without effect.
+         */
+        post: operations["receiveEasyPostEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/eticket_downloads/{token}": {
         parameters: {
             query?: never;
@@ -8743,6 +8763,110 @@ export interface operations {
                      *         {
                      *           "code": "rate_limited",
                      *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    receiveEasyPostEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description taken (or ignored, with the reason) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        taken: boolean;
+                        shipment_id: number | null;
+                        /** @description scans stored by this call (null: still being recorded) */
+                        recorded: number | null;
+                        /** @description why the event changed nothing */
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: expected a positive integer",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
                      *         }
                      *       ]
                      *     }

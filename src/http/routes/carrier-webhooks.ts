@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { NotFound } from '@fulfil/contract';
 import type { CarrierAdapter } from '../../carriers/carrier-adapter.ts';
 import type { SqlRunner } from '../../db/database.ts';
 import { takeCarrierWebhook } from '../../domain/carrier-webhook.ts';
@@ -9,7 +10,7 @@ import { EASYPOST_WEBHOOK_DOC } from './mailed-shipments.docs.ts';
 export interface CarrierWebhookRouteDeps {
   database: SqlRunner;
   dispatcher: Dispatch;
-  /** The EasyPost adapter when EASYPOST_WEBHOOK_SECRET is set; absent, the route is not mounted (404). */
+  /** The EasyPost adapter when EASYPOST_WEBHOOK_SECRET is set; absent, the route answers 404. */
   easypost?: CarrierAdapter | undefined;
 }
 
@@ -20,10 +21,10 @@ export interface CarrierWebhookRouteDeps {
 export function carrierWebhookRoutes(deps: CarrierWebhookRouteDeps) {
   return async (scope: FastifyInstance) => {
     const carrier = deps.easypost;
-    if (!carrier) return;
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 4 * BODY_LIMIT }, (_request, body, done) => done(null, body));
     scope.post('/carriers/easypost/events', { schema: EASYPOST_WEBHOOK_DOC }, async (request, reply) => {
+      if (!carrier) throw new NotFound('no EasyPost webhook secret is configured (EASYPOST_WEBHOOK_SECRET)');
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const outcome = await takeCarrierWebhook({ ...deps, carrier }, raw, request.headers);
       request.log.info({ carrierEvent: outcome }, 'carrier webhook taken');

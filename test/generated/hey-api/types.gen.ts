@@ -4166,6 +4166,54 @@ export type PingWebhookEndpointResponses = {
 
 export type PingWebhookEndpointResponse = PingWebhookEndpointResponses[keyof PingWebhookEndpointResponses];
 
+export type ReceiveEasyPostEventData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/carriers/easypost/events';
+};
+
+export type ReceiveEasyPostEventErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ReceiveEasyPostEventError = ReceiveEasyPostEventErrors[keyof ReceiveEasyPostEventErrors];
+
+export type ReceiveEasyPostEventResponses = {
+    /**
+     * taken (or ignored, with the reason)
+     */
+    200: {
+        taken: boolean;
+        shipment_id: number | null;
+        /**
+         * scans stored by this call (null: still being recorded)
+         */
+        recorded: number | null;
+        /**
+         * why the event changed nothing
+         */
+        reason: string | null;
+    };
+};
+
+export type ReceiveEasyPostEventResponse = ReceiveEasyPostEventResponses[keyof ReceiveEasyPostEventResponses];
+
 export type DownloadEticketByLinkData = {
     body?: never;
     path: {
