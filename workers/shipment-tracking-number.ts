@@ -42,7 +42,7 @@ export default defineHandler({
         'tracking_number',
       );
     }
-    const next = { ...shipment, trackingNumber: payload.tracking_number, carrierTrackerId: null };
+    const next = { ...shipment, trackingNumber: payload.tracking_number, carrierTrackerId: payload.tracker_id ?? null };
     const body = mailedShipmentJson(next, contacts);
     await moveMailedShipment(tx, {
       old: shipment,

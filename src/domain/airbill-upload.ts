@@ -10,14 +10,16 @@ import {
   parseOrThrow,
   ShipmentReplaced,
   type AddressAttributes,
+  trackingNumberBody,
   type AirbillCommand,
+  type TrackingNumberCommand,
 } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
 import { fileSetsOf } from '../db/sql/file-sets.ts';
 import { PayloadTooLarge } from '../http-errors.ts';
 import { CarrierFailure, type CarrierAdapter } from '../carriers/carrier-adapter.ts';
 import { checkAndStorePdf, type UploadDeps } from './file-upload.ts';
-import { assertTrackingFits } from './tracking-numbers.ts';
+import { assertTrackingFits, detectTrackingNumber } from './tracking-numbers.ts';
 
 export interface AirbillDeps extends UploadDeps {
   /** The carrier account; absent or unable to buy (no EASYPOST_API_KEY): labels are uploaded. */
@@ -163,4 +165,34 @@ export async function prepareAirbill(deps: AirbillDeps, shipmentId: number, brok
       rate: label.rate,
     },
   };
+}
+
+/**
+ * PUT /v9/shipments/:id/tracking before its command: with a carrier account, the number is
+ * registered as a tracker, so the carrier's scans come by webhook and decide delivery (D-112).
+ * Registration is best effort: should EasyPost refuse or not answer, the number is still set and
+ * the seller's tracking events count (the log says why).
+ */
+export async function prepareTrackingNumber(
+  deps: AirbillDeps & { log?: { warn(detail: object, message: string): void } },
+  shipmentId: number,
+  brokerageId: number,
+  body: unknown,
+): Promise<TrackingNumberCommand> {
+  const { tracking_number } = parseOrThrow(trackingNumberBody, body ?? {});
+  const command: TrackingNumberCommand = { shipment_id: shipmentId, tracking_number };
+  const carrier = deps.carrier;
+  if (!carrier?.canBuy) return command;
+  const s = await standing(deps.database, shipmentId, brokerageId);
+  if (s.role !== 'seller' || !isMailedType(s.type) || s.state !== 'pending' || s.trackingNumber === tracking_number) return command;
+  assertTrackingFits(s.type, tracking_number);
+  const detected = detectTrackingNumber(tracking_number).carrier;
+  try {
+    const { trackerId } = await carrier.registerTracker(tracking_number, detected ?? s.type);
+    return { ...command, tracker_id: trackerId };
+  } catch (err) {
+    if (!(err instanceof CarrierFailure)) throw err;
+    deps.log?.warn({ shipmentId, err: err.message }, 'tracker not registered: the seller reports tracking events');
+    return command;
+  }
 }

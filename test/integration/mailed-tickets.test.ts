@@ -410,11 +410,30 @@ describe('mailed tickets', () => {
     expect(await state(orderId)).toEqual(before);
     expect((await call(SELLER, 'GET', `/v9/shipments/${id}/tracking_events`)).body.tracking_events).toEqual([]);
     expect((await download(SELLER, id)).status).toBe(404);
+
+    // A tracker EasyPost will not register leaves the number set, tracked by the seller's reports.
+    try {
+      stub.setMode('error');
+      const set = await call(SELLER, 'PUT', `/v9/shipments/${id}/tracking`, { tracking_number: UPS });
+      expect(set.status).toBe(200);
+    } finally {
+      stub.setMode('ok');
+    }
+    const [row] = await sql()`select tracking_number as n, carrier_tracker_id as t from shipments where id = ${id}`;
+    expect(row).toEqual({ n: UPS, t: null });
+    await retireTracking(id);
   });
 
   it('webhooks: a bad or missing signature is 401; an unknown tracking code is kept without effect', async () => {
     const { orderId, id } = await mailed('UPS');
+    const trackers = stub.calls.filter((c) => c.path === '/v2/trackers').length;
     expect((await call(SELLER, 'PUT', `/v9/shipments/${id}/tracking`, { tracking_number: UPS })).status).toBe(200);
+    // With a carrier account the number is registered as a tracker: its scans, not the seller's word, deliver it.
+    const registered = stub.calls.filter((c) => c.path === '/v2/trackers');
+    expect(registered).toHaveLength(trackers + 1);
+    expect(registered.at(-1)!.body).toEqual({ tracker: { tracking_code: UPS, carrier: 'UPS' } });
+    const [tracked] = await sql()`select carrier_tracker_id as t from shipments where id = ${id}`;
+    expect(tracked!.t).toBe('trk_0000000000000000000000000000001');
     const before = await state(orderId);
     const body = recordedText('tracker-updated-in-transit.json');
     expect((await webhook(body, null)).status).toBe(401);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { MAX_UPLOAD_REQUEST_BYTES, parseId, parseOrThrow, trackingEventBody, trackingNumberBody } from '@fulfil/contract';
+import { MAX_UPLOAD_REQUEST_BYTES, parseId, parseOrThrow, trackingEventBody } from '@fulfil/contract';
 import { callerOf } from '../../auth/caller.ts';
-import { prepareAirbill, type AirbillDeps } from '../../domain/airbill-upload.ts';
+import { prepareAirbill, prepareTrackingNumber, type AirbillDeps } from '../../domain/airbill-upload.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { listTrackingEvents, readAirbill } from '../../read/mailed-shipment.ts';
 import { sendCommand } from '../send-command.ts';
@@ -44,8 +44,8 @@ export function mailedShipmentRoutes(v9: FastifyInstance, deps: MailedRouteDeps)
 
   v9.put<{ Params: { id: string } }>('/shipments/:id/tracking', { schema: DOCS.setTracking }, async (request, reply) => {
     const shipmentId = parseId(request.params.id, 'id');
-    const body = parseOrThrow(trackingNumberBody, request.body ?? {});
-    return sendCommand(deps, request, reply, 'shipment.tracking_number', { shipment_id: shipmentId, ...body });
+    const command = await prepareTrackingNumber({ ...deps, log: request.log }, shipmentId, callerOf(request).brokerageId, request.body);
+    return sendCommand(deps, request, reply, 'shipment.tracking_number', command);
   });
 
   v9.post<{ Params: { id: string } }>('/shipments/:id/tracking_events', { schema: DOCS.addTrackingEvent }, async (request, reply) => {

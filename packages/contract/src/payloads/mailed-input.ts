@@ -58,7 +58,12 @@ export const trackingNumber = textOfAtMost(64, z.string().min(1, 'must not be em
 
 /** Body of PUT /v9/shipments/:id/tracking. */
 export const trackingNumberBody = z.strictObject({ tracking_number: trackingNumber });
-export const trackingNumberCommand = z.strictObject({ shipment_id: positiveId, tracking_number: z.string().min(1).max(64) });
+export const trackingNumberCommand = z.strictObject({
+  shipment_id: positiveId,
+  tracking_number: z.string().min(1).max(64),
+  /** The carrier account's tracker registered for it (its scans then deliver the shipment); absent without an account. */
+  tracker_id: z.string().min(1).max(128).optional(),
+});
 export type TrackingNumberCommand = z.output<typeof trackingNumberCommand>;
 
 const isoInstant = z.iso.datetime({
