@@ -130,11 +130,11 @@ describe('mailed tickets', () => {
       type: 'UPS',
       state: 'pending',
       tracking_number: UPS,
-      service_type: '2ndDayAir',
+      service_type: 'NextDayAir',
       airbill: { url: `/v9/shipments/${id}/airbill`, source: 'purchased', uploaded_by: 'seller', pages: 1 },
-      purchase: { provider: 'easypost', service: '2ndDayAir', rate: '21.30' },
+      purchase: { provider: 'easypost', service: 'NextDayAir', rate: '48.10', reason: 'the order has no deliver_by: the fastest' },
     });
-    expect(bought.body.purchase.reason).toMatch(/fastest|before deliver_by/);
+    expect(stub.calls.find((c) => c.path.endsWith('/buy'))!.body).toEqual({ rate: { id: 'rate_nextday000000000000000000000001' } });
     const create = stub.calls.find((c) => c.path === '/v2/shipments')!;
     expect(create.body).toMatchObject({
       shipment: {
@@ -237,7 +237,7 @@ describe('mailed tickets', () => {
     };
     const cli = await runCli(['shipments', 'tracking', String(id)], env);
     expect(cli.code, cli.text).toBe(0);
-    expect(cli.lines[0]).toBe(`shipment ${id}: UPS delivered (2ndDayAir)`);
+    expect(cli.lines[0]).toBe(`shipment ${id}: UPS delivered (NextDayAir)`);
     expect(cli.lines[1]).toMatch(new RegExp(`^tracking number: ${UPS}  https://\\S+${UPS}`));
     expect(cli.lines.filter((l) => /^2026-/.test(l)).map((l) => l.split(/\s+/).slice(1, 3).join(' '))).toEqual([
       'in_transit carrier',

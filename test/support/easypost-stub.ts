@@ -35,7 +35,14 @@ export async function startEasyPostStub() {
       if (mode === 'hang') return void hanging.push(res);
       if (mode === 'error') return json(422, recorded('error-address.json'));
       if (req.method === 'POST' && path === '/v2/shipments') return json(201, recorded('shipment-created.json'));
-      if (req.method === 'POST' && /^\/v2\/shipments\/shp_\w+\/buy$/.test(path)) return json(200, recorded('shipment-bought.json', base));
+      if (req.method === 'POST' && /^\/v2\/shipments\/shp_\w+\/buy$/.test(path)) {
+        // The label of the rate asked for, as EasyPost answers a purchase.
+        const rateId = (JSON.parse(text) as { rate?: { id?: string } }).rate?.id;
+        const rate = (recorded('shipment-created.json').rates as { id: string }[]).find((r) => r.id === rateId);
+        if (!rate)
+          return json(422, { error: { code: 'SHIPMENT.RATE.INVALID', message: `No rate ${rateId} on this shipment.`, errors: [] } });
+        return json(200, { ...recorded('shipment-bought.json', base), selected_rate: rate });
+      }
       if (req.method === 'POST' && path === '/v2/trackers') return json(201, recorded('shipment-bought.json').tracker);
       json(404, { error: { code: 'NOT_FOUND', message: 'The requested resource could not be found.', errors: [] } });
     });
