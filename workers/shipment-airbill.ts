@@ -56,7 +56,7 @@ export default defineHandler({
       ...shipment,
       trackingNumber: payload.tracking_number,
       carrierLabelId: p?.label_id ?? null,
-      carrierTrackerId: p?.tracker_id ?? null,
+      carrierTrackerId: p?.tracker_id ?? payload.tracker_id ?? null,
       serviceType: p?.service ?? shipment.serviceType,
       estimatedDeliveryAt: p?.estimated_delivery_at ? new Date(p.estimated_delivery_at) : null,
     };

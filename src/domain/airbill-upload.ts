@@ -79,7 +79,12 @@ async function standing(db: SqlRunner, shipmentId: number, brokerageId: number):
  * The refusals the command would give come first, so a refused call buys nothing. An EasyPost
  * error or timeout is 502 with what EasyPost said, and nothing changes.
  */
-export async function prepareAirbill(deps: AirbillDeps, shipmentId: number, brokerageId: number, body: unknown): Promise<AirbillCommand> {
+export async function prepareAirbill(
+  deps: AirbillDeps & { log?: { warn(detail: object, message: string): void } },
+  shipmentId: number,
+  brokerageId: number,
+  body: unknown,
+): Promise<AirbillCommand> {
   const text = (body as { airbill?: unknown } | null)?.airbill;
   if (typeof text === 'string' && Math.floor((text.length * 3) / 4) > MAX_FILE_BYTES + 2) {
     throw new PayloadTooLarge(`airbill: a file may be at most ${MAX_FILE_BYTES} bytes (10 MiB)`);
@@ -98,7 +103,14 @@ export async function prepareAirbill(deps: AirbillDeps, shipmentId: number, brok
   if ('airbill' in parsed) {
     assertTrackingFits(s.type, parsed.tracking_number);
     const { sha256 } = await checkAndStorePdf(deps, parsed.airbill, 'airbill');
-    return { shipment_id: shipmentId, by: giver, sha256, tracking_number: parsed.tracking_number };
+    const trackerId = await registerBestEffort(deps, shipmentId, parsed.tracking_number, s.type);
+    return {
+      shipment_id: shipmentId,
+      by: giver,
+      sha256,
+      tracking_number: parsed.tracking_number,
+      ...(trackerId ? { tracker_id: trackerId } : {}),
+    };
   }
 
   if (s.type === 'ProvidedAirbill') {
@@ -186,13 +198,24 @@ export async function prepareTrackingNumber(
   const s = await standing(deps.database, shipmentId, brokerageId);
   if (s.role !== 'seller' || !isMailedType(s.type) || s.state !== 'pending' || s.trackingNumber === tracking_number) return command;
   assertTrackingFits(s.type, tracking_number);
-  const detected = detectTrackingNumber(tracking_number).carrier;
+  const trackerId = await registerBestEffort(deps, shipmentId, tracking_number, s.type);
+  return trackerId ? { ...command, tracker_id: trackerId } : command;
+}
+
+/** The number as a tracker of the carrier account, when there is one; undefined when none or EasyPost refused (logged). */
+async function registerBestEffort(
+  deps: AirbillDeps & { log?: { warn(detail: object, message: string): void } },
+  shipmentId: number,
+  trackingNumber: string,
+  type: string,
+): Promise<string | undefined> {
+  if (!deps.carrier?.canBuy) return undefined;
   try {
-    const { trackerId } = await carrier.registerTracker(tracking_number, detected ?? s.type);
-    return { ...command, tracker_id: trackerId };
+    const { trackerId } = await deps.carrier.registerTracker(trackingNumber, detectTrackingNumber(trackingNumber).carrier ?? type);
+    return trackerId;
   } catch (err) {
     if (!(err instanceof CarrierFailure)) throw err;
     deps.log?.warn({ shipmentId, err: err.message }, 'tracker not registered: the seller reports tracking events');
-    return command;
+    return undefined;
   }
 }

@@ -55,7 +55,8 @@ export async function applyTracking(
   event: EventWho,
   extra: Partial<Pick<ShipmentRow, 'estimatedDeliveryAt' | 'carrierTrackerId'>> = {},
 ): Promise<TrackingOutcome> {
-  const sellerClaim = t.source === 'seller' && shipment.carrierTrackerId !== null && t.status === 'delivered';
+  // Carrier-tracked: the label was bought through the carrier account, whose tracker will scan it.
+  const sellerClaim = t.source === 'seller' && shipment.carrierLabelId !== null && t.status === 'delivered';
   const recorded = await recordTrackingEvent(tx, {
     orderId: order.id,
     shipmentId: shipment.id,

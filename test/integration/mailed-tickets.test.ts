@@ -263,6 +263,8 @@ describe('mailed tickets', () => {
       purchase: null,
     });
     expect((await download(BUYER, id)).bytes.equals(pdf)).toBe(true);
+    // The account registers the uploaded label's number as a tracker; the seller's events still count (D-119).
+    expect((await sql()`select carrier_tracker_id as t from shipments where id = ${id}`)[0]!.t).toMatch(/^trk_/);
 
     expect((await call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, {})).body.state).toBe('in_transit');
     const at = (h: number) => new Date(Date.UTC(2026, 10, 21, h)).toISOString();

@@ -20,7 +20,7 @@ export function mailedShipmentRoutes(v9: FastifyInstance, deps: MailedRouteDeps)
 
   v9.post<{ Params: { id: string } }>('/shipments/:id/airbill', { ...upload, schema: DOCS.giveAirbill }, async (request, reply) => {
     const shipmentId = parseId(request.params.id, 'id');
-    const command = await prepareAirbill(deps, shipmentId, callerOf(request).brokerageId, request.body);
+    const command = await prepareAirbill({ ...deps, log: request.log }, shipmentId, callerOf(request).brokerageId, request.body);
     if (command.purchase && command.purchase.reason !== 'bought before') {
       request.log.info(
         { shipmentId, labelId: command.purchase.label_id, service: command.purchase.service },

@@ -104,6 +104,8 @@ export const airbillCommand = z.strictObject({
   by: z.enum(['seller', 'buyer']),
   sha256,
   tracking_number: z.string().min(1).max(64),
+  /** An uploaded label's number registered as the carrier account's tracker (best effort, D-119). */
+  tracker_id: z.string().min(1).max(128).optional(),
   /** Bought through the carrier account: its label, its tracker, the service it chose and why. */
   purchase: z
     .strictObject({
