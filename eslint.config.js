@@ -14,7 +14,7 @@ const LAYERS = [
   { name: 'the machines', files: ['machines/**'] },
   // The process's own plumbing: configuration, logger, errors, private files.
   { name: 'the base modules', files: ['src/!(service|index).ts'] },
-  { name: 'the stores', files: ['src/@(db|redis|files)/**'] },
+  { name: 'the stores', files: ['src/@(db|redis|files|carriers)/**'] },
   { name: 'the domain', files: ['src/@(domain|events|read|inventory|webhooks|auth|commands|queues|telemetry|timers)/**'] },
   { name: 'the workers, HTTP and operator pages', files: ['workers/**', 'src/@(http|ops)/**'] },
   { name: 'the composition root', files: ['src/service/**', 'src/@(service|index).ts'] },

@@ -47,6 +47,14 @@ CREATE TABLE public.brokerages (
     name text NOT NULL
 );
 
+CREATE TABLE public.carrier_events (
+    provider text NOT NULL,
+    event_id text NOT NULL,
+    tracking_code text,
+    outcome text NOT NULL,
+    received_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 CREATE TABLE public.commands (
     id text NOT NULL,
     name text NOT NULL,
@@ -397,7 +405,13 @@ CREATE TABLE public.shipments (
     pickup_instructions text,
     notes text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    delivered_at timestamp with time zone
+    delivered_at timestamp with time zone,
+    ship_to_address_id bigint,
+    service_type text,
+    tracking_number text,
+    carrier_tracker_id text,
+    carrier_label_id text,
+    estimated_delivery_at timestamp with time zone
 );
 
 CREATE SEQUENCE public.shipments_id_seq
@@ -459,6 +473,29 @@ CREATE SEQUENCE public.ticket_groups_pk_seq
     CACHE 1;
 
 ALTER SEQUENCE public.ticket_groups_pk_seq OWNED BY public.ticket_groups.pk;
+
+CREATE TABLE public.tracking_events (
+    id bigint NOT NULL,
+    order_id bigint NOT NULL,
+    shipment_id bigint NOT NULL,
+    source text NOT NULL,
+    status text NOT NULL,
+    occurred_at timestamp with time zone NOT NULL,
+    location text,
+    description text,
+    seller_claim boolean DEFAULT false NOT NULL,
+    carrier_event_id text,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE SEQUENCE public.tracking_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.tracking_events_id_seq OWNED BY public.tracking_events.id;
 
 CREATE TABLE public.users (
     id bigint NOT NULL,
@@ -566,6 +603,8 @@ ALTER TABLE ONLY public.shipments ALTER COLUMN id SET DEFAULT nextval('public.sh
 
 ALTER TABLE ONLY public.ticket_groups ALTER COLUMN pk SET DEFAULT nextval('public.ticket_groups_pk_seq'::regclass);
 
+ALTER TABLE ONLY public.tracking_events ALTER COLUMN id SET DEFAULT nextval('public.tracking_events_id_seq'::regclass);
+
 ALTER TABLE ONLY public.webhook_attempts ALTER COLUMN id SET DEFAULT nextval('public.webhook_attempts_id_seq'::regclass);
 
 ALTER TABLE ONLY public.webhook_deliveries ALTER COLUMN id SET DEFAULT nextval('public.webhook_deliveries_id_seq'::regclass);
@@ -653,6 +692,9 @@ ALTER TABLE ONLY public.stored_files
 ALTER TABLE ONLY public.ticket_groups
     ADD CONSTRAINT ticket_groups_pkey PRIMARY KEY (pk);
 
+ALTER TABLE ONLY public.tracking_events
+    ADD CONSTRAINT tracking_events_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
 
@@ -664,6 +706,10 @@ ALTER TABLE ONLY public.webhook_deliveries
 
 ALTER TABLE ONLY public.webhook_endpoints
     ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id);
+
+CREATE UNIQUE INDEX carrier_events_once ON public.carrier_events USING btree (provider, event_id);
+
+CREATE INDEX carrier_events_received_idx ON public.carrier_events USING btree (received_at);
 
 CREATE INDEX commands_created_idx ON public.commands USING btree (created_at);
 
@@ -719,6 +765,8 @@ CREATE UNIQUE INDEX shipments_one_live_per_order ON public.shipments USING btree
 
 CREATE INDEX shipments_order_idx ON public.shipments USING btree (order_id);
 
+CREATE INDEX shipments_tracking_number_idx ON public.shipments USING btree (tracking_number) WHERE ((tracking_number IS NOT NULL) AND (replaced_by IS NULL));
+
 CREATE INDEX ticket_groups_mapped_by_id ON public.ticket_groups USING btree (office_id, id) WHERE ((id IS NOT NULL) AND (event_id IS NOT NULL));
 
 CREATE INDEX ticket_groups_mapped_by_remote ON public.ticket_groups USING btree (office_id, remote_id) WHERE ((id IS NOT NULL) AND (event_id IS NOT NULL));
@@ -728,6 +776,10 @@ CREATE UNIQUE INDEX ticket_groups_office_remote ON public.ticket_groups USING bt
 CREATE UNIQUE INDEX ticket_groups_service_id ON public.ticket_groups USING btree (id);
 
 CREATE INDEX ticket_groups_unmapped_by_remote ON public.ticket_groups USING btree (office_id, remote_id) WHERE ((id IS NULL) AND (event_id IS NULL));
+
+CREATE UNIQUE INDEX tracking_events_once ON public.tracking_events USING btree (shipment_id, source, status, occurred_at);
+
+CREATE INDEX tracking_events_order_idx ON public.tracking_events USING btree (order_id, occurred_at);
 
 CREATE INDEX users_brokerage_idx ON public.users USING btree (brokerage_id);
 
@@ -805,6 +857,9 @@ ALTER TABLE ONLY public.shipments
 
 ALTER TABLE ONLY public.shipments
     ADD CONSTRAINT shipments_ship_from_phone_number_id_phone_numbers_id_fk FOREIGN KEY (ship_from_phone_number_id) REFERENCES public.phone_numbers(id);
+
+ALTER TABLE ONLY public.shipments
+    ADD CONSTRAINT shipments_ship_to_address_id_addresses_id_fk FOREIGN KEY (ship_to_address_id) REFERENCES public.addresses(id);
 
 ALTER TABLE ONLY public.ticket_groups
     ADD CONSTRAINT ticket_groups_office_id_offices_id_fk FOREIGN KEY (office_id) REFERENCES public.offices(id);

@@ -1,4 +1,5 @@
 export {
+  SHIPMENT_STATES,
   SHIPMENT_TYPES,
   MOBILE_TRANSFER_TYPES,
   shipmentMachine,

@@ -4,9 +4,17 @@
 import { assign, getInitialSnapshot, not, or, setup, stateIn, transition, type StateValue } from 'xstate';
 import { memoized } from './memo.ts';
 
-import { SHIPMENT_TYPES, type ShipmentType } from '@fulfil/contract';
+import {
+  isMailedType,
+  SHIPMENT_STATES,
+  SHIPMENT_TYPES,
+  type MailedType,
+  type ShipmentState,
+  type ShipmentType,
+  type TrackingStatus,
+} from '@fulfil/contract';
 
-export { SHIPMENT_TYPES, type ShipmentType };
+export { SHIPMENT_STATES, SHIPMENT_TYPES, type ShipmentType };
 export const MOBILE_TRANSFER_TYPES = ['XMobile', 'XMobileLink', 'XSeats', 'Eticket'] as const;
 export type MobileTransferType = (typeof MOBILE_TRANSFER_TYPES)[number];
 
@@ -24,6 +32,11 @@ export type ShipmentEvent =
   | { type: 'SELLER_PICKUP' }
   | { type: 'BUYER_PICKUP' }
   | { type: 'COMPLETE'; hasLink: boolean }
+  // Mailed delivery (docs/LIFECYCLE.md §Mailed tickets): the seller chooses a carrier, ships the
+  // envelope (complete, with a tracking number), and tracking events move it on.
+  | { type: 'MAIL'; mailType: MailedType }
+  | { type: 'SHIP'; hasTracking: boolean }
+  | { type: 'SCAN'; status: TrackingStatus }
   // The order was canceled by both parties (machines/order.ts): the shipment will not be delivered.
   | { type: 'CANCEL' };
 
@@ -35,8 +48,17 @@ export const shipmentMachine = setup({
     // "A seller may change any order to XMobile or XSeats" — the only way out of LocalPickup.
     leavesPickup: ({ event }) => event.type === 'MOBILE_TRANSFER' && (event.transferType === 'XMobile' || event.transferType === 'XSeats'),
     // docs/API.md §Shipments, complete: XMobileLink needs a link, XSeats/Eticket take no body, XMobile either.
+    // Complete on a mailed shipment means shipped, and needs the envelope's tracking number.
+    shipsTracked: ({ context, event }) => isMailedType(context.type) && event.type === 'SHIP' && event.hasTracking,
+    // A mailed shipment is carried from the first scan on, shipped by the seller or not.
+    carried: ({ context, event }) =>
+      isMailedType(context.type) && event.type === 'SCAN' && (event.status === 'in_transit' || event.status === 'out_for_delivery'),
+    scanDelivered: ({ context, event }) => isMailedType(context.type) && event.type === 'SCAN' && event.status === 'delivered',
+    scanException: ({ context, event }) => isMailedType(context.type) && event.type === 'SCAN' && event.status === 'exception',
+    scanReturned: ({ context, event }) => isMailedType(context.type) && event.type === 'SCAN' && event.status === 'returned',
     linkFitsType: ({ context, event }) => {
       if (event.type !== 'COMPLETE') return false;
+      if (isMailedType(context.type)) return false;
       if (context.type === 'XMobileLink') return event.hasLink;
       if (context.type === 'XSeats' || context.type === 'Eticket') return !event.hasLink;
       return context.type === 'XMobile';
@@ -44,6 +66,7 @@ export const shipmentMachine = setup({
   },
   actions: {
     takeTransferType: assign(({ event }) => (event.type === 'MOBILE_TRANSFER' ? { type: event.transferType, lastPickupBy: null } : {})),
+    takeMailType: assign(({ event }) => (event.type === 'MAIL' ? { type: event.mailType, lastPickupBy: null } : {})),
     sellerSupplied: assign({ lastPickupBy: 'seller' as const }),
     buyerSupplied: assign({ lastPickupBy: 'buyer' as const }),
   },
@@ -64,12 +87,49 @@ export const shipmentMachine = setup({
       ],
     },
     tbd: {
-      on: { MOBILE_TRANSFER: { target: 'pending', actions: 'takeTransferType' } },
+      on: {
+        MOBILE_TRANSFER: { target: 'pending', actions: 'takeTransferType' },
+        MAIL: { target: 'pending', actions: 'takeMailType' },
+      },
     },
     pending: {
       on: {
         MOBILE_TRANSFER: { actions: 'takeTransferType' },
+        MAIL: { actions: 'takeMailType' },
         COMPLETE: { guard: 'linkFitsType', target: 'delivered' },
+        SHIP: { guard: 'shipsTracked', target: 'in_transit' },
+        SCAN: [
+          { guard: 'carried', target: 'in_transit' },
+          { guard: 'scanDelivered', target: 'delivered' },
+          { guard: 'scanException', target: 'exception' },
+          { guard: 'scanReturned', target: 'returned' },
+        ],
+      },
+    },
+    // Mailed only. A scan that says what the state already is moves nothing (recorded, no transition).
+    in_transit: {
+      on: {
+        SCAN: [
+          { guard: 'scanDelivered', target: 'delivered' },
+          { guard: 'scanException', target: 'exception' },
+          { guard: 'scanReturned', target: 'returned' },
+        ],
+      },
+    },
+    exception: {
+      on: {
+        SCAN: [
+          { guard: 'carried', target: 'in_transit' },
+          { guard: 'scanDelivered', target: 'delivered' },
+          { guard: 'scanReturned', target: 'returned' },
+        ],
+      },
+    },
+    // The envelope went back to the seller: no scan moves it again; the seller may mail it anew.
+    returned: {
+      on: {
+        MAIL: { target: 'pending', actions: 'takeMailType' },
+        MOBILE_TRANSFER: { target: 'pending', actions: 'takeTransferType' },
       },
     },
     localPickup: {
@@ -115,7 +175,7 @@ export interface PersistedShipment {
 
 export type ShipmentView = {
   type: ShipmentType;
-  state: 'pending' | 'delivered' | 'canceled';
+  state: ShipmentState;
   sellerSupplied: boolean;
   buyerSupplied: boolean;
   /** e.g. "tbd", "pending", "delivered", "localPickup(seller.supplied,buyer.awaiting)". */
@@ -160,11 +220,12 @@ function viewOf(persisted: PersistedShipment): ShipmentView {
   const snapshot = rehydrate(persisted);
   const delivered = snapshot.matches('delivered');
   const canceled = snapshot.matches('canceled');
+  const mailedState = (['in_transit', 'exception', 'returned'] as const).find((s) => snapshot.matches(s));
   // A LocalPickup shipment can only reach delivered through both parties supplying.
   const pickupDone = delivered && snapshot.context.type === 'LocalPickup';
   return {
     type: snapshot.context.type,
-    state: delivered ? 'delivered' : canceled ? 'canceled' : 'pending',
+    state: delivered ? 'delivered' : canceled ? 'canceled' : (mailedState ?? 'pending'),
     sellerSupplied: pickupDone || snapshot.matches({ localPickup: { seller: 'supplied' } }),
     buyerSupplied: pickupDone || snapshot.matches({ localPickup: { buyer: 'supplied' } }),
     stateValue: stateValueString(snapshot.value),
@@ -186,6 +247,15 @@ function refusal(view: ShipmentView, event: ShipmentEvent): string {
     case 'COMPLETE':
       // Only a pending mobile shipment is refused for its link; say so, the state alone won't.
       what = view.stateValue !== 'pending' ? 'be completed' : `be completed ${event.hasLink ? 'with' : 'without'} a link`;
+      break;
+    case 'MAIL':
+      what = `be mailed by ${event.mailType}`;
+      break;
+    case 'SHIP':
+      what = event.hasTracking ? 'be shipped' : 'be shipped without a tracking number';
+      break;
+    case 'SCAN':
+      what = `move on a ${event.status} tracking event`;
       break;
     case 'CANCEL':
       what = 'be canceled';

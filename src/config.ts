@@ -171,6 +171,21 @@ const envSchema = z
     UPLOAD_BODY_GRACE_MS: ms(1_000, 600_000, 5_000),
     /** A checked file waits at most this long for a parsing thread (503 with Retry-After beyond). */
     UPLOAD_PARSE_QUEUE_MS: ms(0, 600_000, 5_000),
+
+    // Mailed tickets: the carrier account (docs/OPERATIONS.md §Mailed tickets).
+    /** EasyPost API key: set, POST /v9/shipments/:id/airbill with `{}` buys a label; unset, labels are uploaded. */
+    EASYPOST_API_KEY: optionalString,
+    /** Signs EasyPost's webhooks to POST /carriers/easypost/events (X-Hmac-Signature); unset, that route answers 404. */
+    EASYPOST_WEBHOOK_SECRET: optionalString,
+    /** The EasyPost API's address (tests point it at a local stub). */
+    EASYPOST_BASE_URL: z
+      .string()
+      .regex(/^https?:\/\/\S+\/$/, 'must be an http(s) URL ending in /')
+      .default('https://api.easypost.com/v2/'),
+    /** How long a call to EasyPost may take before the purchase is given up (502, nothing changed). */
+    EASYPOST_TIMEOUT_MS: ms(100, 120_000, 20_000),
+    /** The return address of bought labels: an EasyPost address id (adr_…) saved in the account. */
+    EASYPOST_FROM_ADDRESS_ID: optionalString,
     /**
      * /metrics and /ops/* want it (Authorization: Bearer, or HTTP Basic with it as the password).
      * `fulfil start` refuses to run in production without a strong one, and anywhere without one

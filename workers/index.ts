@@ -18,6 +18,10 @@ import shipmentEtickets from './shipment-etickets.ts';
 import shipmentReissue from './shipment-reissue.ts';
 import shipmentTransferVerification from './shipment-transfer-verification.ts';
 import shipmentUpdate from './shipment-update.ts';
+import shipmentAirbill from './shipment-airbill.ts';
+import shipmentCarrierUpdate from './shipment-carrier-update.ts';
+import shipmentTrackingEvent from './shipment-tracking-event.ts';
+import shipmentTrackingNumber from './shipment-tracking-number.ts';
 
 /** Every command handler; adding a job name to the job map without a handler here fails start-up. */
 export const HANDLERS: readonly Handler[] = [
@@ -30,6 +34,10 @@ export const HANDLERS: readonly Handler[] = [
   shipmentComplete,
   shipmentEtickets,
   shipmentTransferVerification,
+  shipmentAirbill,
+  shipmentTrackingNumber,
+  shipmentTrackingEvent,
+  shipmentCarrierUpdate,
   inventoryUpsert,
   inventoryMap,
   inventoryRemove,

@@ -1,11 +1,12 @@
 import { applyShipmentEvent, shipmentView, type PersistedShipment } from '../machines/index.ts';
 import { completeShipment } from '../src/db/sql/complete-shipment.ts';
-import { completeCommand, parseOrThrow, InvalidParams, InvalidTransition } from '@fulfil/contract';
+import { completeCommand, isMailedType, parseOrThrow, InvalidParams, InvalidTransition } from '@fulfil/contract';
 import { nextOrderState } from '../src/domain/order-transition.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { completedShipmentJson } from '../src/domain/shipment-response.ts';
 import { defineHandler } from './handler.ts';
 import { completionDetails } from '../src/domain/completion-files.ts';
+import { shipMailed } from '../src/domain/ship-mailed.ts';
 
 const OPENING = { role: 'seller', operation: 'complete a shipment', followOtherPartysPickup: false, replaces: false } as const;
 
@@ -20,6 +21,7 @@ export default defineHandler({
   async handle(tx, { payload, actor, commandId }, _ctx, opened) {
     const { order, shipment, role } = await openShipment(tx, payload.shipment_id, actor, OPENING, opened);
     const snapshot = shipment.snapshot as PersistedShipment;
+    if (isMailedType(shipment.type)) return shipMailed(tx, { order, shipment, role, payload, actor, commandId });
     const hasLink = payload.x_mobile_link !== undefined;
     // State first (422), then whether the body fits the type (400): a TBD shipment is refused
     // for what it is, whatever the body says.

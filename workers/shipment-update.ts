@@ -2,31 +2,33 @@ import { applyShipmentEvent, type PersistedShipment, type ShipmentEvent } from '
 import type { SqlTx } from '../src/db/client.ts';
 import type { AddressRow, PhoneNumberRow, ShipmentContacts } from '../src/db/ops/contacts.ts';
 import { shipmentRowOf, type NewShipment, type ShipmentRow } from '../src/db/ops/shipment-rows.ts';
-import { insertAddressAndPhone, insertEmailAddress, insertPhoneNumber } from '../src/db/sql/insert-contacts.ts';
+import { insertAddress, insertAddressAndPhone, insertEmailAddress, insertPhoneNumber } from '../src/db/sql/insert-contacts.ts';
 import type { LockedOrder } from '../src/db/sql/lock-order.ts';
 import { replaceShipment } from '../src/db/sql/replace-shipment.ts';
 import { sentAhead } from '../src/db/sent-ahead.ts';
 import { nextOrderState } from '../src/domain/order-transition.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
-import { buyerPickupJson, mobileTransferJson, sellerPickupJson } from '../src/domain/shipment-response.ts';
+import { buyerPickupJson, mailedShipmentJson, mobileTransferJson, sellerPickupJson } from '../src/domain/shipment-response.ts';
 import { updateCommand, type UpdateCommand } from '@fulfil/contract';
-import { parseOrThrow, InvalidTransition } from '@fulfil/contract';
+import { AddressRefused, parseOrThrow, poBoxField, InvalidTransition } from '@fulfil/contract';
 import { defineHandler } from './handler.ts';
 
 const OPERATION = {
   mobile_transfer: { role: 'seller', verb: 'change the delivery method', event: 'MOBILE_TRANSFER' },
   seller_pickup: { role: 'seller', verb: "give the seller's local pickup details", event: 'SELLER_PICKUP' },
   buyer_pickup: { role: 'buyer', verb: "give the buyer's local pickup details", event: 'BUYER_PICKUP' },
+  mail: { role: 'seller', verb: 'change the delivery method', event: 'MAIL' },
 } as const;
 
 function machineEvent(p: UpdateCommand): ShipmentEvent {
-  return p.operation === 'mobile_transfer'
-    ? { type: 'MOBILE_TRANSFER', transferType: p.mobile_transfer_type }
-    : { type: OPERATION[p.operation].event };
+  if (p.operation === 'mobile_transfer') return { type: 'MOBILE_TRANSFER', transferType: p.mobile_transfer_type };
+  if (p.operation === 'mail') return { type: 'MAIL', mailType: p.type };
+  return { type: OPERATION[p.operation].event };
 }
 
 type SellerPickup = Extract<UpdateCommand, { operation: 'seller_pickup' }>;
 type BuyerPickup = Extract<UpdateCommand, { operation: 'buyer_pickup' }>;
+type Mail = Extract<UpdateCommand, { operation: 'mail' }>;
 type SellerPickupContacts = { shipFromAddress: AddressRow; shipFromPhone: PhoneNumberRow };
 type BuyerPickupContacts = { phone: PhoneNumberRow };
 
@@ -38,7 +40,13 @@ type BuyerPickupContacts = { phone: PhoneNumberRow };
 interface PickupContactsSent {
   seller?: Promise<SellerPickupContacts>;
   buyer?: Promise<BuyerPickupContacts>;
+  mail?: Promise<AddressRow>;
 }
+
+const sendMailContacts = (tx: SqlTx, p: Mail): Promise<AddressRow> => sentAhead(insertAddress(tx, p.ship_to_address_attributes));
+
+/** A new delivery method starts with no tracking: the envelope of a method left behind is not this one's. */
+const NO_TRACKING = { trackingNumber: null, carrierTrackerId: null, carrierLabelId: null, estimatedDeliveryAt: null } as const;
 
 const sendSellerContacts = (tx: SqlTx, p: SellerPickup): Promise<SellerPickupContacts> =>
   sentAhead(
@@ -57,6 +65,8 @@ function sendPickupContacts(tx: SqlTx, p: UpdateCommand): PickupContactsSent {
       return { seller: sendSellerContacts(tx, p) };
     case 'buyer_pickup':
       return { buyer: sendBuyerContacts(tx, p) };
+    case 'mail':
+      return { mail: sendMailContacts(tx, p) };
     case 'mobile_transfer':
       return {};
   }
@@ -84,8 +94,24 @@ async function overlay(
           transferSource: p.transfer_source ?? old.transferSource,
           shipToName: old.shipToName ?? (needsRecipient ? order.recipientName : null),
           emailAddressId: email?.id ?? null,
+          ...NO_TRACKING,
+          shipToAddressId: null,
+          serviceType: null,
         },
         contacts: { email },
+      };
+    }
+    case 'mail': {
+      const address = await (sent?.mail ?? sendMailContacts(tx, p));
+      return {
+        values: {
+          type: p.type,
+          shipToName: p.ship_to_address_attributes.name,
+          shipToAddressId: address.id,
+          serviceType: p.service_type ?? null,
+          ...NO_TRACKING,
+        },
+        contacts: { email: current.email, shipToAddress: address },
       };
     }
     case 'seller_pickup': {
@@ -124,11 +150,24 @@ export default defineHandler({
   }),
   async handle(tx, { payload, actor, commandId }, _ctx, opened) {
     const op = OPERATION[payload.operation];
-    const opts = { role: op.role, operation: op.verb, followOtherPartysPickup: payload.operation !== 'mobile_transfer', replaces: true };
+    const opts = {
+      role: op.role,
+      operation: op.verb,
+      followOtherPartysPickup: payload.operation === 'seller_pickup' || payload.operation === 'buyer_pickup',
+      replaces: true,
+    };
     const reads = opened?.reads ?? sendShipmentReads(tx, payload.shipment_id, actor, opts);
     const { order, shipment, email, role, nextId } = await openShipment(tx, payload.shipment_id, actor, opts, reads);
     const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, machineEvent(payload));
     if (!result.ok) throw new InvalidTransition(result.reason);
+    if (payload.operation === 'mail') {
+      const field = poBoxField(payload.type, payload.ship_to_address_attributes);
+      if (field)
+        throw new AddressRefused(
+          `${field}: ${payload.type} does not deliver to a post office box; give a street address or choose USPS`,
+          field,
+        );
+    }
     const delivered = result.view.state === 'delivered';
     // Validated before the first write, so a refusal leaves nothing to undo.
     const orderCompletion = delivered ? nextOrderState(order, { type: 'COMPLETE' }) : null;
@@ -146,15 +185,18 @@ export default defineHandler({
     const body =
       payload.operation === 'mobile_transfer'
         ? mobileTransferJson(replacement, contacts)
-        : payload.operation === 'seller_pickup'
-          ? sellerPickupJson(replacement, contacts)
-          : buyerPickupJson(replacement, contacts);
+        : payload.operation === 'mail'
+          ? mailedShipmentJson(replacement, contacts)
+          : payload.operation === 'seller_pickup'
+            ? sellerPickupJson(replacement, contacts)
+            : buyerPickupJson(replacement, contacts);
     await replaceShipment(tx, {
       old: shipment,
       next: replacement,
       orderCompletion,
       event: {
-        kind: payload.operation === 'mobile_transfer' ? 'updated' : delivered ? 'delivered' : 'pickup_details',
+        kind:
+          payload.operation === 'mobile_transfer' || payload.operation === 'mail' ? 'updated' : delivered ? 'delivered' : 'pickup_details',
         actor: { brokerageId: actor.brokerageId, userId: actor.userId, role },
         commandId,
       },

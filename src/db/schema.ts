@@ -6,3 +6,4 @@ export * from './schema/inventory.ts';
 export * from './schema/webhooks.ts';
 export * from './schema/feed.ts';
 export * from './schema/files.ts';
+export * from './schema/tracking.ts';

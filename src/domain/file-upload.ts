@@ -205,3 +205,19 @@ export async function prepareTransferVerification(
     files: parsed.files.map((f, i) => ({ sha256: files[i]!.sha256, ...(f.note !== undefined ? { note: f.note } : {}) })),
   };
 }
+
+/**
+ * One PDF (a mailed shipment's label, uploaded or bought): decoded, checked and limited as
+ * e-tickets are (any number of pages), then stored. Its hash is what the command carries.
+ */
+export async function checkAndStorePdf(
+  deps: UploadDeps,
+  content: string | Buffer,
+  field: string,
+): Promise<{ sha256: string; pages: number }> {
+  const bytes = typeof content === 'string' ? decode(content, field) : content;
+  const facts = await inspect(bytes, field, (b) => (deps.inspect ? deps.inspect.inspect('pdf', b) : inspectPdf(b)));
+  const file = { bytes, facts, sha256: createHash('sha256').update(bytes).digest('hex') };
+  await storeAll(deps, [file]);
+  return { sha256: file.sha256, pages: facts.pages ?? 1 };
+}

@@ -90,3 +90,18 @@ export function completedShipmentJson(s: ShipmentRow) {
     ...(s.xMobileLink ? { x_mobile_link: s.xMobileLink } : {}),
   };
 }
+
+/** A mailed shipment (FedEx, UPS, USPS, ProvidedAirbill): where it goes, how, and its tracking. */
+export function mailedShipmentJson(s: ShipmentRow, c: ShipmentContacts) {
+  return {
+    id: s.id,
+    url: shipmentUrl(s.id),
+    type: s.type,
+    state: s.state,
+    service_type: s.serviceType,
+    ship_to_name: s.shipToName,
+    ship_to_address: c.shipToAddress ? addressJson(c.shipToAddress) : null,
+    tracking_number: s.trackingNumber,
+    estimated_delivery_at: s.estimatedDeliveryAt ? s.estimatedDeliveryAt.toISOString() : null,
+  };
+}

@@ -24,6 +24,8 @@ import { PostgresFileStore, type FileStore } from '../files/file-store.ts';
 import { downloadLinkRoutes } from './routes/shipment-files.ts';
 import { UploadAdmission } from './upload-admission.ts';
 import { InspectPool } from '../files/inspect-pool.ts';
+import { EasyPostAdapter } from '../carriers/easypost-adapter.ts';
+import { carrierWebhookRoutes } from './routes/carrier-webhooks.ts';
 
 export interface AppDeps {
   config: Config;
@@ -122,7 +124,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Files are parsed off the event loop, one thread per upload slot at most.
   const inspect = new InspectPool(c.UPLOAD_CONCURRENCY, { queueMs: c.UPLOAD_PARSE_QUEUE_MS });
   app.addHook('onClose', () => inspect.close());
-  await app.register(v9Routes({ ...deps, feed, files, uploads, inspect }), { prefix: '/v9' });
+  // The carrier account (docs/OPERATIONS.md §Mailed tickets): buys labels with a key, verifies webhooks with the secret.
+  const carrier =
+    c.EASYPOST_API_KEY || c.EASYPOST_WEBHOOK_SECRET
+      ? new EasyPostAdapter({
+          apiKey: c.EASYPOST_API_KEY,
+          webhookSecret: c.EASYPOST_WEBHOOK_SECRET,
+          baseUrl: c.EASYPOST_BASE_URL,
+          timeoutMs: c.EASYPOST_TIMEOUT_MS,
+          fromAddressId: c.EASYPOST_FROM_ADDRESS_ID,
+        })
+      : undefined;
+  await app.register(v9Routes({ ...deps, feed, files, uploads, inspect, carrier }), { prefix: '/v9' });
+  await app.register(
+    carrierWebhookRoutes({
+      database: deps.database,
+      dispatcher: deps.dispatcher,
+      easypost: c.EASYPOST_WEBHOOK_SECRET ? carrier : undefined,
+    }),
+  );
   // One-time e-ticket links work without credentials: beside the signed scope, not in it.
   await app.register(downloadLinkRoutes({ database: deps.database, files }));
   return app;

@@ -15,6 +15,7 @@ import { orderRoutes } from './routes/orders.ts';
 import { shipmentReadRoutes } from './routes/shipment-read.ts';
 import { shipmentRoutes } from './routes/shipments.ts';
 import { shipmentFileRoutes, type FileRouteDeps } from './routes/shipment-files.ts';
+import { mailedShipmentRoutes, type MailedRouteDeps } from './routes/mailed-shipments.ts';
 import { webhookEndpointRoutes, type WebhookRouteDeps } from './routes/webhook-endpoints.ts';
 
 /**
@@ -28,7 +29,8 @@ export function v9Routes(
     dispatcher: Dispatch;
     feed: Omit<FeedDeps, 'database' | 'readDatabase'>;
     webhooks?: WebhookRouteDeps['webhooks'];
-  } & Pick<FileRouteDeps, 'files' | 'uploads' | 'inspect'>,
+  } & Pick<FileRouteDeps, 'files' | 'uploads' | 'inspect'> &
+    Pick<MailedRouteDeps, 'carrier'>,
 ): FastifyPluginAsync {
   // A replica may lag: it serves the reads that tolerate that (docs/SCALING.md §Read replica);
   // command status, orders and shipments answer from the primary.
@@ -46,6 +48,7 @@ export function v9Routes(
     shipmentRoutes(v9, deps);
     shipmentFileRoutes(v9, deps);
     deliveryIssueRoutes(v9, deps);
+    mailedShipmentRoutes(v9, deps);
     inventoryRoutes(v9, replica);
     orderReadRoutes(v9, deps);
     shipmentReadRoutes(v9, deps);

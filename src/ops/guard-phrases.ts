@@ -9,6 +9,11 @@ export const GUARD_PHRASES: Readonly<Record<string, string>> = {
   unfinished: 'not delivered or canceled',
   bySeller: 'by the seller',
   byBuyer: 'by the buyer',
+  shipsTracked: 'mailed, with a tracking number',
+  carried: 'in_transit or out_for_delivery scan',
+  scanDelivered: 'delivered scan',
+  scanException: 'exception scan',
+  scanReturned: 'returned scan',
 };
 
 /** The words for a named guard, or for the unguarded last branch ("otherwise"); undefined when there are none. */

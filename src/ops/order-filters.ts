@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { ORDER_STATES, SHIPMENT_TYPES } from '../db/schema.ts';
+import { ORDER_STATES, SHIPMENT_STATES, SHIPMENT_TYPES } from '../db/schema.ts';
 import { InvalidParams } from '@fulfil/contract';
 
 /**
@@ -82,6 +82,13 @@ export const ORDER_FILTERS: readonly OrderFilter[] = [
     choices: SHIPMENT_TYPES,
     where: (v) =>
       sql`exists (select 1 from shipments s where s.order_id = o.id and s.replaced_by is null and s.type = ${oneOf('shipment_type', SHIPMENT_TYPES)(v)})`,
+  },
+  {
+    name: 'shipment_state',
+    help: `state of the live shipment: ${SHIPMENT_STATES.join(', ')} (mailed: in_transit, exception, returned)`,
+    choices: SHIPMENT_STATES,
+    where: (v) =>
+      sql`exists (select 1 from shipments s where s.order_id = o.id and s.replaced_by is null and s.state = ${oneOf('shipment_state', SHIPMENT_STATES)(v)})`,
   },
   {
     name: 'seller_brokerage',

@@ -5,6 +5,7 @@ import { commands, orders, shipmentEvents, shipments } from '../db/schema.ts';
 import { shipmentEventColumns, type ShipmentEventRow } from '../events/public-event.ts';
 import { loadOrderWebhooks, type OrderWebhookDelivery } from './order-view-webhooks.ts';
 import { loadOrderFiles, type OrderFile } from './order-view-files.ts';
+import { loadOrderMailing, type OrderMailing } from './order-view-mailed.ts';
 import { loadOrderParties, loadWhatWasSent, type OrderParties } from './order-view-sent.ts';
 import { loadCompletion, type CompletionView } from './order-view-completion.ts';
 
@@ -38,6 +39,8 @@ export interface OrderViewData {
   files: OrderFile[];
   /** The parties by name. */
   parties: OrderParties;
+  /** A mailed shipment's address, tracking number, label and scans; undefined for the other types. */
+  mailing: OrderMailing | undefined;
   /** The live shipment as the buyer reads it; undefined before acceptance. */
   sent: Record<string, unknown> | undefined;
   /** What completed it: the platform, the link, the per-seat tickets. */
@@ -106,6 +109,7 @@ export async function loadOrderView(ex: Executor, orderId: number): Promise<Orde
     parties: await loadOrderParties(ex, order.sellerOfficeId, order.buyerBrokerageId),
     sent: await loadWhatWasSent(ex, orderId),
     completion: await loadCompletion(ex, orderId, events),
+    mailing: await loadOrderMailing(ex, orderId),
   };
 }
 

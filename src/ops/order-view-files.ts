@@ -37,7 +37,7 @@ export function renderOrderFiles(files: readonly OrderFile[]): string {
   if (files.length === 0) return '<p>No files uploaded.</p>';
   const rows = files.map(
     (f) =>
-      `<tr class="${f.replacedAt ? 'old' : ''}"><td>${e(f.kind === 'etickets' ? 'e-tickets' : 'proof of transfer')} ${e(f.setId)}</td><td>${e(
+      `<tr class="${f.replacedAt ? 'old' : ''}"><td>${e(f.kind === 'etickets' ? 'e-tickets' : f.kind === 'airbill' ? 'airbill' : 'proof of transfer')} ${e(f.setId)}</td><td>${e(
         f.shipmentId,
       )}</td><td>${e(f.fileId)}</td><td>${e(f.mediaType)}</td><td>${e(f.pages ?? '–')}</td><td>${e(f.bytes)}</td><td>${e(f.seat ?? '')}</td><td>${e(
         f.barcode ?? '',

@@ -9,6 +9,7 @@ import type { OrderViewData } from './order-view-data.ts';
 import { renderOrderWebhooks } from './order-view-webhooks.ts';
 import { renderOrderFiles } from './order-view-files.ts';
 import { renderCompletion } from './order-view-completion.ts';
+import { renderOrderMailing } from './order-view-mailed.ts';
 import { commandOutcome, type CommandOutcome } from '../commands/command-outcome.ts';
 
 const SHIPMENT_GRAPH = machineGraph(shipmentMachine);
@@ -112,6 +113,7 @@ ${deadlineRows(order)}
 ${renderWhatWasSent(order, data.sent)}
 <h2>What completed the shipment</h2>
 ${renderCompletion(data.completion)}
+${renderOrderMailing(data.mailing)}
 <h2>Shipment chain</h2>
 <p id="chain">${chain || 'none yet'}</p>
 <h2>Shipment machine${live ? ` (shipment ${e(live.id)}: ${e(live.type)}, current state filled)` : ''}</h2>

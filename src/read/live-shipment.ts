@@ -8,6 +8,7 @@ export type { LiveShipment };
 
 const shipFromPhone = alias(phoneNumbers, 'ship_from_phone');
 const buyerPhone = alias(phoneNumbers, 'buyer_phone');
+const shipToAddress = alias(addresses, 'ship_to_address');
 
 /**
  * The shipment rows with the contact rows each shows, in one statement, by a filter given at
@@ -16,12 +17,13 @@ const buyerPhone = alias(phoneNumbers, 'buyer_phone');
  */
 function withContacts(ex: Executor) {
   return ex
-    .select({ shipment: shipments, email: emailAddresses, shipFromAddress: addresses, shipFromPhone, phone: buyerPhone })
+    .select({ shipment: shipments, email: emailAddresses, shipFromAddress: addresses, shipFromPhone, phone: buyerPhone, shipToAddress })
     .from(shipments)
     .leftJoin(emailAddresses, eq(emailAddresses.id, shipments.emailAddressId))
     .leftJoin(addresses, eq(addresses.id, shipments.shipFromAddressId))
     .leftJoin(shipFromPhone, eq(shipFromPhone.id, shipments.shipFromPhoneNumberId))
-    .leftJoin(buyerPhone, eq(buyerPhone.id, shipments.phoneNumberId));
+    .leftJoin(buyerPhone, eq(buyerPhone.id, shipments.phoneNumberId))
+    .leftJoin(shipToAddress, eq(shipToAddress.id, shipments.shipToAddressId));
 }
 
 function build(ex: Executor) {
@@ -42,7 +44,7 @@ function statementsOf(ex: Executor): ReturnType<typeof build> {
 
 type Joined = Awaited<ReturnType<ReturnType<typeof build>['live']['execute']>>[number];
 
-function toLive({ shipment, email, shipFromAddress, shipFromPhone: sfp, phone }: Joined): LiveShipment {
+function toLive({ shipment, email, shipFromAddress, shipFromPhone: sfp, phone, shipToAddress: sta }: Joined): LiveShipment {
   return {
     shipment,
     contacts: {
@@ -50,6 +52,7 @@ function toLive({ shipment, email, shipFromAddress, shipFromPhone: sfp, phone }:
       shipFromAddress: shipFromAddress ?? undefined,
       shipFromPhone: sfp ?? undefined,
       phone: phone ?? undefined,
+      shipToAddress: sta ?? undefined,
     },
   };
 }

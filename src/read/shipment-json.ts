@@ -1,6 +1,7 @@
 import type { ShipmentContacts } from '../db/ops/contacts.ts';
 import type { ShipmentRow } from '../db/ops/shipment-rows.ts';
-import { buyerPickupJson, mobileTransferJson, sellerPickupJson } from '../domain/shipment-response.ts';
+import { isMailedType } from '@fulfil/contract';
+import { buyerPickupJson, mailedShipmentJson, mobileTransferJson, sellerPickupJson } from '../domain/shipment-response.ts';
 
 type NotShown = { notShown: string };
 
@@ -29,6 +30,12 @@ export const SHIPMENT_READ_FIELDS = {
   pickupTimeRange: 'pickup_time_range',
   pickupInstructions: 'pickup_instructions',
   notes: 'notes',
+  shipToAddressId: 'ship_to_address',
+  serviceType: 'service_type',
+  trackingNumber: 'tracking_number',
+  carrierTrackerId: { notShown: "the carrier account's own id; whether the carrier tracks it shows in the tracking events' source" },
+  carrierLabelId: { notShown: "the carrier account's own id of the label; GET /v9/shipments/:id/airbill serves the label" },
+  estimatedDeliveryAt: 'estimated_delivery_at',
   createdAt: { notShown: "the event that made this version has its time (the order's events)" },
   deliveredAt: { notShown: "the delivering event's time" },
 } as const satisfies Record<keyof ShipmentRow, string | NotShown>;
@@ -44,6 +51,7 @@ export function shipmentReadJson(s: ShipmentRow, c: ShipmentContacts) {
     const { id: _id, url: _url, type: _type, ...buyer } = buyerPickupJson(s, c);
     return { id, url, type, state: s.state, ...seller, ...buyer };
   }
+  if (isMailedType(s.type)) return mailedShipmentJson(s, c);
   const shown = mobileTransferJson(s, c);
   return s.xMobileLink ? { ...shown, x_mobile_link: s.xMobileLink } : shown;
 }

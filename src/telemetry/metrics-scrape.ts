@@ -14,6 +14,7 @@ import {
   queueWorkersGauge,
 } from './metrics-registry.ts';
 import { readWebhookGauges } from './webhook-metrics.ts';
+import { readMailedTrouble } from './mailed-metrics.ts';
 
 /** Prometheus text exposition format 0.0.4, as prom-client and Prometheus name it. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -110,6 +111,7 @@ export async function renderMetrics(sources: ScrapeSources): Promise<string> {
       readWebhookGauges(sources.db),
       overdueOrders(sources.db),
       waitingDeliveryIssues(sources.db),
+      readMailedTrouble(sources.db),
     ]),
     Promise.all([
       Promise.all(sources.queues.map((q) => q.exportPrometheusMetrics({ prefix: q.opts.prefix ?? '' }))),

@@ -5,7 +5,13 @@ import { TIMER_REASONS, type TimerKind } from './deadline-timers.ts';
 
 /** What a timer's run did: fired its event, found it not yet due (moved later), or had nothing to do. */
 export type FireOutcome =
-  { kind: 'fired'; dueAt: number } | { kind: 'not_due'; dueAt: number } | { kind: 'already_fired' | 'finished' | 'no_deadline' };
+  | { kind: 'fired'; dueAt: number }
+  | { kind: 'not_due'; dueAt: number }
+  | { kind: 'already_fired' | 'finished' | 'no_deadline' }
+  // A mailed shipment in transit whose carrier expects it by the deadline: not overdue yet. The
+  // timer stays unfired, so the sweep's next run decides again (a scan may deliver it, or an
+  // exception make it overdue after all).
+  | { kind: 'on_time_in_transit' };
 
 interface Locked {
   id: number;
@@ -14,7 +20,7 @@ interface Locked {
   deliverBy: Date | null;
   dueAt: Date | null;
   fired: boolean;
-  shipment: { id: number; type: string; state: string } | null;
+  shipment: { id: number; type: string; state: string; estimatedDeliveryAt: string | null } | null;
 }
 
 // Locked in id order: two batches that share orders (a redelivered job beside its sweep-armed
@@ -24,7 +30,7 @@ const lockFor = (kind: TimerKind) =>
     (p) => `
 select id, state in ('pending', 'accepted', 'cancel_proposed') as open, in_hand_on::text as "inHandOn", deliver_by as "deliverBy",
   ${kind === 'due_soon' ? 'due_soon_at' : 'deliver_by'} as "dueAt", ${kind}_fired_at is not null as fired,
-  (select json_build_object('id', s.id, 'type', s.type, 'state', s.state) from shipments s
+  (select json_build_object('id', s.id, 'type', s.type, 'state', s.state, 'estimatedDeliveryAt', s.estimated_delivery_at) from shipments s
     where s.order_id = orders.id and s.replaced_by is null) as shipment
 from orders where id = any(${p.orderIds}::bigint[]) order by id for update`,
   );
@@ -52,6 +58,10 @@ function decide(row: Locked | undefined, kind: TimerKind, now: number): { outcom
   if (row.fired) return { outcome: { kind: 'already_fired' } };
   const dueAt = new Date(row.dueAt).getTime();
   if (dueAt > now) return { outcome: { kind: 'not_due', dueAt } };
+  const estimate = row.shipment?.state === 'in_transit' ? row.shipment.estimatedDeliveryAt : null;
+  if (kind === 'overdue' && estimate && Date.parse(estimate) <= new Date(row.deliverBy).getTime()) {
+    return { outcome: { kind: 'on_time_in_transit' } };
+  }
   const at = row.shipment ? { type: row.shipment.type, state: row.shipment.state } : null;
   const message = eventMessage({
     orderId: row.id,

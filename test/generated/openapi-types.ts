@@ -229,8 +229,8 @@ export interface paths {
          */
         get: operations["getShipment"];
         /**
-         * Update a shipment: mobile transfer, seller or buyer local pickup
-         * @description Rule U1: every successful update replaces the shipment; the answer carries the NEW id, to be used from then on. The old id answers 410 with `replaced_by`. The body is exactly one of the three operations, told apart by its keys. When both parties have given local pickup details the shipment is delivered and the order completed.
+         * Update a shipment: mobile transfer, seller or buyer local pickup, mailed delivery
+         * @description Rule U1: every successful update replaces the shipment; the answer carries the NEW id, to be used from then on. The old id answers 410 with `replaced_by`. The body is exactly one of the four operations, told apart by its keys. Mailed delivery: a PO box for FedEx or UPS is 422 `address_refused` naming the field. When both parties have given local pickup details the shipment is delivered and the order completed.
          */
         put: operations["updateShipment"];
         post?: never;
@@ -250,12 +250,12 @@ export interface paths {
         get?: never;
         /**
          * Complete a shipment (seller); POST is accepted too
-         * @description The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. `tm_mobile_link` is the legacy name of x_mobile_link.
+         * @description The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. A mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) is shipped instead: in_transit, its tracking number required (422 otherwise); its delivery scan completes the order. `tm_mobile_link` is the legacy name of x_mobile_link.
          */
         put: operations["completeShipment"];
         /**
          * Complete a shipment (seller); POST is accepted too
-         * @description The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. `tm_mobile_link` is the legacy name of x_mobile_link.
+         * @description The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. A mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) is shipped instead: in_transit, its tracking number required (422 otherwise); its delivery scan completes the order. `tm_mobile_link` is the legacy name of x_mobile_link.
          */
         post: operations["completeShipmentWithPost"];
         delete?: never;
@@ -516,6 +516,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v9/shipments/{id}/airbill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the label of a mailed shipment (seller or buyer)
+         * @description The label PDF, byte for byte. Anyone but the order's two parties is told 404, as is a shipment without a label.
+         */
+        get: operations["getAirbill"];
+        put?: never;
+        /**
+         * Buy or upload the label of a mailed shipment (seller; the buyer for ProvidedAirbill)
+         * @description `{}` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in `purchase.reason`; a second purchase answers the first label. Otherwise, and always for ProvidedAirbill, `airbill` is the label as a base64 PDF (checked as e-tickets are; 10 MiB at most) with its `tracking_number`, which must be one of the shipment's carrier (400 names the carrier it looks like). An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: `shipment.airbill_created`.
+         */
+        post: operations["createAirbill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/shipments/{id}/tracking": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the tracking number of a mailed shipment (seller)
+         * @description For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending; a bought label's number is the label's. Event: `shipment.airbill_created` (without a file).
+         */
+        put: operations["setTrackingNumber"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/shipments/{id}/tracking_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tracking events of a mailed shipment (seller or buyer)
+         * @description Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`.
+         */
+        get: operations["listTrackingEvents"];
+        put?: never;
+        /**
+         * Report a tracking event of a mailed shipment (seller)
+         * @description For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers it and completes the order. On a shipment the carrier tracks (its label bought through the carrier account), a `delivered` is recorded as the seller's claim (`seller_claim: true`) and completes nothing: the carrier's scan does. The same event (status and time) again is recorded once.
+         */
+        post: operations["addTrackingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v9/inventory": {
         parameters: {
             query?: never;
@@ -706,6 +774,26 @@ export interface paths {
          * @description A signed `{"id","type":"ping","created_at","data":{"endpoint_id"}}`, logged like any delivery.
          */
         post: operations["pingWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carriers/easypost/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * EasyPost's tracker webhooks (for EasyPost only)
+         * @description Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the mailed shipment by its tracking code and each scan stored once; a retried event changes nothing; a scan never moves a delivered shipment back. An event about an unknown tracking code is answered 200 and kept without effect.
+         */
+        post: operations["receiveEasyPostEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1138,6 +1226,126 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "shipment.airbill_created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.airbill_created
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentAirbillCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.in_transit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.in_transit
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentInTransit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.out_for_delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.out_for_delivery
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentOutForDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.delivery_exception": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.delivery_exception
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentDeliveryException"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.returned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.returned
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentReturned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.at_risk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.at_risk
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveShipmentAtRisk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -1165,7 +1373,7 @@ export interface components {
         ErrorBody: {
             errors: {
                 /** @enum {string} */
-                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "unavailable" | "limit_reached" | "delivery_issue_open" | "internal_error";
+                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "carrier_error" | "unavailable" | "limit_reached" | "delivery_issue_open" | "address_refused" | "internal_error";
                 message: string;
                 /** @description 400: the field, parameter or header at fault */
                 field?: string;
@@ -1173,6 +1381,10 @@ export interface components {
                 replaced_by?: number;
                 /** @description 409 delivery_issue_open: the order's issue still open */
                 delivery_issue_id?: number;
+                /** @description 400, a tracking number of another carrier: the carrier it looks like (null: none) */
+                detected_carrier?: string | null;
+                /** @description 502: the carrier account's own error code */
+                carrier_code?: string;
             }[];
         };
     };
@@ -1807,9 +2019,9 @@ export interface operations {
                             /** @description relative path of the shipment: /shipments/<id> */
                             url: string;
                             /** @enum {string} */
-                            type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
+                            type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                             /** @enum {string} */
-                            state?: "pending" | "delivered" | "canceled";
+                            state?: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                             /** @description XMobile and XSeats: the recipient the seller transfers to */
                             ship_to_name?: string | null;
                             /** @description XMobile and XSeats: where the seller transfers to */
@@ -2768,9 +2980,34 @@ export interface operations {
                             /** @description relative path of the shipment: /shipments/<id> */
                             url: string;
                             /** @enum {string} */
-                            type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
+                            type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                             /** @enum {string} */
-                            state: "pending" | "delivered" | "canceled";
+                            state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                            /** @description the carrier's service, as chosen or as bought */
+                            service_type: string | null;
+                            ship_to_name: string | null;
+                            ship_to_address: {
+                                id: number;
+                                label: string | null;
+                                name: string;
+                                street_address: string;
+                                extended_address: string | null;
+                                locality: string;
+                                region: string;
+                                postal_code: string;
+                                country_code: string;
+                            } | null;
+                            tracking_number: string | null;
+                            /** @description the carrier's latest estimate, when it gave one */
+                            estimated_delivery_at: string | null;
+                        } | {
+                            id: number;
+                            /** @description relative path of the shipment: /shipments/<id> */
+                            url: string;
+                            /** @enum {string} */
+                            type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                            /** @enum {string} */
+                            state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                             /** @description XMobile and XSeats: the recipient the seller transfers to */
                             ship_to_name?: string | null;
                             /** @description XMobile and XSeats: where the seller transfers to */
@@ -2825,7 +3062,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "LocalPickup";
                             /** @enum {string} */
-                            state: "pending" | "delivered" | "canceled";
+                            state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                             ship_from_name: string | null;
                             ship_from_address: {
                                 id: number;
@@ -3245,9 +3482,34 @@ export interface operations {
                         /** @description relative path of the shipment: /shipments/<id> */
                         url: string;
                         /** @enum {string} */
-                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                         /** @enum {string} */
-                        state: "pending" | "delivered" | "canceled";
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
+                    } | {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                         /** @description XMobile and XSeats: the recipient the seller transfers to */
                         ship_to_name?: string | null;
                         /** @description XMobile and XSeats: where the seller transfers to */
@@ -3302,7 +3564,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "LocalPickup";
                         /** @enum {string} */
-                        state: "pending" | "delivered" | "canceled";
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                         ship_from_name: string | null;
                         ship_from_address: {
                             id: number;
@@ -3511,6 +3773,21 @@ export interface operations {
                         extension?: string | null;
                     };
                     notes?: string | null;
+                } | {
+                    /** @enum {string} */
+                    type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                    /** @description the carrier's service, e.g. FEDEX_2_DAY, Ground, Priority */
+                    service_type?: string;
+                    ship_to_address_attributes: {
+                        name: string;
+                        street_address: string;
+                        extended_address?: string | null;
+                        locality: string;
+                        region: string;
+                        postal_code: string;
+                        /** @enum {string} */
+                        country_code: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
+                    };
                 };
             };
         };
@@ -3526,9 +3803,9 @@ export interface operations {
                         /** @description relative path of the shipment: /shipments/<id> */
                         url: string;
                         /** @enum {string} */
-                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
+                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                         /** @enum {string} */
-                        state: "pending" | "delivered" | "canceled";
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                         /** @description XMobile and XSeats: the recipient the seller transfers to */
                         ship_to_name?: string | null;
                         /** @description XMobile and XSeats: where the seller transfers to */
@@ -3584,6 +3861,31 @@ export interface operations {
                             extension: string | null;
                         } | null;
                         notes: string | null;
+                    } | {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
                     };
                 };
             };
@@ -3850,7 +4152,7 @@ export interface operations {
                         /** @description relative path of the shipment: /shipments/<id> */
                         url: string;
                         /** @enum {string} */
-                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
+                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                         /** @enum {string} */
                         state: "delivered";
                         /** @description present when the completion carried one */
@@ -3862,6 +4164,31 @@ export interface operations {
                             primary_ticket_id?: string;
                             verification_id?: string;
                         }[];
+                    } | {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
                     };
                 };
             };
@@ -4128,7 +4455,7 @@ export interface operations {
                         /** @description relative path of the shipment: /shipments/<id> */
                         url: string;
                         /** @enum {string} */
-                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
+                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                         /** @enum {string} */
                         state: "delivered";
                         /** @description present when the completion carried one */
@@ -4140,6 +4467,31 @@ export interface operations {
                             primary_ticket_id?: string;
                             verification_id?: string;
                         }[];
+                    } | {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
                     };
                 };
             };
@@ -4561,9 +4913,9 @@ export interface operations {
                         /** @description relative path of the shipment: /shipments/<id> */
                         url: string;
                         /** @enum {string} */
-                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup";
+                        type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                         /** @enum {string} */
-                        state: "pending" | "delivered" | "canceled";
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                         /** @description XMobile and XSeats: the recipient the seller transfers to */
                         ship_to_name?: string | null;
                         /** @description XMobile and XSeats: where the seller transfers to */
@@ -7587,6 +7939,1142 @@ export interface operations {
             };
         };
     };
+    getAirbill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAirbill: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: byte
+                     * @description The label as a PDF, base64 (standard alphabet, no line breaks).
+                     */
+                    airbill: string;
+                    tracking_number: string;
+                } | Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description the shipment with its label */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
+                        airbill: {
+                            /** @description /v9/shipments/<id>/airbill: the label (application/pdf), for both parties */
+                            url: string;
+                            sha256: string;
+                            bytes: number;
+                            pages: number;
+                            /** @enum {string} */
+                            source: "purchased" | "uploaded";
+                            /** @enum {string} */
+                            uploaded_by: "seller" | "buyer";
+                        };
+                        purchase: {
+                            provider: string;
+                            /** @description the service bought */
+                            service: string;
+                            /** @description why this service: the cheapest to arrive before deliver_by, else the fastest */
+                            reason: string;
+                            rate: string | null;
+                        } | null;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an airbill that is not a PDF, a tracking number not of the shipment’s carrier (`detected_carrier`), `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "shipment_replaced",
+                     *           "message": "shipment was replaced by shipment 12; use the new id",
+                     *           "replaced_by": 12
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `carrier_error`: the carrier account (EasyPost) refused or did not answer while buying a label: the message says what it said; nothing changed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "carrier_error",
+                     *           "message": "EasyPost refused to buy the label: Address not found; nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setTrackingNumber: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tracking_number: string;
+                };
+            };
+        };
+        responses: {
+            /** @description a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill): where it goes, how, and its tracking */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "shipment_replaced",
+                     *           "message": "shipment was replaced by shipment 12; use the new id",
+                     *           "replaced_by": 12
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listTrackingEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tracking events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shipment_id: number;
+                        tracking_number: string | null;
+                        /** @description the carrier's public tracking page */
+                        tracking_url: string | null;
+                        tracking_events: {
+                            id: number;
+                            /** @enum {string} */
+                            status: "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned";
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            occurred_at: string;
+                            location: string | null;
+                            description: string | null;
+                            /** @enum {string} */
+                            source: "carrier" | "seller";
+                            /** @description a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order */
+                            seller_claim: boolean;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            recorded_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addTrackingEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description shipment id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned";
+                    /** Format: date-time */
+                    occurred_at: string;
+                    location?: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the shipment and the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description relative path of the shipment: /shipments/<id> */
+                        url: string;
+                        /** @enum {string} */
+                        type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                        /** @enum {string} */
+                        state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                        /** @description the carrier's service, as chosen or as bought */
+                        service_type: string | null;
+                        ship_to_name: string | null;
+                        ship_to_address: {
+                            id: number;
+                            label: string | null;
+                            name: string;
+                            street_address: string;
+                            extended_address: string | null;
+                            locality: string;
+                            region: string;
+                            postal_code: string;
+                            country_code: string;
+                        } | null;
+                        tracking_number: string | null;
+                        /** @description the carrier's latest estimate, when it gave one */
+                        estimated_delivery_at: string | null;
+                        tracking_event: {
+                            id: number;
+                            /** @enum {string} */
+                            status: "in_transit" | "out_for_delivery" | "delivered" | "exception" | "returned";
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            occurred_at: string;
+                            location: string | null;
+                            description: string | null;
+                            /** @enum {string} */
+                            source: "carrier" | "seller";
+                            /** @description a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order */
+                            seller_claim: boolean;
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            recorded_at: string;
+                        };
+                        recorded: boolean;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "shipment_replaced",
+                     *           "message": "shipment was replaced by shipment 12; use the new id",
+                     *           "replaced_by": 12
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listInventory: {
         parameters: {
             query: {
@@ -7775,16 +9263,16 @@ export interface operations {
                             /** @description per order, across shipment replacements */
                             seq: number;
                             /** @enum {string} */
-                            kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued";
+                            kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk";
                             /** @description the shipment acted on; null for created */
                             shipment_id: number | null;
                             /** @description the shipment after the event (a replacement for updates); null for an order that has none */
                             new_shipment_id: number | null;
-                            from_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
-                            from_state: ("pending" | "delivered" | "canceled") | null;
+                            from_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill") | null;
+                            from_state: ("pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled") | null;
                             /** @description null, with to_state, for an order that has no shipment */
-                            to_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
-                            to_state: ("pending" | "delivered" | "canceled") | null;
+                            to_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill") | null;
+                            to_state: ("pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled") | null;
                             /** @description what the event says beyond its transition, by kind (docs/WEBHOOKS.md, "Event details"); null for kinds that say nothing more */
                             details: {
                                 [key: string]: unknown;
@@ -7942,7 +9430,7 @@ export interface operations {
                             /** @description the event id: the same in every webhook delivery of the event and in the feed; de-duplicate on it */
                             id: string;
                             /** @enum {string} */
-                            type: "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued";
+                            type: "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk";
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             created_at: string;
                             order_id: number;
@@ -7955,16 +9443,16 @@ export interface operations {
                                     /** @description per order, across shipment replacements */
                                     seq: number;
                                     /** @enum {string} */
-                                    kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued";
+                                    kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk";
                                     /** @description the shipment acted on; null for created */
                                     shipment_id: number | null;
                                     /** @description the shipment after the event (a replacement for updates); null for an order that has none */
                                     new_shipment_id: number | null;
-                                    from_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
-                                    from_state: ("pending" | "delivered" | "canceled") | null;
+                                    from_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill") | null;
+                                    from_state: ("pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled") | null;
                                     /** @description null, with to_state, for an order that has no shipment */
-                                    to_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup") | null;
-                                    to_state: ("pending" | "delivered" | "canceled") | null;
+                                    to_type: ("TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "LocalPickup" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill") | null;
+                                    to_state: ("pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled") | null;
                                     /** @description what the event says beyond its transition, by kind (docs/WEBHOOKS.md, "Event details"); null for kinds that say nothing more */
                                     details: {
                                         [key: string]: unknown;
@@ -7995,9 +9483,34 @@ export interface operations {
                                     /** @description relative path of the shipment: /shipments/<id> */
                                     url: string;
                                     /** @enum {string} */
-                                    type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
+                                    type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
                                     /** @enum {string} */
-                                    state: "pending" | "delivered" | "canceled";
+                                    state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                                    /** @description the carrier's service, as chosen or as bought */
+                                    service_type: string | null;
+                                    ship_to_name: string | null;
+                                    ship_to_address: {
+                                        id: number;
+                                        label: string | null;
+                                        name: string;
+                                        street_address: string;
+                                        extended_address: string | null;
+                                        locality: string;
+                                        region: string;
+                                        postal_code: string;
+                                        country_code: string;
+                                    } | null;
+                                    tracking_number: string | null;
+                                    /** @description the carrier's latest estimate, when it gave one */
+                                    estimated_delivery_at: string | null;
+                                } | {
+                                    id: number;
+                                    /** @description relative path of the shipment: /shipments/<id> */
+                                    url: string;
+                                    /** @enum {string} */
+                                    type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                                    /** @enum {string} */
+                                    state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                                     /** @description XMobile and XSeats: the recipient the seller transfers to */
                                     ship_to_name?: string | null;
                                     /** @description XMobile and XSeats: where the seller transfers to */
@@ -8052,7 +9565,7 @@ export interface operations {
                                     /** @enum {string} */
                                     type: "LocalPickup";
                                     /** @enum {string} */
-                                    state: "pending" | "delivered" | "canceled";
+                                    state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
                                     ship_from_name: string | null;
                                     ship_from_address: {
                                         id: number;
@@ -8196,7 +9709,7 @@ export interface operations {
                             id: number;
                             url: string;
                             /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                            event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
+                            event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                             enabled: boolean;
                             /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                             disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -8287,7 +9800,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url: string;
                     /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk")[] | unknown | unknown;
                     /** @description Default true. */
                     enabled?: boolean;
                 };
@@ -8304,7 +9817,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -8463,7 +9976,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -8595,7 +10108,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
                     /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -8612,7 +10125,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -8884,7 +10397,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
                     /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -8901,7 +10414,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -9065,7 +10578,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -9599,6 +11112,110 @@ export interface operations {
                      *         {
                      *           "code": "rate_limited",
                      *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    receiveEasyPostEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description taken (or ignored, with the reason) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        taken: boolean;
+                        shipment_id: number | null;
+                        /** @description scans stored by this call (null: still being recorded) */
+                        recorded: number | null;
+                        /** @description why the event changed nothing */
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
                      *         }
                      *       ]
                      *     }
@@ -11163,6 +12780,450 @@ export interface operations {
                             seq: number;
                             /** @constant */
                             kind: "reissued";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentAirbillCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.airbill_created";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "airbill_created";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentInTransit: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.in_transit";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "in_transit";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentOutForDelivery: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.out_for_delivery";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "out_for_delivery";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentDeliveryException: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.delivery_exception";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "delivery_exception";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentReturned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.returned";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "returned";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveShipmentAtRisk: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "shipment.at_risk";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "at_risk";
                             actor: {
                                 /** @constant */
                                 type: "party";

@@ -10,6 +10,7 @@ import { ADMIN_DATABASE_URL, databaseUrl } from '../support/env.ts';
 const EXPECTED_TABLES = [
   'addresses',
   'brokerages',
+  'carrier_events',
   'commands',
   'credentials',
   'delivery_issue_responses',
@@ -32,6 +33,7 @@ const EXPECTED_TABLES = [
   'shipments',
   'stored_files',
   'ticket_groups',
+  'tracking_events',
   'users',
   'webhook_attempts',
   'webhook_deliveries',

@@ -25,7 +25,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 const COLUMNS = Object.entries(getTableColumns(shipments)).map(([key, c]) => ({ key: key as keyof ShipmentRow, column: c }));
 /** The columns that name contact rows: a row with every column set needs real ones to point at. */
-type ContactIds = Record<'emailAddressId' | 'shipFromAddressId' | 'shipFromPhoneNumberId' | 'phoneNumberId', number>;
+type ContactIds = Record<'emailAddressId' | 'shipFromAddressId' | 'shipFromPhoneNumberId' | 'phoneNumberId' | 'shipToAddressId', number>;
 const ORDER = 7;
 
 /** A row with every column set, each to a value that differs between versions 1 and 2. */
@@ -82,7 +82,12 @@ function contactsFor(s: ShipmentRow): ShipmentContacts {
   const at = new Date(Date.UTC(2030, 0, 1));
   const phone = (id: number) => ({ id, label: `p${id}`, countryCode: 'US', number: `555${id}`, extension: null, updatedAt: at });
   const a = s.shipFromAddressId!;
+  const to = s.shipToAddressId!;
   return {
+    shipToAddress: {
+      ...{ id: to, label: null, name: `t${to}`, streetAddress: `${to} Elm St`, extendedAddress: null },
+      ...{ locality: 'Chicago', region: 'IL', postalCode: '60601', countryCode: 'US' },
+    },
     email: { id: s.emailAddressId!, address: `e${s.emailAddressId}@x.test`, label: null, updatedAt: at },
     shipFromAddress: {
       ...{ id: a, label: null, name: `a${a}`, streetAddress: `${a} Main St`, extendedAddress: null },
@@ -99,6 +104,7 @@ describe('shipment columns in a read', () => {
     shipFromAddressId: n + 1,
     shipFromPhoneNumberId: n + 2,
     phoneNumberId: n + 3,
+    shipToAddressId: n + 4,
   });
   const types = (getTableColumns(shipments).type as { enumValues: string[] }).enumValues;
   const render = (s: ShipmentRow) => shipmentReadJson(s, contactsFor(s)) as Record<string, unknown>;
@@ -154,6 +160,7 @@ describe.each(['postgres', 'pglite'] as const)('a shipment written and replaced 
       shipFromAddressId: pickup.address.id,
       shipFromPhoneNumberId: pickup.phone.id,
       phoneNumberId: (await insertPhoneNumber(database, phone)).id,
+      shipToAddressId: (await insertAddressAndPhone(database, { ...address, name: `t${n}` }, phone)).address.id,
     };
   }
 

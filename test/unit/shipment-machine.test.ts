@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getShortestPaths, getSimplePaths } from 'xstate/graph';
+import { MAILED_TYPES, TRACKING_STATUSES } from '@fulfil/contract';
 import {
   MOBILE_TRANSFER_TYPES,
   applyShipmentEvent,
@@ -20,8 +21,18 @@ const EVENTS: Record<string, ShipmentEvent> = {
   'COMPLETE:link': { type: 'COMPLETE', hasLink: true },
   'COMPLETE:nolink': { type: 'COMPLETE', hasLink: false },
   CANCEL: { type: 'CANCEL' },
+  ...Object.fromEntries(MAILED_TYPES.map((t) => [`MAIL:${t}`, { type: 'MAIL', mailType: t }])),
+  'SHIP:tracked': { type: 'SHIP', hasTracking: true },
+  'SHIP:untracked': { type: 'SHIP', hasTracking: false },
+  ...Object.fromEntries(TRACKING_STATUSES.map((status) => [`SCAN:${status}`, { type: 'SCAN', status }])),
 };
 const ALL_EVENTS = Object.values(EVENTS);
+// The walk of every simple path grows with each event that leads somewhere new: one mailed type
+// and one carrying scan stand for the others (they lead through the same states; the table below
+// checks each one).
+const PATH_EVENTS = Object.entries(EVENTS)
+  .filter(([label]) => !/^MAIL:(?!UPS)|^SCAN:out_for_delivery|^MT:(XMobileLink|Eticket)/.test(label))
+  .map(([, e]) => e);
 const INPUTS: ShipmentInput[] = [{ type: 'TBD' }, { type: 'XSeats' }, { type: 'LocalPickup' }];
 
 // Applies events that must all be accepted; a refusal here is a broken precondition, not a case.
@@ -39,16 +50,17 @@ const at = (s: PersistedShipment) => `${shipmentView(s).stateValue}/${shipmentVi
 const PICKUP = 'localPickup(seller.awaiting,buyer.awaiting)';
 const SELLER_ONLY = 'localPickup(seller.supplied,buyer.awaiting)';
 const BUYER_ONLY = 'localPickup(seller.awaiting,buyer.supplied)';
+const MAILED_STATES = ['in_transit', 'exception', 'returned'];
 const REACHABLE: Record<ShipmentInput['type'], string[]> = {
-  TBD: ['tbd', 'pending', 'delivered', 'canceled'],
-  XSeats: ['pending', 'delivered', 'canceled'],
-  LocalPickup: [PICKUP, SELLER_ONLY, BUYER_ONLY, 'pending', 'delivered', 'canceled'],
+  TBD: ['tbd', 'pending', 'delivered', 'canceled', ...MAILED_STATES],
+  XSeats: ['pending', 'delivered', 'canceled', ...MAILED_STATES],
+  LocalPickup: [PICKUP, SELLER_ONLY, BUYER_ONLY, 'pending', 'delivered', 'canceled', ...MAILED_STATES],
 };
 
 describe.each(INPUTS)('graph paths from $type', (input) => {
   const generators = { getShortestPaths, getSimplePaths };
   it.each(Object.keys(generators) as (keyof typeof generators)[])('%s replay through applyShipmentEvent', (name) => {
-    const paths = generators[name](shipmentMachine, { events: ALL_EVENTS, input });
+    const paths = generators[name](shipmentMachine, { events: PATH_EVENTS, input });
     expect(paths.length).toBeGreaterThan(0);
     for (const path of paths) {
       let snapshot = initialShipmentSnapshot(input);
@@ -129,15 +141,63 @@ describe('local pickup join', () => {
 
 // For each state: the events that are allowed and where they lead ("stateValue/type");
 // every other event in EVENTS must be refused.
-const transfers = (leadsTo: string, types: readonly string[] = MOBILE_TRANSFER_TYPES) =>
+const transfers = (leadsTo: string, types: readonly string[] = MOBILE_TRANSFER_TYPES): Record<string, string> =>
   Object.fromEntries(types.map((t) => [`MT:${t}`, `${leadsTo}/${t}`]));
+const mails = (leadsTo: string): Record<string, string> => Object.fromEntries(MAILED_TYPES.map((t) => [`MAIL:${t}`, `${leadsTo}/${t}`]));
+// A mailed shipment of each type: pending until shipped or scanned, then moved by scans only.
+type Row = { name: string; from: () => PersistedShipment; allowed: Record<string, string> };
+const MAILED_ROWS = MAILED_TYPES.flatMap((t): Row[] => [
+  {
+    name: `pending ${t}`,
+    from: () => drive({ type: 'TBD' }, `MAIL:${t}`),
+    allowed: {
+      ...transfers('pending'),
+      ...mails('pending'),
+      'SHIP:tracked': `in_transit/${t}`,
+      'SCAN:in_transit': `in_transit/${t}`,
+      'SCAN:out_for_delivery': `in_transit/${t}`,
+      'SCAN:delivered': `delivered/${t}`,
+      'SCAN:exception': `exception/${t}`,
+      'SCAN:returned': `returned/${t}`,
+      CANCEL: `canceled/${t}`,
+    },
+  },
+  {
+    name: `in_transit ${t}`,
+    from: () => drive({ type: 'TBD' }, `MAIL:${t}`, 'SHIP:tracked'),
+    allowed: {
+      'SCAN:delivered': `delivered/${t}`,
+      'SCAN:exception': `exception/${t}`,
+      'SCAN:returned': `returned/${t}`,
+      CANCEL: `canceled/${t}`,
+    },
+  },
+  {
+    name: `exception ${t}`,
+    from: () => drive({ type: 'TBD' }, `MAIL:${t}`, 'SHIP:tracked', 'SCAN:exception'),
+    allowed: {
+      'SCAN:in_transit': `in_transit/${t}`,
+      'SCAN:out_for_delivery': `in_transit/${t}`,
+      'SCAN:delivered': `delivered/${t}`,
+      'SCAN:returned': `returned/${t}`,
+      CANCEL: `canceled/${t}`,
+    },
+  },
+  {
+    name: `returned ${t}`,
+    from: () => drive({ type: 'TBD' }, `MAIL:${t}`, 'SCAN:returned'),
+    allowed: { ...transfers('pending'), ...mails('pending'), CANCEL: `canceled/${t}` },
+  },
+]);
 const TABLE: { name: string; from: () => PersistedShipment; allowed: Record<string, string> }[] = [
-  { name: 'tbd', from: () => drive({ type: 'TBD' }), allowed: { ...transfers('pending'), CANCEL: 'canceled/TBD' } },
+  ...MAILED_ROWS,
+  { name: 'tbd', from: () => drive({ type: 'TBD' }), allowed: { ...transfers('pending'), ...mails('pending'), CANCEL: 'canceled/TBD' } },
   {
     name: 'pending XMobile',
     from: () => drive({ type: 'TBD' }, 'MT:XMobile'),
     allowed: {
       ...transfers('pending'),
+      ...mails('pending'),
       'COMPLETE:link': 'delivered/XMobile',
       'COMPLETE:nolink': 'delivered/XMobile',
       CANCEL: 'canceled/XMobile',
@@ -146,17 +206,17 @@ const TABLE: { name: string; from: () => PersistedShipment; allowed: Record<stri
   {
     name: 'pending XMobileLink',
     from: () => drive({ type: 'TBD' }, 'MT:XMobileLink'),
-    allowed: { ...transfers('pending'), 'COMPLETE:link': 'delivered/XMobileLink', CANCEL: 'canceled/XMobileLink' },
+    allowed: { ...transfers('pending'), ...mails('pending'), 'COMPLETE:link': 'delivered/XMobileLink', CANCEL: 'canceled/XMobileLink' },
   },
   {
     name: 'pending XSeats',
     from: () => drive({ type: 'XSeats' }),
-    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/XSeats', CANCEL: 'canceled/XSeats' },
+    allowed: { ...transfers('pending'), ...mails('pending'), 'COMPLETE:nolink': 'delivered/XSeats', CANCEL: 'canceled/XSeats' },
   },
   {
     name: 'pending Eticket',
     from: () => drive({ type: 'TBD' }, 'MT:Eticket'),
-    allowed: { ...transfers('pending'), 'COMPLETE:nolink': 'delivered/Eticket', CANCEL: 'canceled/Eticket' },
+    allowed: { ...transfers('pending'), ...mails('pending'), 'COMPLETE:nolink': 'delivered/Eticket', CANCEL: 'canceled/Eticket' },
   },
   {
     name: 'localPickup, neither supplied',
@@ -191,6 +251,7 @@ const TABLE: { name: string; from: () => PersistedShipment; allowed: Record<stri
   { name: 'delivered (completed)', from: () => drive({ type: 'XSeats' }, 'COMPLETE:nolink'), allowed: {} },
   { name: 'delivered (picked up)', from: () => drive({ type: 'LocalPickup' }, 'SELLER', 'BUYER'), allowed: {} },
   { name: 'canceled', from: () => drive({ type: 'XSeats' }, 'CANCEL'), allowed: {} },
+  { name: 'delivered (scanned)', from: () => drive({ type: 'TBD' }, 'MAIL:UPS', 'SHIP:tracked', 'SCAN:delivered'), allowed: {} },
 ];
 const CASES = TABLE.flatMap((row) =>
   Object.keys(EVENTS).map((label) => ({ row: row.name, from: row.from, label, expected: row.allowed[label] })),

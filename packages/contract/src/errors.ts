@@ -104,6 +104,29 @@ export class DeliveryIssueConflict extends AppError {
   }
 }
 
+/** A mailed shipment's address the chosen carrier does not deliver to (a PO box for FedEx or UPS): 422 naming the field. */
+export class AddressRefused extends AppError {
+  readonly code = 'address_refused';
+  readonly status = 422 as const;
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(message);
+    this.extra.field = field;
+  }
+}
+
+/** The carrier account (EasyPost) refused or did not answer: nothing changed; the message says what it said. */
+export class CarrierFailed extends AppError {
+  readonly code = 'carrier_error';
+  readonly status = 502 as const;
+  constructor(message: string, carrierCode?: string) {
+    super(message);
+    if (carrierCode) this.extra.carrier_code = carrierCode;
+  }
+}
+
 export class Unavailable extends AppError {
   readonly code = 'unavailable';
   readonly status = 503 as const;

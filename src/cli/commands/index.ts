@@ -99,6 +99,15 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./shipments.ts').then((m) => m.shipmentsHistory),
   },
   {
+    path: ['shipments', 'tracking'],
+    brief: "Prints a mailed shipment's tracking number, carrier page and scans.",
+    summary:
+      "Prints a mailed shipment's tracking number with a link to the carrier's page, and every tracking event, oldest\n" +
+      "first, with its source (the carrier's scan or the seller's report).",
+    usage: 'shipments tracking <shipment_id> [--json]',
+    load: () => import('./shipment-tracking.ts').then((m) => m.shipmentsTracking),
+  },
+  {
     path: ['shipments', 'etickets', 'upload'],
     brief: "Uploads the PDFs of an Eticket shipment's tickets (seller).",
     summary:

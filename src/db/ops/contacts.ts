@@ -9,4 +9,6 @@ export interface ShipmentContacts {
   shipFromAddress?: AddressRow | undefined;
   shipFromPhone?: PhoneNumberRow | undefined;
   phone?: PhoneNumberRow | undefined;
+  /** A mailed shipment's destination. */
+  shipToAddress?: AddressRow | undefined;
 }

@@ -8,8 +8,8 @@ const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () =>
 export const FILE_MEDIA_TYPES = ['application/pdf', 'image/png', 'image/jpeg'] as const;
 export type FileMediaType = (typeof FILE_MEDIA_TYPES)[number];
 
-/** The kinds of file set a shipment holds: the buyer's e-tickets, the seller's proofs of a mobile transfer. */
-export const FILE_SET_KINDS = ['etickets', 'transfer_verification'] as const;
+/** The kinds of file set a shipment holds: the buyer's e-tickets, the seller's proofs of a mobile transfer, a mailed shipment's label. */
+export const FILE_SET_KINDS = ['etickets', 'transfer_verification', 'airbill'] as const;
 export type FileSetKind = (typeof FILE_SET_KINDS)[number];
 
 /**

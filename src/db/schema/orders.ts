@@ -1,15 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { addresses, emailAddresses, phoneNumbers } from './contact.ts';
-import { ORDER_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
+import { ORDER_STATES, SHIPMENT_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
 import { brokerages, offices, users } from './tenancy.ts';
 
 const ref = (name: string) => bigint(name, { mode: 'number' });
 
 export const DELIVERY_METHODS = ['tbd', 'flash', 'local_pickup'] as const;
 // The machines own these names; the columns only store them.
-export { ORDER_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
-export const SHIPMENT_STATES = ['pending', 'delivered', 'canceled'] as const;
+export { ORDER_STATES, SHIPMENT_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
 
 export const orders = pgTable(
   'orders',
@@ -95,6 +94,16 @@ export const shipments = pgTable(
     pickupTimeRange: text('pickup_time_range'),
     pickupInstructions: text('pickup_instructions'),
     notes: text('notes'),
+    // Mailed delivery (docs/API.md §Mailed tickets): where the envelope goes, how, and its tracking.
+    shipToAddressId: ref('ship_to_address_id').references(() => addresses.id),
+    serviceType: text('service_type'),
+    trackingNumber: text('tracking_number'),
+    /** The carrier account's tracker (EasyPost `trk_…`): set, the carrier's scans decide delivery, not the seller's word. */
+    carrierTrackerId: text('carrier_tracker_id'),
+    /** The label bought through the carrier account (EasyPost `shp_…`): a second purchase answers this one. */
+    carrierLabelId: text('carrier_label_id'),
+    /** The carrier's latest estimate of delivery. */
+    estimatedDeliveryAt: timestamp('estimated_delivery_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
   },
@@ -103,5 +112,9 @@ export const shipments = pgTable(
       .on(t.orderId)
       .where(sql`${t.replacedBy} is null`),
     index('shipments_order_idx').on(t.orderId),
+    // A carrier's webhook names the envelope by its tracking number only.
+    index('shipments_tracking_number_idx')
+      .on(t.trackingNumber)
+      .where(sql`${t.trackingNumber} is not null and ${t.replacedBy} is null`),
   ],
 );

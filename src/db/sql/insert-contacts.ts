@@ -80,3 +80,28 @@ export async function insertAddressAndPhone(
   );
   return { address: row!.address, phone: { ...row!.phone, updatedAt: toDate(row!.phone.updatedAt) } };
 }
+
+const INSERT_ADDRESS = named<AddressValues>(
+  (p) => `
+insert into addresses (name, street_address, extended_address, locality, region, postal_code, country_code)
+values (${p.name}, ${p.streetAddress}, ${p.extendedAddress}, ${p.locality}, ${p.region}, ${p.postalCode}, ${p.countryCode})
+returning id, label, name, street_address as "streetAddress", extended_address as "extendedAddress",
+  locality, region, postal_code as "postalCode", country_code as "countryCode"`,
+);
+
+/** A mailed shipment's address, alone. */
+export async function insertAddress(tx: SqlRunner, a: AddressAttributes): Promise<AddressRow> {
+  const [row] = await tx.rows<AddressRow>(
+    INSERT_ADDRESS.text,
+    INSERT_ADDRESS.params({
+      name: a.name,
+      streetAddress: a.street_address,
+      extendedAddress: a.extended_address ?? null,
+      locality: a.locality,
+      region: a.region,
+      postalCode: a.postal_code,
+      countryCode: a.country_code,
+    }),
+  );
+  return row!;
+}

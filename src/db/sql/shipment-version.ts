@@ -11,12 +11,13 @@ import { shipmentColumns, toDateOrNull, toShipmentRow } from './shipment-columns
  */
 export function shipmentVersionJson(idSql: string): string {
   return `(select jsonb_build_object('shipment', to_jsonb(x), 'email', to_jsonb(ce), 'shipFromAddress', to_jsonb(ca),
-      'shipFromPhone', to_jsonb(cf), 'phone', to_jsonb(cp))
+      'shipFromPhone', to_jsonb(cf), 'phone', to_jsonb(cp), 'shipToAddress', to_jsonb(ct))
     from (select ${shipmentColumns('s')} from shipments s where s.id = ${idSql}) x
     left join email_addresses ce on ce.id = x."emailAddressId"
     left join addresses ca on ca.id = x."shipFromAddressId"
     left join phone_numbers cf on cf.id = x."shipFromPhoneNumberId"
-    left join phone_numbers cp on cp.id = x."phoneNumberId")`;
+    left join phone_numbers cp on cp.id = x."phoneNumberId"
+    left join addresses ct on ct.id = x."shipToAddressId")`;
 }
 
 type Json = Record<string, unknown>;
@@ -45,6 +46,7 @@ export function toShipmentVersion(json: unknown): LiveShipment | undefined {
     shipFromAddress: Json | null;
     shipFromPhone: Json | null;
     phone: Json | null;
+    shipToAddress?: Json | null;
   } | null;
   if (!v?.shipment) return undefined;
   return {
@@ -54,6 +56,7 @@ export function toShipmentVersion(json: unknown): LiveShipment | undefined {
       shipFromAddress: v.shipFromAddress ? addressRow(v.shipFromAddress) : undefined,
       shipFromPhone: v.shipFromPhone ? phoneRow(v.shipFromPhone) : undefined,
       phone: v.phone ? phoneRow(v.phone) : undefined,
+      shipToAddress: v.shipToAddress ? addressRow(v.shipToAddress) : undefined,
     },
   };
 }

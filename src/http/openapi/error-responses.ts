@@ -17,13 +17,17 @@ export const ERROR_STATUSES = {
   413: ['payload_too_large', "body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB"],
   422: ['invalid_transition', 'the order or shipment is not in a state that allows this; the message says its state'],
   429: ['rate_limited', 'too many requests for this credential (or failed authentications from this address); see Retry-After'],
+  502: [
+    'carrier_error',
+    'the carrier account (EasyPost) refused or did not answer while buying a label: the message says what it said; nothing changed',
+  ],
   503: ['unavailable', 'Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed'],
 } as const;
 
 export type ErrorStatus = keyof typeof ERROR_STATUSES;
 
 /** Codes only one route answers with, and their status, beside the status's usual code; that route documents the answer (routeError). */
-export const ROUTE_CODES = { limit_reached: 409, delivery_issue_open: 409 } as const;
+export const ROUTE_CODES = { limit_reached: 409, delivery_issue_open: 409, address_refused: 422 } as const;
 
 const CODES = [...Object.values(ERROR_STATUSES).map(([code]) => code), ...(Object.keys(ROUTE_CODES) as (keyof typeof ROUTE_CODES)[])];
 
@@ -37,6 +41,12 @@ export const errorBody = z
           field: z.string().optional().describe('400: the field, parameter or header at fault'),
           replaced_by: z.number().int().optional().describe('410: the id of the live shipment'),
           delivery_issue_id: z.number().int().optional().describe("409 delivery_issue_open: the order's issue still open"),
+          detected_carrier: z
+            .string()
+            .nullable()
+            .optional()
+            .describe('400, a tracking number of another carrier: the carrier it looks like (null: none)'),
+          carrier_code: z.string().optional().describe("502: the carrier account's own error code"),
         }),
       )
       .min(1),
@@ -64,6 +74,7 @@ const ERROR_EXAMPLES: Record<ErrorStatus, { message: string; field?: string; rep
   413: { message: 'request body is larger than 64 KiB, the limit of this route' },
   422: { message: 'order 700 is accepted; accept needs a pending order' },
   429: { message: 'rate limit exceeded; retry after 12 s' },
+  502: { message: 'EasyPost refused to buy the label: Address not found; nothing changed' },
   503: { message: 'service temporarily unavailable; the request was not taken, nothing changed' },
 };
 

@@ -24,6 +24,7 @@ export const {
 const { id, instant, orderFacts, recipient, shipmentState, shipmentType, url } = shipmentAnswers;
 
 export const readShipment = z.union([
+  shipmentAnswers.mailedShipment,
   z
     .strictObject({
       id,

@@ -1,4 +1,4 @@
-import { buyerPickupBody, completeBody, mobileTransferBody, sellerPickupBody } from '@fulfil/contract';
+import { buyerPickupBody, completeBody, mailBody, mobileTransferBody, sellerPickupBody } from '@fulfil/contract';
 import { EXAMPLES } from '../openapi/examples.ts';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
 import * as bodies from '../openapi/response-bodies.ts';
@@ -16,6 +16,7 @@ const updateBody = {
     { title: 'Seller: mobile transfer or e-ticket', ...jsonSchemaOf(mobileTransferBody) },
     { title: 'Seller: local pickup details', ...jsonSchemaOf(sellerPickupBody) },
     { title: 'Buyer: local pickup details', ...jsonSchemaOf(buyerPickupBody) },
+    { title: 'Seller: mailed delivery (FedEx, UPS, USPS, ProvidedAirbill)', ...jsonSchemaOf(mailBody) },
   ],
 };
 
@@ -34,9 +35,9 @@ export const SHIPMENT_DOCS = {
   update: v9({
     tag: 'Shipments',
     operationId: 'updateShipment',
-    summary: 'Update a shipment: mobile transfer, seller or buyer local pickup',
+    summary: 'Update a shipment: mobile transfer, seller or buyer local pickup, mailed delivery',
     description:
-      'Rule U1: every successful update replaces the shipment; the answer carries the NEW id, to be used from then on. The old id answers 410 with `replaced_by`. The body is exactly one of the three operations, told apart by its keys. When both parties have given local pickup details the shipment is delivered and the order completed.',
+      'Rule U1: every successful update replaces the shipment; the answer carries the NEW id, to be used from then on. The old id answers 410 with `replaced_by`. The body is exactly one of the four operations, told apart by its keys. Mailed delivery: a PO box for FedEx or UPS is 422 `address_refused` naming the field. When both parties have given local pickup details the shipment is delivered and the order completed.',
     params: idParam('shipment'),
     headers: commandHeaders,
     body: updateBody,
@@ -57,7 +58,7 @@ export const SHIPMENT_DOCS = {
     operationId: 'completeShipment',
     summary: 'Complete a shipment (seller); POST is accepted too',
     description:
-      'The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. `tm_mobile_link` is the legacy name of x_mobile_link.',
+      'The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. A mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) is shipped instead: in_transit, its tracking number required (422 otherwise); its delivery scan completes the order. `tm_mobile_link` is the legacy name of x_mobile_link.',
     params: idParam('shipment'),
     headers: commandHeaders,
     body: jsonSchemaOf(completeBody),

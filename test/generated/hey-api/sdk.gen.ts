@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AcceptOrderData, AcceptOrderErrors, AcceptOrderResponses, CancelOrderData, CancelOrderErrors, CancelOrderResponses, CompleteShipmentData, CompleteShipmentErrors, CompleteShipmentResponses, CompleteShipmentWithPostData, CompleteShipmentWithPostErrors, CompleteShipmentWithPostResponses, CreateEticketLinkData, CreateEticketLinkErrors, CreateEticketLinkResponses, CreateTransferVerificationData, CreateTransferVerificationErrors, CreateTransferVerificationResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadEticketByLinkData, DownloadEticketByLinkErrors, DownloadEticketByLinkResponses, EscalateDeliveryIssueData, EscalateDeliveryIssueErrors, EscalateDeliveryIssueResponses, GetCommandData, GetCommandErrors, GetCommandResponses, GetCurrentCredentialData, GetCurrentCredentialErrors, GetCurrentCredentialResponses, GetDeliveryEvidenceData, GetDeliveryEvidenceErrors, GetDeliveryEvidenceResponses, GetDeliveryIssueData, GetDeliveryIssueErrors, GetDeliveryIssueResponses, GetEticketData, GetEticketErrors, GetEticketResponses, GetFrontDoorData, GetFrontDoorErrors, GetFrontDoorResponses, GetLivenessData, GetLivenessErrors, GetLivenessResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetShipmentData, GetShipmentErrors, GetShipmentResponses, GetTransferVerificationFileData, GetTransferVerificationFileErrors, GetTransferVerificationFileResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListDeliveryIssuesData, ListDeliveryIssuesErrors, ListDeliveryIssuesResponses, ListEticketsData, ListEticketsErrors, ListEticketsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListInventoryData, ListInventoryErrors, ListInventoryResponses, ListOrderEventsData, ListOrderEventsErrors, ListOrderEventsResponses, ListTransferVerificationsData, ListTransferVerificationsErrors, ListTransferVerificationsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, OpenDeliveryIssueData, OpenDeliveryIssueErrors, OpenDeliveryIssueResponses, OpenEticketLinkData, OpenEticketLinkErrors, OpenEticketLinkResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, RedeliverWebhookEventsData, RedeliverWebhookEventsErrors, RedeliverWebhookEventsResponses, ReissueShipmentData, ReissueShipmentErrors, ReissueShipmentResponses, RejectOrderData, RejectOrderErrors, RejectOrderResponses, ResolveDeliveryIssueData, ResolveDeliveryIssueErrors, ResolveDeliveryIssueResponses, RespondToDeliveryIssueData, RespondToDeliveryIssueErrors, RespondToDeliveryIssueResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, UpdateOrderData, UpdateOrderErrors, UpdateOrderResponses, UpdateShipmentData, UpdateShipmentErrors, UpdateShipmentResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpdateWebhookEndpointWithPutData, UpdateWebhookEndpointWithPutErrors, UpdateWebhookEndpointWithPutResponses, UploadEticketsData, UploadEticketsErrors, UploadEticketsResponses, VerifySigningData, VerifySigningErrors, VerifySigningResponses, VerifySigningWithPutData, VerifySigningWithPutErrors, VerifySigningWithPutResponses, WithdrawOrderCancellationData, WithdrawOrderCancellationErrors, WithdrawOrderCancellationResponses } from './types.gen.js';
+import type { AcceptOrderData, AcceptOrderErrors, AcceptOrderResponses, AddTrackingEventData, AddTrackingEventErrors, AddTrackingEventResponses, CancelOrderData, CancelOrderErrors, CancelOrderResponses, CompleteShipmentData, CompleteShipmentErrors, CompleteShipmentResponses, CompleteShipmentWithPostData, CompleteShipmentWithPostErrors, CompleteShipmentWithPostResponses, CreateAirbillData, CreateAirbillErrors, CreateAirbillResponses, CreateEticketLinkData, CreateEticketLinkErrors, CreateEticketLinkResponses, CreateTransferVerificationData, CreateTransferVerificationErrors, CreateTransferVerificationResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadEticketByLinkData, DownloadEticketByLinkErrors, DownloadEticketByLinkResponses, EscalateDeliveryIssueData, EscalateDeliveryIssueErrors, EscalateDeliveryIssueResponses, GetAirbillData, GetAirbillErrors, GetAirbillResponses, GetCommandData, GetCommandErrors, GetCommandResponses, GetCurrentCredentialData, GetCurrentCredentialErrors, GetCurrentCredentialResponses, GetDeliveryEvidenceData, GetDeliveryEvidenceErrors, GetDeliveryEvidenceResponses, GetDeliveryIssueData, GetDeliveryIssueErrors, GetDeliveryIssueResponses, GetEticketData, GetEticketErrors, GetEticketResponses, GetFrontDoorData, GetFrontDoorErrors, GetFrontDoorResponses, GetLivenessData, GetLivenessErrors, GetLivenessResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetShipmentData, GetShipmentErrors, GetShipmentResponses, GetTransferVerificationFileData, GetTransferVerificationFileErrors, GetTransferVerificationFileResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListDeliveryIssuesData, ListDeliveryIssuesErrors, ListDeliveryIssuesResponses, ListEticketsData, ListEticketsErrors, ListEticketsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListInventoryData, ListInventoryErrors, ListInventoryResponses, ListOrderEventsData, ListOrderEventsErrors, ListOrderEventsResponses, ListTrackingEventsData, ListTrackingEventsErrors, ListTrackingEventsResponses, ListTransferVerificationsData, ListTransferVerificationsErrors, ListTransferVerificationsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, OpenDeliveryIssueData, OpenDeliveryIssueErrors, OpenDeliveryIssueResponses, OpenEticketLinkData, OpenEticketLinkErrors, OpenEticketLinkResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, ReceiveEasyPostEventData, ReceiveEasyPostEventErrors, ReceiveEasyPostEventResponses, RedeliverWebhookEventsData, RedeliverWebhookEventsErrors, RedeliverWebhookEventsResponses, ReissueShipmentData, ReissueShipmentErrors, ReissueShipmentResponses, RejectOrderData, RejectOrderErrors, RejectOrderResponses, ResolveDeliveryIssueData, ResolveDeliveryIssueErrors, ResolveDeliveryIssueResponses, RespondToDeliveryIssueData, RespondToDeliveryIssueErrors, RespondToDeliveryIssueResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SetTrackingNumberData, SetTrackingNumberErrors, SetTrackingNumberResponses, UpdateOrderData, UpdateOrderErrors, UpdateOrderResponses, UpdateShipmentData, UpdateShipmentErrors, UpdateShipmentResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpdateWebhookEndpointWithPutData, UpdateWebhookEndpointWithPutErrors, UpdateWebhookEndpointWithPutResponses, UploadEticketsData, UploadEticketsErrors, UploadEticketsResponses, VerifySigningData, VerifySigningErrors, VerifySigningResponses, VerifySigningWithPutData, VerifySigningWithPutErrors, VerifySigningWithPutResponses, WithdrawOrderCancellationData, WithdrawOrderCancellationErrors, WithdrawOrderCancellationResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -185,9 +185,9 @@ export const getShipment = <ThrowOnError extends boolean = false>(options: Optio
 });
 
 /**
- * Update a shipment: mobile transfer, seller or buyer local pickup
+ * Update a shipment: mobile transfer, seller or buyer local pickup, mailed delivery
  *
- * Rule U1: every successful update replaces the shipment; the answer carries the NEW id, to be used from then on. The old id answers 410 with `replaced_by`. The body is exactly one of the three operations, told apart by its keys. When both parties have given local pickup details the shipment is delivered and the order completed.
+ * Rule U1: every successful update replaces the shipment; the answer carries the NEW id, to be used from then on. The old id answers 410 with `replaced_by`. The body is exactly one of the four operations, told apart by its keys. Mailed delivery: a PO box for FedEx or UPS is 422 `address_refused` naming the field. When both parties have given local pickup details the shipment is delivered and the order completed.
  */
 export const updateShipment = <ThrowOnError extends boolean = false>(options: Options<UpdateShipmentData, ThrowOnError>) => (options.client ?? client).put<UpdateShipmentResponses, UpdateShipmentErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
@@ -202,7 +202,7 @@ export const updateShipment = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Complete a shipment (seller); POST is accepted too
  *
- * The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. `tm_mobile_link` is the legacy name of x_mobile_link.
+ * The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. A mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) is shipped instead: in_transit, its tracking number required (422 otherwise); its delivery scan completes the order. `tm_mobile_link` is the legacy name of x_mobile_link.
  */
 export const completeShipmentWithPost = <ThrowOnError extends boolean = false>(options: Options<CompleteShipmentWithPostData, ThrowOnError>) => (options.client ?? client).post<CompleteShipmentWithPostResponses, CompleteShipmentWithPostErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
@@ -217,7 +217,7 @@ export const completeShipmentWithPost = <ThrowOnError extends boolean = false>(o
 /**
  * Complete a shipment (seller); POST is accepted too
  *
- * The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. `tm_mobile_link` is the legacy name of x_mobile_link.
+ * The seller has transferred the tickets: a pending XMobileLink (x_mobile_link required), XMobile (optional), XSeats or Eticket (no body, or `{}`) shipment becomes delivered and keeps its id; the order is completed. A mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) is shipped instead: in_transit, its tracking number required (422 otherwise); its delivery scan completes the order. `tm_mobile_link` is the legacy name of x_mobile_link.
  */
 export const completeShipment = <ThrowOnError extends boolean = false>(options: Options<CompleteShipmentData, ThrowOnError>) => (options.client ?? client).put<CompleteShipmentResponses, CompleteShipmentErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
@@ -427,6 +427,73 @@ export const reissueShipment = <ThrowOnError extends boolean = false>(options: O
 });
 
 /**
+ * Download the label of a mailed shipment (seller or buyer)
+ *
+ * The label PDF, byte for byte. Anyone but the order's two parties is told 404, as is a shipment without a label.
+ */
+export const getAirbill = <ThrowOnError extends boolean = false>(options: Options<GetAirbillData, ThrowOnError>) => (options.client ?? client).get<GetAirbillResponses, GetAirbillErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/shipments/{id}/airbill',
+    ...options
+});
+
+/**
+ * Buy or upload the label of a mailed shipment (seller; the buyer for ProvidedAirbill)
+ *
+ * `{}` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in `purchase.reason`; a second purchase answers the first label. Otherwise, and always for ProvidedAirbill, `airbill` is the label as a base64 PDF (checked as e-tickets are; 10 MiB at most) with its `tracking_number`, which must be one of the shipment's carrier (400 names the carrier it looks like). An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: `shipment.airbill_created`.
+ */
+export const createAirbill = <ThrowOnError extends boolean = false>(options: Options<CreateAirbillData, ThrowOnError>) => (options.client ?? client).post<CreateAirbillResponses, CreateAirbillErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/shipments/{id}/airbill',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Set the tracking number of a mailed shipment (seller)
+ *
+ * For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending; a bought label's number is the label's. Event: `shipment.airbill_created` (without a file).
+ */
+export const setTrackingNumber = <ThrowOnError extends boolean = false>(options: Options<SetTrackingNumberData, ThrowOnError>) => (options.client ?? client).put<SetTrackingNumberResponses, SetTrackingNumberErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/shipments/{id}/tracking',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the tracking events of a mailed shipment (seller or buyer)
+ *
+ * Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`.
+ */
+export const listTrackingEvents = <ThrowOnError extends boolean = false>(options: Options<ListTrackingEventsData, ThrowOnError>) => (options.client ?? client).get<ListTrackingEventsResponses, ListTrackingEventsErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/shipments/{id}/tracking_events',
+    ...options
+});
+
+/**
+ * Report a tracking event of a mailed shipment (seller)
+ *
+ * For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers it and completes the order. On a shipment the carrier tracks (its label bought through the carrier account), a `delivered` is recorded as the seller's claim (`seller_claim: true`) and completes nothing: the carrier's scan does. The same event (status and time) again is recorded once.
+ */
+export const addTrackingEvent = <ThrowOnError extends boolean = false>(options: Options<AddTrackingEventData, ThrowOnError>) => (options.client ?? client).post<AddTrackingEventResponses, AddTrackingEventErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/shipments/{id}/tracking_events',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * List an office's inventory
  *
  * Three modes, told by the parameters given (`x-query-modes` states them as a `oneOf`; a query of no mode is 400). **Default, one page**: `office_id`, `state` optional, no page parameter. **Default, paging**: `state` MAPPED or UNMAPPED and at least one of `page[cursor]`, `page[items]`. Both answer a bare array of {id, remote_id, event_id} ordered by remote_id from page[cursor]; next page: last remote_id + 1. **Detailed** (`response=detailed`): `state` MAPPED or absent and at least one page parameter; answers `{"inventory":[…]}` of mapped records ordered by id; next page: last id + 1. office_id must be an office of your brokerage (401 otherwise).
@@ -592,6 +659,13 @@ export const pingWebhookEndpoint = <ThrowOnError extends boolean = false>(option
         ...options.headers
     }
 });
+
+/**
+ * EasyPost's tracker webhooks (for EasyPost only)
+ *
+ * Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the mailed shipment by its tracking code and each scan stored once; a retried event changes nothing; a scan never moves a delivered shipment back. An event about an unknown tracking code is answered 200 and kept without effect.
+ */
+export const receiveEasyPostEvent = <ThrowOnError extends boolean = false>(options?: Options<ReceiveEasyPostEventData, ThrowOnError>) => (options?.client ?? client).post<ReceiveEasyPostEventResponses, ReceiveEasyPostEventErrors, ThrowOnError>({ url: '/carriers/easypost/events', ...options });
 
 /**
  * The page of a one-time link (no credentials; uses nothing up)

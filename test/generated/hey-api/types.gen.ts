@@ -4,14 +4,14 @@ export type ClientOptions = {
     baseUrl: '{scheme}://{host}' | (string & {});
 };
 
-export type Webhooks = ReceiveShipmentCreatedWebhookRequest | ReceiveShipmentUpdatedWebhookRequest | ReceiveShipmentPickupDetailsWebhookRequest | ReceiveShipmentDeliveredWebhookRequest | ReceiveShipmentCompletedWebhookRequest | ReceiveShipmentEticketsUploadedWebhookRequest | ReceiveShipmentTransferVerifiedWebhookRequest | ReceiveShipmentDueSoonWebhookRequest | ReceiveShipmentOverdueWebhookRequest | ReceiveOrderRejectedWebhookRequest | ReceiveOrderCancelProposedWebhookRequest | ReceiveOrderCancelWithdrawnWebhookRequest | ReceiveOrderCanceledWebhookRequest | ReceiveOrderInHandUpdatedWebhookRequest | ReceiveOrderDeliveryIssueOpenedWebhookRequest | ReceiveOrderDeliveryIssueRespondedWebhookRequest | ReceiveOrderDeliveryIssueResolvedWebhookRequest | ReceiveOrderDeliveryIssueEscalatedWebhookRequest | ReceiveOrderDeliveryIssueClosedWebhookRequest | ReceiveShipmentReissuedWebhookRequest | ReceivePingWebhookRequest;
+export type Webhooks = ReceiveShipmentCreatedWebhookRequest | ReceiveShipmentUpdatedWebhookRequest | ReceiveShipmentPickupDetailsWebhookRequest | ReceiveShipmentDeliveredWebhookRequest | ReceiveShipmentCompletedWebhookRequest | ReceiveShipmentEticketsUploadedWebhookRequest | ReceiveShipmentTransferVerifiedWebhookRequest | ReceiveShipmentDueSoonWebhookRequest | ReceiveShipmentOverdueWebhookRequest | ReceiveOrderRejectedWebhookRequest | ReceiveOrderCancelProposedWebhookRequest | ReceiveOrderCancelWithdrawnWebhookRequest | ReceiveOrderCanceledWebhookRequest | ReceiveOrderInHandUpdatedWebhookRequest | ReceiveOrderDeliveryIssueOpenedWebhookRequest | ReceiveOrderDeliveryIssueRespondedWebhookRequest | ReceiveOrderDeliveryIssueResolvedWebhookRequest | ReceiveOrderDeliveryIssueEscalatedWebhookRequest | ReceiveOrderDeliveryIssueClosedWebhookRequest | ReceiveShipmentReissuedWebhookRequest | ReceiveShipmentAirbillCreatedWebhookRequest | ReceiveShipmentInTransitWebhookRequest | ReceiveShipmentOutForDeliveryWebhookRequest | ReceiveShipmentDeliveryExceptionWebhookRequest | ReceiveShipmentReturnedWebhookRequest | ReceiveShipmentAtRiskWebhookRequest | ReceivePingWebhookRequest;
 
 /**
  * every error, whatever the route
  */
 export type ErrorBody = {
     errors: Array<{
-        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'unavailable' | 'limit_reached' | 'delivery_issue_open' | 'internal_error';
+        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'carrier_error' | 'unavailable' | 'limit_reached' | 'delivery_issue_open' | 'address_refused' | 'internal_error';
         message: string;
         /**
          * 400: the field, parameter or header at fault
@@ -25,6 +25,14 @@ export type ErrorBody = {
          * 409 delivery_issue_open: the order's issue still open
          */
         delivery_issue_id?: number;
+        /**
+         * 400, a tracking number of another carrier: the carrier it looks like (null: none)
+         */
+        detected_carrier?: string | null;
+        /**
+         * 502: the carrier account's own error code
+         */
+        carrier_code?: string;
     }>;
 };
 
@@ -410,8 +418,8 @@ export type AcceptOrderResponses = {
              * relative path of the shipment: /shipments/<id>
              */
             url: string;
-            type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup';
-            state?: 'pending' | 'delivered' | 'canceled';
+            type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+            state?: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
             /**
              * XMobile and XSeats: the recipient the seller transfers to
              */
@@ -851,8 +859,37 @@ export type GetOrderResponses = {
              * relative path of the shipment: /shipments/<id>
              */
             url: string;
-            type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket';
-            state: 'pending' | 'delivered' | 'canceled';
+            type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+            state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+            /**
+             * the carrier's service, as chosen or as bought
+             */
+            service_type: string | null;
+            ship_to_name: string | null;
+            ship_to_address: {
+                id: number;
+                label: string | null;
+                name: string;
+                street_address: string;
+                extended_address: string | null;
+                locality: string;
+                region: string;
+                postal_code: string;
+                country_code: string;
+            } | null;
+            tracking_number: string | null;
+            /**
+             * the carrier's latest estimate, when it gave one
+             */
+            estimated_delivery_at: string | null;
+        } | {
+            id: number;
+            /**
+             * relative path of the shipment: /shipments/<id>
+             */
+            url: string;
+            type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+            state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
             /**
              * XMobile and XSeats: the recipient the seller transfers to
              */
@@ -929,7 +966,7 @@ export type GetOrderResponses = {
              */
             url: string;
             type: 'LocalPickup';
-            state: 'pending' | 'delivered' | 'canceled';
+            state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
             ship_from_name: string | null;
             ship_from_address: {
                 id: number;
@@ -1156,8 +1193,37 @@ export type GetShipmentResponses = {
          * relative path of the shipment: /shipments/<id>
          */
         url: string;
-        type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket';
-        state: 'pending' | 'delivered' | 'canceled';
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+        /**
+         * the carrier's service, as chosen or as bought
+         */
+        service_type: string | null;
+        ship_to_name: string | null;
+        ship_to_address: {
+            id: number;
+            label: string | null;
+            name: string;
+            street_address: string;
+            extended_address: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: string;
+        } | null;
+        tracking_number: string | null;
+        /**
+         * the carrier's latest estimate, when it gave one
+         */
+        estimated_delivery_at: string | null;
+    } | {
+        id: number;
+        /**
+         * relative path of the shipment: /shipments/<id>
+         */
+        url: string;
+        type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
         /**
          * XMobile and XSeats: the recipient the seller transfers to
          */
@@ -1234,7 +1300,7 @@ export type GetShipmentResponses = {
          */
         url: string;
         type: 'LocalPickup';
-        state: 'pending' | 'delivered' | 'canceled';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
         ship_from_name: string | null;
         ship_from_address: {
             id: number;
@@ -1309,6 +1375,21 @@ export type UpdateShipmentData = {
             extension?: string | null;
         };
         notes?: string | null;
+    } | {
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        /**
+         * the carrier's service, e.g. FEDEX_2_DAY, Ground, Priority
+         */
+        service_type?: string;
+        ship_to_address_attributes: {
+            name: string;
+            street_address: string;
+            extended_address?: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: 'AD' | 'AE' | 'AF' | 'AG' | 'AI' | 'AL' | 'AM' | 'AO' | 'AQ' | 'AR' | 'AS' | 'AT' | 'AU' | 'AW' | 'AX' | 'AZ' | 'BA' | 'BB' | 'BD' | 'BE' | 'BF' | 'BG' | 'BH' | 'BI' | 'BJ' | 'BL' | 'BM' | 'BN' | 'BO' | 'BQ' | 'BR' | 'BS' | 'BT' | 'BV' | 'BW' | 'BY' | 'BZ' | 'CA' | 'CC' | 'CD' | 'CF' | 'CG' | 'CH' | 'CI' | 'CK' | 'CL' | 'CM' | 'CN' | 'CO' | 'CR' | 'CU' | 'CV' | 'CW' | 'CX' | 'CY' | 'CZ' | 'DE' | 'DJ' | 'DK' | 'DM' | 'DO' | 'DZ' | 'EC' | 'EE' | 'EG' | 'EH' | 'ER' | 'ES' | 'ET' | 'FI' | 'FJ' | 'FK' | 'FM' | 'FO' | 'FR' | 'GA' | 'GB' | 'GD' | 'GE' | 'GF' | 'GG' | 'GH' | 'GI' | 'GL' | 'GM' | 'GN' | 'GP' | 'GQ' | 'GR' | 'GS' | 'GT' | 'GU' | 'GW' | 'GY' | 'HK' | 'HM' | 'HN' | 'HR' | 'HT' | 'HU' | 'ID' | 'IE' | 'IL' | 'IM' | 'IN' | 'IO' | 'IQ' | 'IR' | 'IS' | 'IT' | 'JE' | 'JM' | 'JO' | 'JP' | 'KE' | 'KG' | 'KH' | 'KI' | 'KM' | 'KN' | 'KP' | 'KR' | 'KW' | 'KY' | 'KZ' | 'LA' | 'LB' | 'LC' | 'LI' | 'LK' | 'LR' | 'LS' | 'LT' | 'LU' | 'LV' | 'LY' | 'MA' | 'MC' | 'MD' | 'ME' | 'MF' | 'MG' | 'MH' | 'MK' | 'ML' | 'MM' | 'MN' | 'MO' | 'MP' | 'MQ' | 'MR' | 'MS' | 'MT' | 'MU' | 'MV' | 'MW' | 'MX' | 'MY' | 'MZ' | 'NA' | 'NC' | 'NE' | 'NF' | 'NG' | 'NI' | 'NL' | 'NO' | 'NP' | 'NR' | 'NU' | 'NZ' | 'OM' | 'PA' | 'PE' | 'PF' | 'PG' | 'PH' | 'PK' | 'PL' | 'PM' | 'PN' | 'PR' | 'PS' | 'PT' | 'PW' | 'PY' | 'QA' | 'RE' | 'RO' | 'RS' | 'RU' | 'RW' | 'SA' | 'SB' | 'SC' | 'SD' | 'SE' | 'SG' | 'SH' | 'SI' | 'SJ' | 'SK' | 'SL' | 'SM' | 'SN' | 'SO' | 'SR' | 'SS' | 'ST' | 'SV' | 'SX' | 'SY' | 'SZ' | 'TC' | 'TD' | 'TF' | 'TG' | 'TH' | 'TJ' | 'TK' | 'TL' | 'TM' | 'TN' | 'TO' | 'TR' | 'TT' | 'TV' | 'TW' | 'TZ' | 'UA' | 'UG' | 'UM' | 'US' | 'UY' | 'UZ' | 'VA' | 'VC' | 'VE' | 'VG' | 'VI' | 'VN' | 'VU' | 'WF' | 'WS' | 'YE' | 'YT' | 'ZA' | 'ZM' | 'ZW';
+        };
     };
     headers?: {
         /**
@@ -1385,8 +1466,8 @@ export type UpdateShipmentResponses = {
          * relative path of the shipment: /shipments/<id>
          */
         url: string;
-        type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup';
-        state: 'pending' | 'delivered' | 'canceled';
+        type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
         /**
          * XMobile and XSeats: the recipient the seller transfers to
          */
@@ -1452,6 +1533,35 @@ export type UpdateShipmentResponses = {
             extension: string | null;
         } | null;
         notes: string | null;
+    } | {
+        id: number;
+        /**
+         * relative path of the shipment: /shipments/<id>
+         */
+        url: string;
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+        /**
+         * the carrier's service, as chosen or as bought
+         */
+        service_type: string | null;
+        ship_to_name: string | null;
+        ship_to_address: {
+            id: number;
+            label: string | null;
+            name: string;
+            street_address: string;
+            extended_address: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: string;
+        } | null;
+        tracking_number: string | null;
+        /**
+         * the carrier's latest estimate, when it gave one
+         */
+        estimated_delivery_at: string | null;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -1570,7 +1680,7 @@ export type CompleteShipmentWithPostResponses = {
          * relative path of the shipment: /shipments/<id>
          */
         url: string;
-        type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup';
+        type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
         state: 'delivered';
         /**
          * present when the completion carried one
@@ -1585,6 +1695,35 @@ export type CompleteShipmentWithPostResponses = {
             primary_ticket_id?: string;
             verification_id?: string;
         }>;
+    } | {
+        id: number;
+        /**
+         * relative path of the shipment: /shipments/<id>
+         */
+        url: string;
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+        /**
+         * the carrier's service, as chosen or as bought
+         */
+        service_type: string | null;
+        ship_to_name: string | null;
+        ship_to_address: {
+            id: number;
+            label: string | null;
+            name: string;
+            street_address: string;
+            extended_address: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: string;
+        } | null;
+        tracking_number: string | null;
+        /**
+         * the carrier's latest estimate, when it gave one
+         */
+        estimated_delivery_at: string | null;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -1703,7 +1842,7 @@ export type CompleteShipmentResponses = {
          * relative path of the shipment: /shipments/<id>
          */
         url: string;
-        type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup';
+        type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
         state: 'delivered';
         /**
          * present when the completion carried one
@@ -1718,6 +1857,35 @@ export type CompleteShipmentResponses = {
             primary_ticket_id?: string;
             verification_id?: string;
         }>;
+    } | {
+        id: number;
+        /**
+         * relative path of the shipment: /shipments/<id>
+         */
+        url: string;
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+        /**
+         * the carrier's service, as chosen or as bought
+         */
+        service_type: string | null;
+        ship_to_name: string | null;
+        ship_to_address: {
+            id: number;
+            label: string | null;
+            name: string;
+            street_address: string;
+            extended_address: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: string;
+        } | null;
+        tracking_number: string | null;
+        /**
+         * the carrier's latest estimate, when it gave one
+         */
+        estimated_delivery_at: string | null;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -1938,8 +2106,8 @@ export type UploadEticketsResponses = {
          * relative path of the shipment: /shipments/<id>
          */
         url: string;
-        type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup';
-        state: 'pending' | 'delivered' | 'canceled';
+        type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
         /**
          * XMobile and XSeats: the recipient the seller transfers to
          */
@@ -3481,6 +3649,534 @@ export type ReissueShipmentResponses = {
 
 export type ReissueShipmentResponse = ReissueShipmentResponses[keyof ReissueShipmentResponses];
 
+export type GetAirbillData = {
+    body?: never;
+    path: {
+        /**
+         * shipment id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/shipments/{id}/airbill';
+};
+
+export type GetAirbillErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type GetAirbillError = GetAirbillErrors[keyof GetAirbillErrors];
+
+export type GetAirbillResponses = {
+    /**
+     * the PDF
+     */
+    200: Blob | File;
+};
+
+export type GetAirbillResponse = GetAirbillResponses[keyof GetAirbillResponses];
+
+export type CreateAirbillData = {
+    body: {
+        /**
+         * The label as a PDF, base64 (standard alphabet, no line breaks).
+         */
+        airbill: string;
+        tracking_number: string;
+    } | {
+        [key: string]: never;
+    };
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * shipment id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/shipments/{id}/airbill';
+};
+
+export type CreateAirbillErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an airbill that is not a PDF, a tracking number not of the shipment’s carrier (`detected_carrier`), `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id
+     */
+    410: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `carrier_error`: the carrier account (EasyPost) refused or did not answer while buying a label: the message says what it said; nothing changed
+     */
+    502: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type CreateAirbillError = CreateAirbillErrors[keyof CreateAirbillErrors];
+
+export type CreateAirbillResponses = {
+    /**
+     * the shipment with its label
+     */
+    200: {
+        id: number;
+        /**
+         * relative path of the shipment: /shipments/<id>
+         */
+        url: string;
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+        /**
+         * the carrier's service, as chosen or as bought
+         */
+        service_type: string | null;
+        ship_to_name: string | null;
+        ship_to_address: {
+            id: number;
+            label: string | null;
+            name: string;
+            street_address: string;
+            extended_address: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: string;
+        } | null;
+        tracking_number: string | null;
+        /**
+         * the carrier's latest estimate, when it gave one
+         */
+        estimated_delivery_at: string | null;
+        airbill: {
+            /**
+             * /v9/shipments/<id>/airbill: the label (application/pdf), for both parties
+             */
+            url: string;
+            sha256: string;
+            bytes: number;
+            pages: number;
+            source: 'purchased' | 'uploaded';
+            uploaded_by: 'seller' | 'buyer';
+        };
+        purchase: {
+            provider: string;
+            /**
+             * the service bought
+             */
+            service: string;
+            /**
+             * why this service: the cheapest to arrive before deliver_by, else the fastest
+             */
+            reason: string;
+            rate: string | null;
+        } | null;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type CreateAirbillResponse = CreateAirbillResponses[keyof CreateAirbillResponses];
+
+export type SetTrackingNumberData = {
+    body: {
+        tracking_number: string;
+    };
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * shipment id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/shipments/{id}/tracking';
+};
+
+export type SetTrackingNumberErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id
+     */
+    410: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type SetTrackingNumberError = SetTrackingNumberErrors[keyof SetTrackingNumberErrors];
+
+export type SetTrackingNumberResponses = {
+    /**
+     * a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill): where it goes, how, and its tracking
+     */
+    200: {
+        id: number;
+        /**
+         * relative path of the shipment: /shipments/<id>
+         */
+        url: string;
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+        /**
+         * the carrier's service, as chosen or as bought
+         */
+        service_type: string | null;
+        ship_to_name: string | null;
+        ship_to_address: {
+            id: number;
+            label: string | null;
+            name: string;
+            street_address: string;
+            extended_address: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: string;
+        } | null;
+        tracking_number: string | null;
+        /**
+         * the carrier's latest estimate, when it gave one
+         */
+        estimated_delivery_at: string | null;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type SetTrackingNumberResponse = SetTrackingNumberResponses[keyof SetTrackingNumberResponses];
+
+export type ListTrackingEventsData = {
+    body?: never;
+    path: {
+        /**
+         * shipment id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/shipments/{id}/tracking_events';
+};
+
+export type ListTrackingEventsErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ListTrackingEventsError = ListTrackingEventsErrors[keyof ListTrackingEventsErrors];
+
+export type ListTrackingEventsResponses = {
+    /**
+     * the tracking events
+     */
+    200: {
+        shipment_id: number;
+        tracking_number: string | null;
+        /**
+         * the carrier's public tracking page
+         */
+        tracking_url: string | null;
+        tracking_events: Array<{
+            id: number;
+            status: 'in_transit' | 'out_for_delivery' | 'delivered' | 'exception' | 'returned';
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            occurred_at: string;
+            location: string | null;
+            description: string | null;
+            source: 'carrier' | 'seller';
+            /**
+             * a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order
+             */
+            seller_claim: boolean;
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            recorded_at: string;
+        }>;
+    };
+};
+
+export type ListTrackingEventsResponse = ListTrackingEventsResponses[keyof ListTrackingEventsResponses];
+
+export type AddTrackingEventData = {
+    body: {
+        status: 'in_transit' | 'out_for_delivery' | 'delivered' | 'exception' | 'returned';
+        occurred_at: string;
+        location?: string;
+        description?: string;
+    };
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * shipment id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/shipments/{id}/tracking_events';
+};
+
+export type AddTrackingEventErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id
+     */
+    410: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type AddTrackingEventError = AddTrackingEventErrors[keyof AddTrackingEventErrors];
+
+export type AddTrackingEventResponses = {
+    /**
+     * the shipment and the event
+     */
+    200: {
+        id: number;
+        /**
+         * relative path of the shipment: /shipments/<id>
+         */
+        url: string;
+        type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+        state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+        /**
+         * the carrier's service, as chosen or as bought
+         */
+        service_type: string | null;
+        ship_to_name: string | null;
+        ship_to_address: {
+            id: number;
+            label: string | null;
+            name: string;
+            street_address: string;
+            extended_address: string | null;
+            locality: string;
+            region: string;
+            postal_code: string;
+            country_code: string;
+        } | null;
+        tracking_number: string | null;
+        /**
+         * the carrier's latest estimate, when it gave one
+         */
+        estimated_delivery_at: string | null;
+        tracking_event: {
+            id: number;
+            status: 'in_transit' | 'out_for_delivery' | 'delivered' | 'exception' | 'returned';
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            occurred_at: string;
+            location: string | null;
+            description: string | null;
+            source: 'carrier' | 'seller';
+            /**
+             * a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order
+             */
+            seller_claim: boolean;
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            recorded_at: string;
+        };
+        recorded: boolean;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type AddTrackingEventResponse = AddTrackingEventResponses[keyof AddTrackingEventResponses];
+
 export type ListInventoryData = {
     body?: never;
     path?: never;
@@ -3661,7 +4357,7 @@ export type ListOrderEventsResponses = {
              * per order, across shipment replacements
              */
             seq: number;
-            kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued';
+            kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk';
             /**
              * the shipment acted on; null for created
              */
@@ -3670,13 +4366,13 @@ export type ListOrderEventsResponses = {
              * the shipment after the event (a replacement for updates); null for an order that has none
              */
             new_shipment_id: number | null;
-            from_type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | null;
-            from_state: 'pending' | 'delivered' | 'canceled' | null;
+            from_type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill' | null;
+            from_state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled' | null;
             /**
              * null, with to_state, for an order that has no shipment
              */
-            to_type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | null;
-            to_state: 'pending' | 'delivered' | 'canceled' | null;
+            to_type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill' | null;
+            to_state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled' | null;
             /**
              * what the event says beyond its transition, by kind (docs/WEBHOOKS.md, "Event details"); null for kinds that say nothing more
              */
@@ -3773,7 +4469,7 @@ export type ListEventsResponses = {
              * the event id: the same in every webhook delivery of the event and in the feed; de-duplicate on it
              */
             id: string;
-            type: 'shipment.created' | 'shipment.updated' | 'shipment.pickup_details' | 'shipment.delivered' | 'shipment.completed' | 'shipment.etickets_uploaded' | 'shipment.transfer_verified' | 'shipment.due_soon' | 'shipment.overdue' | 'order.rejected' | 'order.cancel_proposed' | 'order.cancel_withdrawn' | 'order.canceled' | 'order.in_hand_updated' | 'order.delivery_issue_opened' | 'order.delivery_issue_responded' | 'order.delivery_issue_resolved' | 'order.delivery_issue_escalated' | 'order.delivery_issue_closed' | 'shipment.reissued';
+            type: 'shipment.created' | 'shipment.updated' | 'shipment.pickup_details' | 'shipment.delivered' | 'shipment.completed' | 'shipment.etickets_uploaded' | 'shipment.transfer_verified' | 'shipment.due_soon' | 'shipment.overdue' | 'order.rejected' | 'order.cancel_proposed' | 'order.cancel_withdrawn' | 'order.canceled' | 'order.in_hand_updated' | 'order.delivery_issue_opened' | 'order.delivery_issue_responded' | 'order.delivery_issue_resolved' | 'order.delivery_issue_escalated' | 'order.delivery_issue_closed' | 'shipment.reissued' | 'shipment.airbill_created' | 'shipment.in_transit' | 'shipment.out_for_delivery' | 'shipment.delivery_exception' | 'shipment.returned' | 'shipment.at_risk';
             /**
              * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
              */
@@ -3793,7 +4489,7 @@ export type ListEventsResponses = {
                      * per order, across shipment replacements
                      */
                     seq: number;
-                    kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued';
+                    kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk';
                     /**
                      * the shipment acted on; null for created
                      */
@@ -3802,13 +4498,13 @@ export type ListEventsResponses = {
                      * the shipment after the event (a replacement for updates); null for an order that has none
                      */
                     new_shipment_id: number | null;
-                    from_type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | null;
-                    from_state: 'pending' | 'delivered' | 'canceled' | null;
+                    from_type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill' | null;
+                    from_state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled' | null;
                     /**
                      * null, with to_state, for an order that has no shipment
                      */
-                    to_type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | null;
-                    to_state: 'pending' | 'delivered' | 'canceled' | null;
+                    to_type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'LocalPickup' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill' | null;
+                    to_state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled' | null;
                     /**
                      * what the event says beyond its transition, by kind (docs/WEBHOOKS.md, "Event details"); null for kinds that say nothing more
                      */
@@ -3851,8 +4547,37 @@ export type ListEventsResponses = {
                      * relative path of the shipment: /shipments/<id>
                      */
                     url: string;
-                    type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket';
-                    state: 'pending' | 'delivered' | 'canceled';
+                    type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+                    state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+                    /**
+                     * the carrier's service, as chosen or as bought
+                     */
+                    service_type: string | null;
+                    ship_to_name: string | null;
+                    ship_to_address: {
+                        id: number;
+                        label: string | null;
+                        name: string;
+                        street_address: string;
+                        extended_address: string | null;
+                        locality: string;
+                        region: string;
+                        postal_code: string;
+                        country_code: string;
+                    } | null;
+                    tracking_number: string | null;
+                    /**
+                     * the carrier's latest estimate, when it gave one
+                     */
+                    estimated_delivery_at: string | null;
+                } | {
+                    id: number;
+                    /**
+                     * relative path of the shipment: /shipments/<id>
+                     */
+                    url: string;
+                    type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+                    state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
                     /**
                      * XMobile and XSeats: the recipient the seller transfers to
                      */
@@ -3929,7 +4654,7 @@ export type ListEventsResponses = {
                      */
                     url: string;
                     type: 'LocalPickup';
-                    state: 'pending' | 'delivered' | 'canceled';
+                    state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
                     ship_from_name: string | null;
                     ship_from_address: {
                         id: number;
@@ -4015,7 +4740,7 @@ export type ListWebhookEndpointsResponses = {
             /**
              * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
              */
-            event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
+            event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
             enabled: boolean;
             /**
              * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -4103,7 +4828,7 @@ export type CreateWebhookEndpointResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -4226,7 +4951,7 @@ export type GetWebhookEndpointResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -4318,7 +5043,7 @@ export type UpdateWebhookEndpointResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -4410,7 +5135,7 @@ export type UpdateWebhookEndpointWithPutResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -4494,7 +5219,7 @@ export type RotateWebhookEndpointSecretResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -4710,6 +5435,54 @@ export type PingWebhookEndpointResponses = {
 };
 
 export type PingWebhookEndpointResponse = PingWebhookEndpointResponses[keyof PingWebhookEndpointResponses];
+
+export type ReceiveEasyPostEventData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/carriers/easypost/events';
+};
+
+export type ReceiveEasyPostEventErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ReceiveEasyPostEventError = ReceiveEasyPostEventErrors[keyof ReceiveEasyPostEventErrors];
+
+export type ReceiveEasyPostEventResponses = {
+    /**
+     * taken (or ignored, with the reason)
+     */
+    200: {
+        taken: boolean;
+        shipment_id: number | null;
+        /**
+         * scans stored by this call (null: still being recorded)
+         */
+        recorded: number | null;
+        /**
+         * why the event changed nothing
+         */
+        reason: string | null;
+    };
+};
+
+export type ReceiveEasyPostEventResponse = ReceiveEasyPostEventResponses[keyof ReceiveEasyPostEventResponses];
 
 export type OpenEticketLinkData = {
     body?: never;
@@ -5911,6 +6684,348 @@ export type ReceiveShipmentReissuedWebhookPayload = {
 export type ReceiveShipmentReissuedWebhookRequest = {
     body: ReceiveShipmentReissuedWebhookPayload;
     key: 'shipment.reissued';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveShipmentAirbillCreatedWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'shipment.airbill_created';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'airbill_created';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveShipmentAirbillCreatedWebhookRequest = {
+    body: ReceiveShipmentAirbillCreatedWebhookPayload;
+    key: 'shipment.airbill_created';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveShipmentInTransitWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'shipment.in_transit';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'in_transit';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveShipmentInTransitWebhookRequest = {
+    body: ReceiveShipmentInTransitWebhookPayload;
+    key: 'shipment.in_transit';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveShipmentOutForDeliveryWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'shipment.out_for_delivery';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'out_for_delivery';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveShipmentOutForDeliveryWebhookRequest = {
+    body: ReceiveShipmentOutForDeliveryWebhookPayload;
+    key: 'shipment.out_for_delivery';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveShipmentDeliveryExceptionWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'shipment.delivery_exception';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'delivery_exception';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveShipmentDeliveryExceptionWebhookRequest = {
+    body: ReceiveShipmentDeliveryExceptionWebhookPayload;
+    key: 'shipment.delivery_exception';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveShipmentReturnedWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'shipment.returned';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'returned';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveShipmentReturnedWebhookRequest = {
+    body: ReceiveShipmentReturnedWebhookPayload;
+    key: 'shipment.returned';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveShipmentAtRiskWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'shipment.at_risk';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'at_risk';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveShipmentAtRiskWebhookRequest = {
+    body: ReceiveShipmentAtRiskWebhookPayload;
+    key: 'shipment.at_risk';
     path?: never;
     query?: never;
 };

@@ -15,7 +15,11 @@ import {
   MAX_COMMAND_SHARDS,
   isJobName,
   PAYLOAD_SCHEMAS,
+  mailBody,
+  trackingEventBody,
+  trackingNumberBody,
 } from '@fulfil/contract';
+import type { z } from 'zod';
 import { CommandQueues } from '../queues/command-queues.ts';
 import { CommandWaiters, resultIn } from '../queues/waiters.ts';
 import { blockingDuplicate, producerConnection, type RedisConnection } from '../redis/connections.ts';
@@ -186,6 +190,45 @@ export class FulfilmentClient {
     opts: O,
   ): Promise<SendResult<O, 'shipment.etickets'>> {
     return this.send('shipment.etickets', command, opts);
+  }
+
+  /**
+   * Mailed delivery: `PUT /v9/shipments/:shipmentId` with `type` (FedEx, UPS, USPS, ProvidedAirbill), an optional
+   * `service_type` and `ship_to_address_attributes`. The shipment is replaced (a new id) by one of that type, pending.
+   */
+  async chooseMailedDelivery<O extends SendOptions>(
+    { shipmentId, body }: { shipmentId: number; body: z.input<typeof mailBody> },
+    opts: O,
+  ): Promise<SendResult<O, 'shipment.update'>> {
+    const parsed = parseOrThrow(mailBody, body);
+    return this.dispatch('shipment.update', updateCommandFromBody(checkId(shipmentId, 'shipmentId'), parsed), opts);
+  }
+
+  /**
+   * shipment.airbill: makes a label the service already stores (by sha256: uploaded or bought through
+   * `POST /v9/shipments/:id/airbill`) the shipment's airbill, with its tracking number. `by`: the
+   * seller, or the buyer of a ProvidedAirbill shipment. Label bytes travel over HTTP only.
+   */
+  async attachAirbill<O extends SendOptions>(command: JobInput<'shipment.airbill'>, opts: O): Promise<SendResult<O, 'shipment.airbill'>> {
+    return this.send('shipment.airbill', command, opts);
+  }
+
+  /** shipment.tracking_event: the seller reports a tracking event (`POST /v9/shipments/:id/tracking_events`). */
+  async addTrackingEvent<O extends SendOptions>(
+    { shipmentId, body }: { shipmentId: number; body: z.input<typeof trackingEventBody> },
+    opts: O,
+  ): Promise<SendResult<O, 'shipment.tracking_event'>> {
+    const parsed = parseOrThrow(trackingEventBody, body);
+    return this.dispatch('shipment.tracking_event', { ...parsed, shipment_id: checkId(shipmentId, 'shipmentId') }, opts);
+  }
+
+  /** shipment.tracking_number: `PUT /v9/shipments/:id/tracking` (seller). */
+  async setTrackingNumber<O extends SendOptions>(
+    { shipmentId, trackingNumber }: { shipmentId: number; trackingNumber: string },
+    opts: O,
+  ): Promise<SendResult<O, 'shipment.tracking_number'>> {
+    const parsed = parseOrThrow(trackingNumberBody, { tracking_number: trackingNumber });
+    return this.dispatch('shipment.tracking_number', { ...parsed, shipment_id: checkId(shipmentId, 'shipmentId') }, opts);
   }
 
   /** shipment.transfer_verification: a proof of transfer made of files the service already stores (by sha256). */

@@ -32,6 +32,13 @@ export const EVENT_TYPE_OF_KIND = {
   delivery_issue_escalated: 'order.delivery_issue_escalated',
   delivery_issue_closed: 'order.delivery_issue_closed',
   reissued: 'shipment.reissued',
+  // Mailed tickets (docs/LIFECYCLE.md §Mailed tickets); `delivered` above carries a carrier's delivery scan.
+  airbill_created: 'shipment.airbill_created',
+  in_transit: 'shipment.in_transit',
+  out_for_delivery: 'shipment.out_for_delivery',
+  delivery_exception: 'shipment.delivery_exception',
+  returned: 'shipment.returned',
+  at_risk: 'shipment.at_risk',
 } as const;
 
 export type EventKind = keyof typeof EVENT_TYPE_OF_KIND;

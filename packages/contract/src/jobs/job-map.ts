@@ -12,6 +12,7 @@ import type {
   RespondIssueCommand,
   ResolveIssueCommand,
 } from '../payloads/delivery-issue-input.ts';
+import type { AirbillCommand, CarrierUpdateCommand, TrackingEventCommand, TrackingNumberCommand } from '../payloads/mailed-input.ts';
 import type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from '../payloads/inventory-commands.ts';
 
 /** Who a command acts for. HTTP calls carry the credential's; upstream jobs name a brokerage. */
@@ -51,6 +52,10 @@ export interface JobMap {
   'shipment.complete': CompleteCommand;
   'shipment.etickets': EticketsCommand;
   'shipment.transfer_verification': TransferVerificationCommand;
+  'shipment.airbill': AirbillCommand;
+  'shipment.tracking_number': TrackingNumberCommand;
+  'shipment.tracking_event': TrackingEventCommand;
+  'shipment.carrier_update': CarrierUpdateCommand;
   'inventory.upsert': InventoryUpsertCommand;
   'inventory.map': InventoryMapCommand;
   'inventory.remove': InventoryRemoveCommand;
@@ -81,6 +86,10 @@ export const QUEUE_OF: { readonly [N in JobName]: CommandQueueName } = {
   'shipment.complete': COMMAND_QUEUE,
   'shipment.etickets': COMMAND_QUEUE,
   'shipment.transfer_verification': COMMAND_QUEUE,
+  'shipment.airbill': COMMAND_QUEUE,
+  'shipment.tracking_number': COMMAND_QUEUE,
+  'shipment.tracking_event': COMMAND_QUEUE,
+  'shipment.carrier_update': COMMAND_QUEUE,
   'inventory.upsert': INVENTORY_QUEUE,
   'inventory.map': INVENTORY_QUEUE,
   'inventory.remove': INVENTORY_QUEUE,

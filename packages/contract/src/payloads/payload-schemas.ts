@@ -13,6 +13,7 @@ import { cancelCommand, orderUpdateCommand, rejectCommand, withdrawCancelCommand
 import { completeBody, completeCommand } from './shipment-complete-input.ts';
 import { eticketsCommand, transferVerificationCommand } from './shipment-files-input.ts';
 import { buyerPickupBody, mobileTransferBody, sellerPickupBody, updateCommand } from './shipment-update-input.ts';
+import { mailBody, airbillCommand, carrierUpdateCommand, trackingEventCommand, trackingNumberCommand } from './mailed-input.ts';
 import type { JobMap, JobName } from '../jobs/job-map.ts';
 
 /** The schema of each job's payload: the ones the workers parse with (workers/*.ts). */
@@ -26,6 +27,10 @@ export const PAYLOAD_SCHEMAS = {
   'shipment.complete': completeCommand,
   'shipment.etickets': eticketsCommand,
   'shipment.transfer_verification': transferVerificationCommand,
+  'shipment.airbill': airbillCommand,
+  'shipment.tracking_number': trackingNumberCommand,
+  'shipment.tracking_event': trackingEventCommand,
+  'shipment.carrier_update': carrierUpdateCommand,
   'inventory.upsert': inventoryUpsertCommand,
   'inventory.map': inventoryMapCommand,
   'inventory.remove': inventoryRemoveCommand,
@@ -45,7 +50,8 @@ export type RejectOrderInput = JobInput<'order.reject'>;
 export type CancelOrderInput = JobInput<'order.cancel'>;
 export type UpdateOrderInput = JobInput<'order.update'>;
 /** Exactly a PUT /v9/shipments/:id body: a mobile transfer, a seller or a buyer local pickup. */
-export type UpdateShipmentBody = z.input<typeof mobileTransferBody> | z.input<typeof sellerPickupBody> | z.input<typeof buyerPickupBody>;
+export type UpdateShipmentBody =
+  z.input<typeof mobileTransferBody> | z.input<typeof sellerPickupBody> | z.input<typeof buyerPickupBody> | z.input<typeof mailBody>;
 /** Exactly a PUT /v9/shipments/:id/complete body. */
 export type CompleteShipmentBody = z.input<typeof completeBody>;
 export type InventoryUpsertInput = JobInput<'inventory.upsert'>;

@@ -3,6 +3,7 @@ import { InvalidParams } from '../errors.ts';
 import { addressAttributes, boundedText, phoneNumberAttributes } from './contact-input.ts';
 import { acceptedEnum } from './accepted-enum.ts';
 import { parseOrThrow, positiveId, textOfAtMost } from './validation.ts';
+import { mailBody } from './mailed-input.ts';
 
 /** Legacy type names of existing clients, answered with the new names (docs/API.md §Shipments). */
 const LEGACY_TRANSFER_TYPES = { TMMobile: 'XMobile', TMMobileLink: 'XMobileLink', FlashSeats: 'XSeats' } as const;
@@ -38,22 +39,30 @@ export const updateCommand = z.discriminatedUnion('operation', [
   mobileTransferBody.extend({ operation: z.literal('mobile_transfer'), shipment_id: positiveId }),
   sellerPickupBody.extend({ operation: z.literal('seller_pickup'), shipment_id: positiveId }),
   buyerPickupBody.extend({ operation: z.literal('buyer_pickup'), shipment_id: positiveId }),
+  mailBody.extend({ operation: z.literal('mail'), shipment_id: positiveId }),
 ]);
 export type UpdateCommand = z.output<typeof updateCommand>;
 export type UpdateOperation = UpdateCommand['operation'];
 
-const BODY_SCHEMAS = { mobile_transfer: mobileTransferBody, seller_pickup: sellerPickupBody, buyer_pickup: buyerPickupBody } as const;
+const BODY_SCHEMAS = {
+  mobile_transfer: mobileTransferBody,
+  seller_pickup: sellerPickupBody,
+  buyer_pickup: buyerPickupBody,
+  mail: mailBody,
+} as const;
 
 const OPERATION_KEYS: Record<UpdateOperation, readonly string[]> = {
   mobile_transfer: Object.keys(mobileTransferBody.shape),
   seller_pickup: Object.keys(sellerPickupBody.shape),
   buyer_pickup: Object.keys(buyerPickupBody.shape),
+  mail: Object.keys(mailBody.shape),
 };
 // Keys that say which operation a body is; transfer_source alone does not.
 const MARKERS: Record<UpdateOperation, readonly string[]> = {
   mobile_transfer: ['mobile_transfer_type'],
   seller_pickup: OPERATION_KEYS.seller_pickup,
   buyer_pickup: OPERATION_KEYS.buyer_pickup,
+  mail: ['type', 'ship_to_address_attributes'],
 };
 
 /**
@@ -62,13 +71,16 @@ const MARKERS: Record<UpdateOperation, readonly string[]> = {
  */
 export function updateCommandFromBody(shipmentId: number, body: unknown): UpdateCommand {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new InvalidParams('body: must be a JSON object: a mobile transfer, seller local pickup or buyer local pickup', 'body');
+    throw new InvalidParams(
+      'body: must be a JSON object: a mobile transfer, seller local pickup, buyer local pickup or mailed delivery',
+      'body',
+    );
   }
   const keys = Object.keys(body);
   const matched = (Object.keys(MARKERS) as UpdateOperation[]).filter((op) => MARKERS[op].some((k) => keys.includes(k)));
   if (matched.length === 0) {
     throw new InvalidParams(
-      'body: must carry mobile_transfer_type, seller local pickup fields (ship_from_…) or buyer local pickup fields (ship_to_name, phone_number_attributes)',
+      'body: must carry mobile_transfer_type, seller local pickup fields (ship_from_…), buyer local pickup fields (ship_to_name, phone_number_attributes) or mailed delivery (type, ship_to_address_attributes)',
       'body',
     );
   }

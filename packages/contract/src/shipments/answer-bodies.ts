@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { acceptedOrder, completedShipment, orderAnswer, updatedShipment } from './shipment-answers.ts';
 import type { shipmentWithEtickets, transferVerification } from './file-answers.ts';
 import type { deliveryIssue, reissueAnswer } from './delivery-issue-answers.ts';
+import type { airbillAnswer, carrierUpdateAnswer, mailedShipment, trackingEventAnswer } from './mailed-answers.ts';
 import type {
   ErrorBody,
   Forbidden,
@@ -12,6 +13,7 @@ import type {
   NotFound,
   ShipmentReplaced,
   Unauthorized,
+  AddressRefused,
 } from '../errors.ts';
 import type { JobName } from '../jobs/job-map.ts';
 
@@ -22,10 +24,14 @@ export interface AnswerBodies {
   'order.cancel': z.output<typeof orderAnswer>;
   'order.withdraw_cancel': z.output<typeof orderAnswer>;
   'order.update': z.output<typeof orderAnswer>;
-  'shipment.update': z.output<typeof updatedShipment>;
-  'shipment.complete': z.output<typeof completedShipment>;
+  'shipment.update': z.output<typeof updatedShipment> | z.output<typeof mailedShipment>;
+  'shipment.complete': z.output<typeof completedShipment> | z.output<typeof mailedShipment>;
   'shipment.etickets': z.output<typeof shipmentWithEtickets>;
   'shipment.transfer_verification': z.output<typeof transferVerification>;
+  'shipment.airbill': z.output<typeof airbillAnswer>;
+  'shipment.tracking_number': z.output<typeof mailedShipment>;
+  'shipment.tracking_event': z.output<typeof trackingEventAnswer>;
+  'shipment.carrier_update': z.output<typeof carrierUpdateAnswer>;
   'inventory.upsert': { upserted: number };
   'inventory.map': { mapped: number; unmapped: number };
   'inventory.remove': { removed: number };
@@ -45,7 +51,15 @@ export interface AnswerBodies {
  * (422). Every one carries the error body.
  */
 export type RefusalStatus = (
-  InvalidParams | Unauthorized | Forbidden | NotFound | IdempotencyConflict | DeliveryIssueConflict | ShipmentReplaced | InvalidTransition
+  | InvalidParams
+  | Unauthorized
+  | Forbidden
+  | NotFound
+  | IdempotencyConflict
+  | DeliveryIssueConflict
+  | ShipmentReplaced
+  | InvalidTransition
+  | AddressRefused
 )['status'];
 
 /** A finished command: exactly the status and body the synchronous HTTP call answers. */

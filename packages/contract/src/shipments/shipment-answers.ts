@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ORDER_STATES, SHIPMENT_TYPES } from './shipment-types.ts';
+import { MAILED_TYPES, ORDER_STATES, SHIPMENT_STATES, SHIPMENT_TYPES } from './shipment-types.ts';
 import { REJECTION_REASONS } from '../payloads/order-commands.ts';
 
 // What a shipment command answers (accept, update, complete): the HTTP call's 200 body, and an
@@ -10,7 +10,7 @@ import { REJECTION_REASONS } from '../payloads/order-commands.ts';
 export const id = z.number().int().positive();
 export const instant = z.string().describe('ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z');
 export const shipmentType = z.enum(SHIPMENT_TYPES);
-export const shipmentState = z.enum(['pending', 'delivered', 'canceled']);
+export const shipmentState = z.enum(SHIPMENT_STATES);
 export const url = z.string().describe('relative path of the shipment: /shipments/<id>');
 
 export const emailAddress = z.strictObject({ id, url: z.null(), address: z.string(), label: z.string().nullable(), updated_at: instant });
@@ -88,9 +88,24 @@ export const buyerPickupShipment = z
   })
   .describe("buyer local pickup: the replacing shipment with the buyer's details");
 
-export const updatedShipment = z.union([mobileTransferShipment, sellerPickupShipment, buyerPickupShipment]);
+/** A mailed shipment (docs/API.md §Mailed tickets): where it goes, how, and its tracking. */
+export const mailedShipment = z
+  .strictObject({
+    id,
+    url,
+    type: z.enum(MAILED_TYPES),
+    state: z.enum(SHIPMENT_STATES),
+    service_type: z.string().nullable().describe("the carrier's service, as chosen or as bought"),
+    ship_to_name: z.string().nullable(),
+    ship_to_address: address.nullable(),
+    tracking_number: z.string().nullable(),
+    estimated_delivery_at: instant.nullable().describe("the carrier's latest estimate, when it gave one"),
+  })
+  .describe('a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill): where it goes, how, and its tracking');
 
-export const completedShipment = z.strictObject({
+export const updatedShipment = z.union([mobileTransferShipment, sellerPickupShipment, buyerPickupShipment, mailedShipment]);
+
+export const deliveredShipment = z.strictObject({
   id,
   url,
   type: shipmentType,
@@ -108,6 +123,9 @@ export const completedShipment = z.strictObject({
     .optional()
     .describe('present when the completion carried them (barcode completion)'),
 });
+
+/** The answer of complete: delivered; a mailed shipment shipped (in_transit) instead. */
+export const completedShipment = z.union([deliveredShipment, mailedShipment]);
 
 /** What every answer about an order says of it beyond its id: its state, deadline and how it ended. */
 export const orderFacts = {

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { SHIPMENT_STATES, TRACKING_STATUSES } from './shipment-types.ts';
+import { id, instant, mailedShipment } from './shipment-answers.ts';
+
+// The answers about mailed shipments (docs/API.md §Mailed tickets).
+
+export { mailedShipment };
+
+export const airbillAnswer = mailedShipment
+  .extend({
+    airbill: z.strictObject({
+      url: z.string().describe('/v9/shipments/<id>/airbill: the label (application/pdf), for both parties'),
+      sha256: z.string(),
+      bytes: z.number().int().positive(),
+      pages: z.number().int().positive(),
+      source: z.enum(['purchased', 'uploaded']),
+      uploaded_by: z.enum(['seller', 'buyer']),
+    }),
+    purchase: z
+      .strictObject({
+        provider: z.string(),
+        service: z.string().describe('the service bought'),
+        reason: z.string().describe('why this service: the cheapest to arrive before deliver_by, else the fastest'),
+        rate: z.string().nullable(),
+      })
+      .nullable(),
+  })
+  .describe('the shipment with its label');
+
+export const trackingEvent = z.strictObject({
+  id,
+  status: z.enum(TRACKING_STATUSES),
+  occurred_at: instant,
+  location: z.string().nullable(),
+  description: z.string().nullable(),
+  source: z.enum(['carrier', 'seller']),
+  seller_claim: z.boolean().describe("a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order"),
+  recorded_at: instant,
+});
+
+/** POST /v9/shipments/:id/tracking_events. */
+export const trackingEventAnswer = mailedShipment.extend({ tracking_event: trackingEvent, recorded: z.boolean() });
+
+/** GET /v9/shipments/:id/tracking_events. */
+export const trackingEventList = z.strictObject({
+  shipment_id: id,
+  tracking_number: z.string().nullable(),
+  tracking_url: z.string().nullable().describe("the carrier's public tracking page"),
+  tracking_events: z.array(trackingEvent),
+});
+
+/** What a carrier webhook answers (for the carrier only). */
+export const carrierUpdateAnswer = z.strictObject({ recorded: z.number().int().nonnegative(), state: z.enum(SHIPMENT_STATES).nullable() });
+
+/** What POST /carriers/easypost/events answers EasyPost. */
+export const carrierWebhookAnswer = z.strictObject({
+  taken: z.boolean(),
+  shipment_id: id.nullable(),
+  recorded: z.number().int().nonnegative().nullable().describe('scans stored by this call (null: still being recorded)'),
+  reason: z.string().nullable().describe('why the event changed nothing'),
+});

@@ -1,0 +1,221 @@
+import {
+  airbillBody,
+  CarrierFailed,
+  Forbidden,
+  InvalidParams,
+  InvalidTransition,
+  isMailedType,
+  MAX_FILE_BYTES,
+  NotFound,
+  parseOrThrow,
+  ShipmentReplaced,
+  type AddressAttributes,
+  trackingNumberBody,
+  type AirbillCommand,
+  type TrackingNumberCommand,
+} from '@fulfil/contract';
+import type { SqlRunner } from '../db/database.ts';
+import { fileSetsOf } from '../db/sql/file-sets.ts';
+import { PayloadTooLarge } from '../http-errors.ts';
+import { CarrierFailure, type CarrierAdapter } from '../carriers/carrier-adapter.ts';
+import { checkAndStorePdf, type UploadDeps } from './file-upload.ts';
+import { assertTrackingFits, detectTrackingNumber } from './tracking-numbers.ts';
+
+export interface AirbillDeps extends UploadDeps {
+  /** The carrier account; absent or unable to buy (no EASYPOST_API_KEY): labels are uploaded. */
+  carrier?: (CarrierAdapter & { readonly canBuy: boolean }) | undefined;
+}
+
+interface Standing {
+  id: number;
+  type: string;
+  state: string;
+  trackingNumber: string | null;
+  carrierLabelId: string | null;
+  serviceType: string | null;
+  deliverBy: Date | null;
+  liveId: number | null;
+  role: 'seller' | 'buyer' | 'stranger';
+  to: AddressAttributes | null;
+}
+
+async function standing(db: SqlRunner, shipmentId: number, brokerageId: number): Promise<Standing> {
+  const [row] = await db.rows<Record<string, unknown>>(
+    `select s.id, s.type, s.state, s.tracking_number as "trackingNumber", s.carrier_label_id as "carrierLabelId", s.service_type as "serviceType",
+       o.deliver_by as "deliverBy", f.brokerage_id as "sellerBrokerageId", o.buyer_brokerage_id as "buyerBrokerageId",
+       case when s.replaced_by is null then s.id else (select l.id from shipments l where l.order_id = s.order_id and l.replaced_by is null) end as "liveId",
+       case when a.id is null then null else json_build_object('name', a.name, 'street_address', a.street_address, 'extended_address', a.extended_address,
+         'locality', a.locality, 'region', a.region, 'postal_code', a.postal_code, 'country_code', a.country_code) end as "to"
+     from shipments s join orders o on o.id = s.order_id join offices f on f.id = o.seller_office_id
+       left join addresses a on a.id = s.ship_to_address_id
+     where s.id = $1::bigint`,
+    [shipmentId],
+  );
+  const role = !row
+    ? 'stranger'
+    : Number(row.sellerBrokerageId) === brokerageId
+      ? 'seller'
+      : Number(row.buyerBrokerageId) === brokerageId
+        ? 'buyer'
+        : 'stranger';
+  if (!row || role === 'stranger') throw new NotFound(`shipment ${shipmentId} not found`);
+  return {
+    id: Number(row.id),
+    type: String(row.type),
+    state: String(row.state),
+    trackingNumber: (row.trackingNumber as string | null) ?? null,
+    carrierLabelId: (row.carrierLabelId as string | null) ?? null,
+    serviceType: (row.serviceType as string | null) ?? null,
+    deliverBy: row.deliverBy ? new Date(row.deliverBy as string) : null,
+    liveId: row.liveId === null ? null : Number(row.liveId),
+    role,
+    to: (typeof row.to === 'string' ? JSON.parse(row.to) : row.to) as AddressAttributes | null,
+  };
+}
+
+/**
+ * POST /v9/shipments/:id/airbill before its command: the label uploaded (checked and stored as
+ * e-tickets are) or bought through the carrier account and stored; the command carries its hash.
+ * The refusals the command would give come first, so a refused call buys nothing. An EasyPost
+ * error or timeout is 502 with what EasyPost said, and nothing changes.
+ */
+export async function prepareAirbill(
+  deps: AirbillDeps & { log?: { warn(detail: object, message: string): void } },
+  shipmentId: number,
+  brokerageId: number,
+  body: unknown,
+): Promise<AirbillCommand> {
+  const text = (body as { airbill?: unknown } | null)?.airbill;
+  if (typeof text === 'string' && Math.floor((text.length * 3) / 4) > MAX_FILE_BYTES + 2) {
+    throw new PayloadTooLarge(`airbill: a file may be at most ${MAX_FILE_BYTES} bytes (10 MiB)`);
+  }
+  const parsed = parseOrThrow(airbillBody, body ?? {});
+  const s = await standing(deps.database, shipmentId, brokerageId);
+  if (!isMailedType(s.type)) {
+    throw new InvalidTransition(
+      `shipment ${shipmentId} is ${s.type}: an airbill is for a mailed shipment (PUT /v9/shipments/${shipmentId} with type FedEx, UPS, USPS or ProvidedAirbill first)`,
+    );
+  }
+  const giver = s.type === 'ProvidedAirbill' ? 'buyer' : 'seller';
+  if (s.role !== giver) throw new Forbidden(`only the ${giver} may give the airbill of a ${s.type} shipment`);
+  if (s.liveId !== null && s.liveId !== shipmentId) throw new ShipmentReplaced(s.liveId);
+
+  if ('airbill' in parsed) {
+    assertTrackingFits(s.type, parsed.tracking_number);
+    const { sha256 } = await checkAndStorePdf(deps, parsed.airbill, 'airbill');
+    const trackerId = await registerBestEffort(deps, shipmentId, parsed.tracking_number, s.type);
+    return {
+      shipment_id: shipmentId,
+      by: giver,
+      sha256,
+      tracking_number: parsed.tracking_number,
+      ...(trackerId ? { tracker_id: trackerId } : {}),
+    };
+  }
+
+  if (s.type === 'ProvidedAirbill') {
+    throw new InvalidParams(
+      'airbill: required: the buyer uploads the label of a ProvidedAirbill shipment, with its tracking_number',
+      'airbill',
+    );
+  }
+  const carrier = deps.carrier;
+  if (!carrier?.canBuy) {
+    throw new InvalidParams(
+      'airbill: required: no carrier account is configured to buy a label; upload the label (airbill, tracking_number)',
+      'airbill',
+    );
+  }
+  // Bought already: the command answers the first label (idempotent); nothing is bought again.
+  const current = s.carrierLabelId !== null ? (await fileSetsOf(deps.database, shipmentId, 'airbill')).at(-1) : undefined;
+  if (current && s.trackingNumber) {
+    return {
+      shipment_id: shipmentId,
+      by: giver,
+      sha256: current.files[0]!.sha256,
+      tracking_number: s.trackingNumber,
+      purchase: {
+        provider: carrier.provider,
+        label_id: s.carrierLabelId!,
+        tracker_id: null,
+        service: s.serviceType ?? '',
+        reason: 'bought before',
+        estimated_delivery_at: null,
+        rate: null,
+      },
+    };
+  }
+  if (s.state !== 'pending') throw new InvalidTransition(`shipment ${shipmentId} is ${s.state}: its airbill can no longer change`);
+  if (!s.to) throw new InvalidTransition(`shipment ${shipmentId} has no address to ship to`);
+  let label;
+  try {
+    label = await carrier.buyLabel({
+      reference: `fulfil-shipment-${shipmentId}`,
+      carrier: s.type,
+      serviceType: s.serviceType,
+      to: s.to,
+      deliverBy: s.deliverBy,
+      now: new Date(),
+    });
+  } catch (err) {
+    if (err instanceof CarrierFailure) throw new CarrierFailed(err.message, err.code);
+    throw err;
+  }
+  const { sha256 } = await checkAndStorePdf(deps, label.pdf, 'airbill');
+  return {
+    shipment_id: shipmentId,
+    by: giver,
+    sha256,
+    tracking_number: label.trackingCode,
+    purchase: {
+      provider: carrier.provider,
+      label_id: label.labelId,
+      tracker_id: label.trackerId,
+      service: label.service,
+      reason: label.reason,
+      estimated_delivery_at: label.estimatedDeliveryAt?.toISOString() ?? null,
+      rate: label.rate,
+    },
+  };
+}
+
+/**
+ * PUT /v9/shipments/:id/tracking before its command: with a carrier account, the number is
+ * registered as a tracker, so the carrier's scans come by webhook and decide delivery (D-112).
+ * Registration is best effort: should EasyPost refuse or not answer, the number is still set and
+ * the seller's tracking events count (the log says why).
+ */
+export async function prepareTrackingNumber(
+  deps: AirbillDeps & { log?: { warn(detail: object, message: string): void } },
+  shipmentId: number,
+  brokerageId: number,
+  body: unknown,
+): Promise<TrackingNumberCommand> {
+  const { tracking_number } = parseOrThrow(trackingNumberBody, body ?? {});
+  const command: TrackingNumberCommand = { shipment_id: shipmentId, tracking_number };
+  const carrier = deps.carrier;
+  if (!carrier?.canBuy) return command;
+  const s = await standing(deps.database, shipmentId, brokerageId);
+  if (s.role !== 'seller' || !isMailedType(s.type) || s.state !== 'pending' || s.trackingNumber === tracking_number) return command;
+  assertTrackingFits(s.type, tracking_number);
+  const trackerId = await registerBestEffort(deps, shipmentId, tracking_number, s.type);
+  return trackerId ? { ...command, tracker_id: trackerId } : command;
+}
+
+/** The number as a tracker of the carrier account, when there is one; undefined when none or EasyPost refused (logged). */
+async function registerBestEffort(
+  deps: AirbillDeps & { log?: { warn(detail: object, message: string): void } },
+  shipmentId: number,
+  trackingNumber: string,
+  type: string,
+): Promise<string | undefined> {
+  if (!deps.carrier?.canBuy) return undefined;
+  try {
+    const { trackerId } = await deps.carrier.registerTracker(trackingNumber, detectTrackingNumber(trackingNumber).carrier ?? type);
+    return trackerId;
+  } catch (err) {
+    if (!(err instanceof CarrierFailure)) throw err;
+    deps.log?.warn({ shipmentId, err: err.message }, 'tracker not registered: the seller reports tracking events');
+    return undefined;
+  }
+}

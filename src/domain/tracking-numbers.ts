@@ -1,0 +1,48 @@
+import { getTracking } from 'ts-tracking-number';
+import { InvalidParams, type MailedType } from '@fulfil/contract';
+
+/** The courier codes of ts-tracking-number that are a mailed type's carrier. */
+const COURIER_OF: Readonly<Record<string, MailedType>> = { fedex: 'FedEx', ups: 'UPS', usps: 'USPS' };
+
+export interface TrackedNumber {
+  number: string;
+  /** The carrier the number belongs to, by its format and check digit; null when none is known. */
+  carrier: string | null;
+  /** The carrier's public tracking page for this number, when known. */
+  trackingUrl: string | null;
+}
+
+/** What the number is, by its format and check digit (ts-tracking-number, after tracking_number_data). */
+export function detectTrackingNumber(number: string): TrackedNumber {
+  const found = getTracking(number);
+  if (!found) return { number, carrier: null, trackingUrl: null };
+  const carrier = COURIER_OF[found.courier.code] ?? found.courier.name;
+  return { number, carrier, trackingUrl: found.trackingUrl ? found.trackingUrl.replace('%s', encodeURIComponent(number)) : null };
+}
+
+/**
+ * A tracking number must be one of the shipment's carrier (400 otherwise, saying which carrier the
+ * number looks like, if any). A buyer's own label (ProvidedAirbill) may be of FedEx, UPS or USPS.
+ */
+export function assertTrackingFits(type: MailedType, number: string, field = 'tracking_number'): TrackedNumber {
+  const tracked = detectTrackingNumber(number);
+  const fits =
+    type === 'ProvidedAirbill'
+      ? tracked.carrier === 'FedEx' || tracked.carrier === 'UPS' || tracked.carrier === 'USPS'
+      : tracked.carrier === type;
+  if (fits) return tracked;
+  const expected = type === 'ProvidedAirbill' ? 'FedEx, UPS or USPS' : type;
+  const err = new InvalidParams(
+    tracked.carrier
+      ? `${field}: ${number} is a ${tracked.carrier} tracking number, not one of ${expected}`
+      : `${field}: ${number} is not a tracking number of ${expected} (nor of any carrier known)`,
+    field,
+  );
+  err.extra.detected_carrier = tracked.carrier;
+  throw err;
+}
+
+/** The carrier's page for a number, for the operators' view. */
+export function trackingUrlOf(number: string | null): string | null {
+  return number ? detectTrackingNumber(number).trackingUrl : null;
+}

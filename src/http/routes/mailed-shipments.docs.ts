@@ -1,0 +1,83 @@
+import { airbillBody, mailedAnswers, MAX_FILE_BYTES, trackingEventBody, trackingNumberBody } from '@fulfil/contract';
+import { errorResponses } from '../openapi/error-responses.ts';
+import { jsonSchemaOf } from '../openapi/json-schema.ts';
+import { accepted202, COMMAND_ERRORS, commandHeaders, idParam, ok, toCommand, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
+
+const shipmentId = idParam('shipment');
+const TAG = 'Mailed tickets';
+
+/** The reference of the mailed-ticket routes: mailed-shipments.ts and carrier-webhooks.ts. */
+export const MAILED_DOCS = {
+  giveAirbill: v9({
+    tag: TAG,
+    operationId: 'createAirbill',
+    summary: 'Buy or upload the label of a mailed shipment (seller; the buyer for ProvidedAirbill)',
+    description: `\`{}\` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in \`purchase.reason\`; a second purchase answers the first label. Otherwise, and always for ProvidedAirbill, \`airbill\` is the label as a base64 PDF (checked as e-tickets are; ${MAX_FILE_BYTES / 1024 / 1024} MiB at most) with its \`tracking_number\`, which must be one of the shipment's carrier (400 names the carrier it looks like). An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: \`shipment.airbill_created\`.`,
+    params: shipmentId,
+    headers: commandHeaders,
+    body: jsonSchemaOf(airbillBody),
+    response: { ...ok(mailedAnswers.airbillAnswer, 'the shipment with its label'), ...accepted202 },
+    errors: [...COMMAND_ERRORS, 410, 502],
+    badRequest:
+      'an airbill that is not a PDF, a tracking number not of the shipment’s carrier (`detected_carrier`), `{}` with no carrier account or on ProvidedAirbill',
+    links: toCommand,
+  }),
+  getAirbill: v9({
+    tag: TAG,
+    operationId: 'getAirbill',
+    summary: 'Download the label of a mailed shipment (seller or buyer)',
+    description: "The label PDF, byte for byte. Anyone but the order's two parties is told 404, as is a shipment without a label.",
+    params: shipmentId,
+    response: { 200: { description: 'the PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } } },
+    errors: [400, ...V9_ERRORS, 404],
+  }),
+  setTracking: v9({
+    tag: TAG,
+    operationId: 'setTrackingNumber',
+    summary: 'Set the tracking number of a mailed shipment (seller)',
+    description:
+      "For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending; a bought label's number is the label's. Event: `shipment.airbill_created` (without a file).",
+    params: shipmentId,
+    headers: commandHeaders,
+    body: jsonSchemaOf(trackingNumberBody),
+    response: { ...ok(mailedAnswers.mailedShipment, 'the shipment'), ...accepted202 },
+    errors: [...COMMAND_ERRORS, 410],
+    links: toCommand,
+  }),
+  addTrackingEvent: v9({
+    tag: TAG,
+    operationId: 'addTrackingEvent',
+    summary: 'Report a tracking event of a mailed shipment (seller)',
+    description:
+      "For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers it and completes the order. On a shipment the carrier tracks (its label bought through the carrier account), a `delivered` is recorded as the seller's claim (`seller_claim: true`) and completes nothing: the carrier's scan does. The same event (status and time) again is recorded once.",
+    params: shipmentId,
+    headers: commandHeaders,
+    body: jsonSchemaOf(trackingEventBody),
+    response: { ...ok(mailedAnswers.trackingEventAnswer, 'the shipment and the event'), ...accepted202 },
+    errors: [...COMMAND_ERRORS, 410],
+    links: toCommand,
+  }),
+  listTrackingEvents: v9({
+    tag: TAG,
+    operationId: 'listTrackingEvents',
+    summary: 'List the tracking events of a mailed shipment (seller or buyer)',
+    description: "Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`.",
+    params: shipmentId,
+    response: ok(mailedAnswers.trackingEventList, 'the tracking events'),
+    errors: [400, ...V9_ERRORS, 404],
+  }),
+};
+
+/** POST /carriers/easypost/events: EasyPost signs it; no fulfil credential. */
+export const EASYPOST_WEBHOOK_DOC = {
+  tags: [TAG],
+  operationId: 'receiveEasyPostEvent',
+  summary: "EasyPost's tracker webhooks (for EasyPost only)",
+  description:
+    'Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the mailed shipment by its tracking code and each scan stored once; a retried event changes nothing; a scan never moves a delivered shipment back. An event about an unknown tracking code is answered 200 and kept without effect.',
+  security: [],
+  response: {
+    200: { description: 'taken (or ignored, with the reason)', ...jsonSchemaOf(mailedAnswers.carrierWebhookAnswer, 'output') },
+    ...errorResponses([400, 401, 404, 503]),
+  },
+};

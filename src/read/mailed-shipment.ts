@@ -1,0 +1,33 @@
+import { NotFound } from '@fulfil/contract';
+import type { SqlRunner } from '../db/database.ts';
+import { fileSetsOf } from '../db/sql/file-sets.ts';
+import type { FileStore } from '../files/file-store.ts';
+import { trackingUrlOf } from '../domain/tracking-numbers.ts';
+import { partyOfShipment } from './shipment-files.ts';
+import { trackingEventJson, trackingEventsOf } from './tracking-events.ts';
+
+/** GET /v9/shipments/:id/tracking_events: both parties, oldest first, with their source. */
+export async function listTrackingEvents(db: SqlRunner, shipmentId: number, brokerageId: number) {
+  await partyOfShipment(db, shipmentId, brokerageId);
+  const [row] = await db.rows<{ trackingNumber: string | null }>(
+    `select tracking_number as "trackingNumber" from shipments where id = $1::bigint`,
+    [shipmentId],
+  );
+  const trackingNumber = row?.trackingNumber ?? null;
+  return {
+    shipment_id: shipmentId,
+    tracking_number: trackingNumber,
+    tracking_url: trackingUrlOf(trackingNumber),
+    tracking_events: (await trackingEventsOf(db, shipmentId)).map(trackingEventJson),
+  };
+}
+
+/** GET /v9/shipments/:id/airbill: the latest label's bytes, to the two parties only. */
+export async function readAirbill(deps: { database: SqlRunner; files: FileStore }, shipmentId: number, brokerageId: number) {
+  await partyOfShipment(deps.database, shipmentId, brokerageId);
+  const file = (await fileSetsOf(deps.database, shipmentId, 'airbill')).at(-1)?.files[0];
+  if (!file) throw new NotFound(`shipment ${shipmentId} has no airbill`);
+  const bytes = await deps.files.get(file.sha256);
+  if (!bytes) throw new Error(`file ${file.sha256} of the airbill of shipment ${shipmentId} is missing from the ${deps.files.kind} store`);
+  return { sha256: file.sha256, bytes };
+}

@@ -1,0 +1,60 @@
+import { InvalidTransition, isMailedType, parseOrThrow, trackingEventCommand } from '@fulfil/contract';
+import { addressRow } from '../src/db/sql/mailed-shipment.ts';
+import { storeResult } from '../src/db/sql/store-result.ts';
+import { trackingEventsOf, trackingEventJson } from '../src/read/tracking-events.ts';
+import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
+import { mailedShipmentJson } from '../src/domain/shipment-response.ts';
+import { applyTracking } from '../src/domain/tracking-moves.ts';
+import { defineHandler } from './handler.ts';
+
+const OPENING = { role: 'seller', operation: 'add a tracking event', followOtherPartysPickup: false, replaces: false } as const;
+
+/**
+ * POST /v9/shipments/:id/tracking_events: the seller reports a scan, for a carrier without an
+ * account here. It moves the shipment as a carrier's would, except a `delivered` on a shipment
+ * the carrier tracks, which is recorded as the seller's claim (D-112).
+ */
+export default defineHandler({
+  name: 'shipment.tracking_event',
+  parse: (payload) => parseOrThrow(trackingEventCommand, payload, 'payload'),
+  open: (tx, { payload, actor }) => sendShipmentReads(tx, payload.shipment_id, actor, OPENING),
+  async handle(tx, { payload, actor, commandId }, _ctx, opened) {
+    const { order, shipment, role } = await openShipment(tx, payload.shipment_id, actor, OPENING, opened);
+    if (!isMailedType(shipment.type)) {
+      throw new InvalidTransition(
+        `shipment ${shipment.id} is ${shipment.type}; only a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) has tracking events`,
+      );
+    }
+    if (shipment.trackingNumber === null) {
+      throw new InvalidTransition(
+        `shipment ${shipment.id} has no tracking number yet: set it with PUT /v9/shipments/${shipment.id}/tracking first`,
+      );
+    }
+    const occurredAt = new Date(payload.occurred_at).toISOString();
+    const outcome = await applyTracking(
+      tx,
+      order,
+      shipment,
+      {
+        source: 'seller',
+        status: payload.status,
+        occurredAt,
+        location: payload.location ?? null,
+        description: payload.description ?? null,
+        carrierEventId: null,
+      },
+      { actor: { brokerageId: actor.brokerageId, userId: actor.userId, role }, commandId },
+    );
+    const events = await trackingEventsOf(tx, shipment.id);
+    const mine = events.find(
+      (e) => e.source === 'seller' && e.status === payload.status && e.occurredAt.getTime() === Date.parse(occurredAt),
+    );
+    const body = {
+      ...mailedShipmentJson(outcome.shipment, { shipToAddress: await addressRow(tx, shipment.shipToAddressId) }),
+      tracking_event: trackingEventJson(mine!),
+      recorded: outcome.recorded,
+    };
+    await storeResult(tx, commandId, 200, body);
+    return { status: 200, body, stored: true, ...(outcome.completed && order.hasDeadline ? { timersOf: order.id } : {}) };
+  },
+});
