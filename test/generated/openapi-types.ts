@@ -8235,6 +8235,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `request_timeout`: the request arrived too slowly (an upload: its body below the minimum rate); the connection is closed, nothing was taken */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "request_timeout",
+                     *           "message": "the request body arrived slower than 32768 bytes a second (40960 bytes in 5 s); nothing was taken"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
             409: {
                 headers: {

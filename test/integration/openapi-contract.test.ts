@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeRoutes, openApiFileText } from '../../src/http/openapi/document.ts';
+import { easypostSignature, recordedText } from '../support/easypost-stub.ts';
 import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api.ts';
 import { baseFixture, BUYER, ORDERS, SELLER, STRANGER } from '../support/fixtures.ts';
 import { signedFetch } from '../support/http.ts';
@@ -24,6 +25,8 @@ const ORDER_COMMAND_ORDERS = [730, 731, 732] as const;
 const FILE_ORDERS = [733, 734] as const;
 /** A completed Eticket order for the delivery issue routes. */
 const ISSUE_ORDER = 735;
+const MAILED_ORDER = 736;
+const EASYPOST_SECRET = 'whsec-contract-test';
 
 describe('OpenAPI document', () => {
   let t: TestService;
@@ -31,8 +34,8 @@ describe('OpenAPI document', () => {
   let call: ReturnType<typeof apiClient>;
   let checker: ReturnType<typeof openApiChecker>;
   beforeAll(async () => {
-    t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    await t.seed(baseFixture([...ORDER_COMMAND_ORDERS, ...FILE_ORDERS, ISSUE_ORDER]));
+    t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', EASYPOST_WEBHOOK_SECRET: EASYPOST_SECRET } });
+    await t.seed(baseFixture([...ORDER_COMMAND_ORDERS, ...FILE_ORDERS, ISSUE_ORDER, MAILED_ORDER]));
     call = apiClient(t.url);
     const res = await fetch(`${t.url}/openapi.json`);
     expect(res.status).toBe(200);
@@ -549,6 +552,68 @@ describe('OpenAPI document', () => {
     expect((await checked(STRANGER, 'GET', `/v9/orders/${ISSUE_ORDER}/delivery_evidence`, evidence)).status).toBe(404);
     const shipment = await checked(BUYER, 'GET', `/v9/shipments/${shipmentId}`, '/v9/shipments/{id}');
     expect(shipment.body.barcodes.revoked).toHaveLength(1);
+  });
+
+  it('mailed tickets: the mailed type, the airbill, tracking numbers and events, the carrier webhook', async () => {
+    const accepted = await checked(SELLER, 'POST', `/v9/orders/${MAILED_ORDER}/accept`, '/v9/orders/{id}/accept', { reviewer_id: 100 });
+    const address = {
+      name: 'Bo Buyer',
+      street_address: '1 Main St',
+      locality: 'Chicago',
+      region: 'IL',
+      postal_code: '60601',
+      country_code: 'US',
+    };
+    const shipment = '/v9/shipments/{id}';
+    const poBox = await checked(SELLER, 'PUT', `/v9/shipments/${accepted.body.shipments[0].id}`, shipment, {
+      type: 'UPS',
+      ship_to_address_attributes: { ...address, street_address: 'PO Box 12' },
+    });
+    expect(poBox.status).toBe(422);
+    const mailed = await checked(SELLER, 'PUT', `/v9/shipments/${accepted.body.shipments[0].id}`, shipment, {
+      type: 'USPS',
+      ship_to_address_attributes: address,
+    });
+    expect(mailed.status).toBe(200);
+    const id = mailed.body.id as number;
+    const USPS = '9400111202555842332669';
+    const airbill = '/v9/shipments/{id}/airbill';
+    expect(
+      (await checked(SELLER, 'POST', `/v9/shipments/${id}/airbill`, airbill, { airbill: 'not base64!', tracking_number: USPS })).status,
+    ).toBe(400);
+    const up = await checked(SELLER, 'POST', `/v9/shipments/${id}/airbill`, airbill, {
+      airbill: b64(await makePdf(1, 'label')),
+      tracking_number: USPS,
+    });
+    expect(up.status).toBe(200);
+    const label = await signedFetch(t.url, BUYER, 'GET', `/v9/shipments/${id}/airbill`);
+    checker.checkFile('GET', airbill, label.status, label.headers.get('content-type'));
+    expect((await checked(STRANGER, 'GET', `/v9/shipments/${id}/airbill`, airbill)).status).toBe(404);
+    const tracking = '/v9/shipments/{id}/tracking';
+    expect((await checked(SELLER, 'PUT', `/v9/shipments/${id}/tracking`, tracking, { tracking_number: '1Z5R89390357567127' })).status).toBe(
+      400,
+    );
+    expect((await checked(SELLER, 'PUT', `/v9/shipments/${id}/tracking`, tracking, { tracking_number: USPS })).status).toBe(200);
+    const events = '/v9/shipments/{id}/tracking_events';
+    const at = new Date().toISOString();
+    expect((await checked(SELLER, 'POST', `/v9/shipments/${id}/tracking_events`, events, { status: 'lost', occurred_at: at })).status).toBe(
+      400,
+    );
+    expect(
+      (await checked(SELLER, 'POST', `/v9/shipments/${id}/tracking_events`, events, { status: 'in_transit', occurred_at: at })).status,
+    ).toBe(200);
+    expect((await checked(BUYER, 'GET', `/v9/shipments/${id}/tracking_events`, events)).status).toBe(200);
+    expect((await checked(STRANGER, 'GET', `/v9/shipments/${id}/tracking_events`, events)).status).toBe(404);
+    const hook = '/carriers/easypost/events';
+    const body = recordedText('tracker-updated-in-transit.json');
+    const post = (signature?: string) =>
+      open(hook, hook, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(signature ? { 'x-hmac-signature': signature } : {}) },
+        body,
+      });
+    expect((await post()).status).toBe(401);
+    expect((await post(easypostSignature(EASYPOST_SECRET, body))).status).toBe(200);
   });
 
   it('every operation was checked with a success and with an error', () => {

@@ -17,7 +17,7 @@ export const MAILED_DOCS = {
     headers: commandHeaders,
     body: jsonSchemaOf(airbillBody),
     response: { ...ok(mailedAnswers.airbillAnswer, 'the shipment with its label'), ...accepted202 },
-    errors: [...COMMAND_ERRORS, 410, 502],
+    errors: [...COMMAND_ERRORS, 408, 410, 502],
     badRequest:
       'an airbill that is not a PDF, a tracking number not of the shipment’s carrier (`detected_carrier`), `{}` with no carrier account or on ProvidedAirbill',
     links: toCommand,

@@ -3743,6 +3743,10 @@ export type CreateAirbillErrors = {
      */
     404: ErrorBody;
     /**
+     * `request_timeout`: the request arrived too slowly (an upload: its body below the minimum rate); the connection is closed, nothing was taken
+     */
+    408: ErrorBody;
+    /**
      * `idempotency_conflict`: this Idempotency-Key was already used with a different request
      */
     409: ErrorBody;
