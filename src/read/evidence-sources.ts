@@ -5,14 +5,14 @@ import { barcodesOf } from '../db/sql/shipment-barcodes.ts';
 /**
  * The evidence of delivery of an order (GET /v9/orders/:id/delivery_evidence) is read from
  * several places, one source each: a source answers its entries, and delivery-evidence.ts merges
- * them oldest first. A new kind of evidence (the carrier's tracking scans of mailed tickets) is
- * one more function here and one more line in EVIDENCE_SOURCES; nothing else changes.
+ * them oldest first. A new kind of evidence is one more function here and one more line in
+ * EVIDENCE_SOURCES; nothing else changes.
  */
 export interface EvidenceEntry {
   at: string;
   /** What happened, a short code. */
   what: string;
-  /** seller, buyer, system, one_time_link, or null when nobody did it. */
+  /** seller, buyer, system, carrier, one_time_link, or null when nobody did it. */
   by: string | null;
   [detail: string]: unknown;
 }
@@ -159,4 +159,25 @@ const events: EvidenceSource = async (db, orderId) => {
  * Every source of evidence, in the order entries of the same instant are listed. The mailed
  * tickets' carrier scans are added here as one more source (a `trackingScans` function above).
  */
-export const EVIDENCE_SOURCES: readonly EvidenceSource[] = [fileSets, links, downloads, barcodes, events];
+/**
+ * A mailed shipment's tracking scans, at the time they say they happened: the carrier's (through
+ * its account's webhooks) and the seller's own reports, a seller's `delivered` on a
+ * carrier-tracked shipment marked as the seller's claim.
+ */
+const trackingScans: EvidenceSource = async (db, orderId) => {
+  const rows = await db.rows<Record<string, unknown>>(
+    `select source, status, occurred_at, location, description, seller_claim from tracking_events where order_id = $1::bigint order by occurred_at, id`,
+    [orderId],
+  );
+  return rows.map((r) => ({
+    at: iso(r.occurred_at),
+    what: 'tracking_scan',
+    by: r.source === 'carrier' ? 'carrier' : 'seller',
+    status: r.status as string,
+    location: (r.location as string | null) ?? null,
+    description: (r.description as string | null) ?? null,
+    seller_claim: Boolean(r.seller_claim),
+  }));
+};
+
+export const EVIDENCE_SOURCES: readonly EvidenceSource[] = [fileSets, links, downloads, barcodes, trackingScans, events];

@@ -6477,7 +6477,7 @@ export interface operations {
                         timeline: ({
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             at: string;
-                            /** @description what happened, a short code: etickets_uploaded, eticket_downloaded, link_created, link_used, … */
+                            /** @description what happened, a short code: etickets_uploaded, eticket_downloaded, link_created, link_used, tracking_scan, … */
                             what: string;
                             /** @description seller, buyer, system, or one_time_link */
                             by: string | null;

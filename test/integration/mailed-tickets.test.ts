@@ -296,6 +296,18 @@ describe('mailed tickets', () => {
     ]);
     expect((await ev('in_transit', 18)).body.state).toBe('delivered');
     expect((await state(orderId)).order).toBe('completed');
+    // The scans are evidence of delivery, should the buyer say the tickets never came.
+    const evidence = await call(BUYER, 'GET', `/v9/orders/${orderId}/delivery_evidence`);
+    expect(evidence.status).toBe(200);
+    const scans = evidence.body.timeline.filter((e: any) => e.what === 'tracking_scan');
+    expect(scans.map((e: any) => [e.status, e.by])).toEqual([
+      ['exception', 'seller'],
+      ['in_transit', 'seller'],
+      ['out_for_delivery', 'seller'],
+      ['delivered', 'seller'],
+      ['in_transit', 'seller'],
+    ]);
+    expect(scans[0]).toMatchObject({ at: at(9), location: 'Denver, CO', description: 'Weather delay' });
   }, 30_000);
 
   it('ProvidedAirbill: the buyer uploads the label; the seller may not, nor buy one', async () => {

@@ -2849,7 +2849,7 @@ export type GetDeliveryEvidenceResponses = {
              */
             at: string;
             /**
-             * what happened, a short code: etickets_uploaded, eticket_downloaded, link_created, link_used, …
+             * what happened, a short code: etickets_uploaded, eticket_downloaded, link_created, link_used, tracking_scan, …
              */
             what: string;
             /**
