@@ -20,6 +20,7 @@ import { PayloadTooLarge } from '../http-errors.ts';
 import { CarrierFailure, type CarrierAdapter } from '../carriers/carrier-adapter.ts';
 import { checkAndStorePdf, type UploadDeps } from './file-upload.ts';
 import { assertTrackingFits, detectTrackingNumber } from './tracking-numbers.ts';
+import { orderRole } from '../auth/roles.ts';
 
 export interface AirbillDeps extends UploadDeps {
   /** The carrier account; absent or unable to buy (no EASYPOST_API_KEY): labels are uploaded. */
@@ -51,13 +52,9 @@ async function standing(db: SqlRunner, shipmentId: number, brokerageId: number):
      where s.id = $1::bigint`,
     [shipmentId],
   );
-  const role = !row
-    ? 'stranger'
-    : Number(row.sellerBrokerageId) === brokerageId
-      ? 'seller'
-      : Number(row.buyerBrokerageId) === brokerageId
-        ? 'buyer'
-        : 'stranger';
+  const role = row
+    ? orderRole({ brokerageId }, { sellerBrokerageId: Number(row.sellerBrokerageId), buyerBrokerageId: Number(row.buyerBrokerageId) })
+    : 'stranger';
   if (!row || role === 'stranger') throw new NotFound(`shipment ${shipmentId} not found`);
   return {
     id: Number(row.id),

@@ -20,6 +20,7 @@ import { inspectPdf, inspectProof } from '../files/inspect-file.ts';
 import { PayloadTooLarge } from '../http-errors.ts';
 import { countFileStored, countUploadRefused } from '../telemetry/file-metrics.ts';
 import { assertAcceptsEtickets, assertAcceptsProof, assertReissuesEtickets, assertTicketPages } from './file-rules.ts';
+import { orderRole } from '../auth/roles.ts';
 
 /**
  * An upload before its command: the body is checked, each file decoded and parsed, the shipment's
@@ -53,13 +54,9 @@ async function standing(db: SqlRunner, shipmentId: number, brokerageId: number, 
      where s.id = $1::bigint`,
     [shipmentId],
   );
-  const role = !row
-    ? 'stranger'
-    : Number(row.sellerBrokerageId) === brokerageId
-      ? 'seller'
-      : Number(row.buyerBrokerageId) === brokerageId
-        ? 'buyer'
-        : 'stranger';
+  const role = row
+    ? orderRole({ brokerageId }, { sellerBrokerageId: Number(row.sellerBrokerageId), buyerBrokerageId: Number(row.buyerBrokerageId) })
+    : 'stranger';
   if (!row || role === 'stranger') throw new NotFound(`shipment ${shipmentId} not found`);
   if (role !== 'seller') throw new Forbidden(`only the seller may ${operation}`);
   const liveId = row.liveId === null ? null : Number(row.liveId);
