@@ -94,6 +94,11 @@ export function describeApi(service: { name: string; version: string }) {
         description:
           'The buyer says the tickets did not arrive: the seller reissues or answers, the buyer resolves or escalates; the evidence of delivery',
       },
+      {
+        name: 'Mailed tickets',
+        description:
+          "Tickets sent by a carrier: the mailed type and address, the airbill (bought or uploaded), tracking numbers and scans, the carrier's webhooks",
+      },
       { name: 'Inventory', description: "An office's ticket groups" },
       { name: 'Events', description: "Every event of your brokerage's orders, paged or long-polled" },
       { name: 'Commands', description: 'Results of commands answered 202' },

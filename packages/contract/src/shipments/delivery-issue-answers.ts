@@ -69,7 +69,9 @@ export const reissueAnswer = z.strictObject({
 export const evidenceEntry = z
   .looseObject({
     at: instant,
-    what: z.string().describe('what happened, a short code: etickets_uploaded, eticket_downloaded, link_created, link_used, tracking_scan, …'),
+    what: z
+      .string()
+      .describe('what happened, a short code: etickets_uploaded, eticket_downloaded, link_created, link_used, tracking_scan, …'),
     by: z.string().nullable().describe('seller, buyer, system, or one_time_link'),
   })
   .describe('one step of the evidence; the fields beside at, what and by depend on what');
