@@ -94,3 +94,64 @@ export function processTreeCpuMs(rootPid: number): number {
   }
   return total;
 }
+
+/** WAL of a run by relation and record type (pg_walinspect), per command: where its bytes go. */
+export interface WalShare {
+  relation: string;
+  records: string;
+  recordsPerCommand: number;
+  bytesPerCommand: number;
+  fpiBytesPerCommand: number;
+}
+
+/**
+ * Reads every WAL record between two snapshots with pg_walinspect (Postgres 15+, created here
+ * when missing) and sums them by the relation of their first block (or the resource manager for
+ * records without one: commits, running xacts), naming relations through `databaseUrl`'s catalog.
+ */
+export async function walByRelation(
+  admin: postgres.Sql,
+  databaseUrl: string,
+  a: PgSnapshot,
+  b: PgSnapshot,
+  commands: number,
+): Promise<WalShare[]> {
+  await admin`create extension if not exists pg_walinspect`;
+  const rows = await admin`
+    select substring(block_ref from 'rel \\d+/\\d+/(\\d+)') as relfilenode, resource_manager as rm, record_type as type,
+      count(*)::float8 as records, sum(record_length)::float8 as bytes, sum(fpi_length)::float8 as fpi
+    from pg_get_wal_records_info(${a.wal}::pg_lsn, ${b.wal}::pg_lsn)
+    group by 1, 2, 3`;
+  const { default: postgresClient } = await import('postgres');
+  const db = postgresClient(databaseUrl, { max: 1, onnotice: () => {} });
+  const names = new Map<string, string>();
+  try {
+    for (const r of await db`select relfilenode::text as node, relname from pg_class where relfilenode <> 0`)
+      names.set(String(r.node), String(r.relname));
+  } finally {
+    await db.end();
+  }
+  const byRelation = new Map<string, { types: Map<string, number>; records: number; bytes: number; fpi: number }>();
+  for (const r of rows) {
+    const relation = r.relfilenode ? (names.get(String(r.relfilenode)) ?? `relfilenode ${r.relfilenode}`) : `(${r.rm})`;
+    const entry = byRelation.get(relation) ?? { types: new Map(), records: 0, bytes: 0, fpi: 0 };
+    const type = `${r.rm}/${r.type}`;
+    entry.types.set(type, (entry.types.get(type) ?? 0) + Number(r.records));
+    entry.records += Number(r.records);
+    entry.bytes += Number(r.bytes);
+    entry.fpi += Number(r.fpi);
+    byRelation.set(relation, entry);
+  }
+  return [...byRelation]
+    .map(([relation, e]) => ({
+      relation,
+      records: [...e.types]
+        .sort((x, y) => y[1] - x[1])
+        .map(([t, n]) => `${t} ${(n / commands).toFixed(2)}`)
+        .join(', '),
+      recordsPerCommand: e.records / commands,
+      bytesPerCommand: e.bytes / commands,
+      fpiBytesPerCommand: e.fpi / commands,
+    }))
+    .sort((x, y) => y.bytesPerCommand - x.bytesPerCommand);
+}

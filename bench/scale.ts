@@ -12,7 +12,7 @@ import { fixtureSchema } from '../src/domain/fixture.ts';
 import { startPrivateRedis } from '../src/redis/private-server.ts';
 import { startPrivatePrimary } from '../test/support/private-postgres.ts';
 import { recreateBenchDatabase } from './bench-database.ts';
-import { pgSnapshot, pgWork, processTreeCpuMs } from './postgres-work.ts';
+import { pgSnapshot, pgWork, processTreeCpuMs, walByRelation } from './postgres-work.ts';
 import { BENCH_CREDENTIAL, benchFixture } from './scale-flows.ts';
 import { startFleet } from './scale-processes.ts';
 import { layoutReport, parseLayouts, type LayoutRow } from './scale-layouts.ts';
@@ -51,6 +51,8 @@ export async function run(argv: string[]): Promise<number> {
       'redis-config': { type: 'string', default: '1x2' },
       // samplers during each api×workers row's timed phase (`off`: none)
       profile: { type: 'string', default: 'on' },
+      // print each api×workers row's WAL by relation and record type (pg_walinspect)
+      'wal-detail': { type: 'boolean', default: false },
     },
   });
   const flows = Number(values.flows);
@@ -157,6 +159,20 @@ export async function run(argv: string[]): Promise<number> {
       const run = await load.run([1, flows]);
       const cpu = cpuUse(groups, cpuBefore, cpuSnapshot(groups));
       const after = await pgSnapshot(admin, 'fulfil_bench_scale', postmasterPid);
+      if (values['wal-detail']) {
+        const shares = await walByRelation(admin, url, before, after, flows * 3);
+        const total = shares.reduce((n, s) => n + s.bytesPerCommand, 0);
+        process.stdout.write(
+          `\n### WAL by relation, ${o.label} (${total.toFixed(0)} bytes a command)\n\n| relation | bytes a command | share | full-page images | records a command, by type |\n|---|---|---|---|---|\n` +
+            shares
+              .map(
+                (s) =>
+                  `| ${s.relation} | ${s.bytesPerCommand.toFixed(0)} | ${((100 * s.bytesPerCommand) / total).toFixed(1)} % | ${s.fpiBytesPerCommand.toFixed(0)} | ${s.records} |`,
+              )
+              .join('\n') +
+            '\n',
+        );
+      }
       const profile = await profiler?.stop();
       const msOf = (cores: number) => cores * cpu.seconds * 1000;
       const perRedisMs = cpu.groups.redis.perProcess.map(msOf);
