@@ -19,7 +19,7 @@ export const MAILED_DOCS = {
     response: { ...ok(mailedAnswers.airbillAnswer, 'the shipment with its label'), ...accepted202 },
     errors: [...COMMAND_ERRORS, 408, 410, 502],
     badRequest:
-      'an airbill that is not a PDF, a tracking number not of the shipment’s carrier (`detected_carrier`), `{}` with no carrier account or on ProvidedAirbill',
+      'an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill',
     links: toCommand,
   }),
   getAirbill: v9({
@@ -40,6 +40,8 @@ export const MAILED_DOCS = {
     params: shipmentId,
     headers: commandHeaders,
     body: jsonSchemaOf(trackingNumberBody),
+    badRequest:
+      'a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed',
     response: { ...ok(mailedAnswers.mailedShipment, 'the shipment'), ...accepted202 },
     errors: [...COMMAND_ERRORS, 410],
     links: toCommand,

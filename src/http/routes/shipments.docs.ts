@@ -1,4 +1,4 @@
-import { buyerPickupBody, completeBody, mailBody, mobileTransferBody, sellerPickupBody } from '@fulfil/contract';
+import { buyerPickupBody, completeBody, mailBody, mobileTransferBody, POSTAL_CODE_SHAPES, sellerPickupBody } from '@fulfil/contract';
 import { EXAMPLES } from '../openapi/examples.ts';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
 import * as bodies from '../openapi/response-bodies.ts';
@@ -41,6 +41,7 @@ export const SHIPMENT_DOCS = {
     params: idParam('shipment'),
     headers: commandHeaders,
     body: updateBody,
+    badRequest: `mailed delivery: a \`ship_to_address_attributes.postal_code\` not of the shape its \`country_code\` uses where the service knows it (${Object.keys(POSTAL_CODE_SHAPES).join(', ')})`,
     response: { ...ok(bodies.updatedShipment, 'the replacing shipment'), ...accepted202 },
     errors: [...COMMAND_ERRORS, 410],
     requestExamples: {

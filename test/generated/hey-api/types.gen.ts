@@ -1413,7 +1413,7 @@ export type UpdateShipmentData = {
 
 export type UpdateShipmentErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; mailed delivery: a `ship_to_address_attributes.postal_code` not of the shape its `country_code` uses where the service knows it (US, CA, GB, DE, FR, ES, IT, NL, AU, MX, JP); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
      */
     400: ErrorBody;
     /**
@@ -3727,7 +3727,7 @@ export type CreateAirbillData = {
 
 export type CreateAirbillErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an airbill that is not a PDF, a tracking number not of the shipment’s carrier (`detected_carrier`), `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
      */
     400: ErrorBody;
     /**
@@ -3876,7 +3876,7 @@ export type SetTrackingNumberData = {
 
 export type SetTrackingNumberErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
      */
     400: ErrorBody;
     /**
