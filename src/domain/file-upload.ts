@@ -14,7 +14,7 @@ import {
 } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
 import type { FileStore } from '../files/file-store.ts';
-import type { InspectPool } from '../files/inspect-pool.ts';
+import { ParseQueueFull, type InspectPool } from '../files/inspect-pool.ts';
 import { FileRefused, type FileFacts } from '../files/file-refused.ts';
 import { inspectPdf, inspectProof } from '../files/inspect-file.ts';
 import { PayloadTooLarge } from '../http-errors.ts';
@@ -95,6 +95,8 @@ async function inspect(bytes: Buffer, field: string, check: (b: Uint8Array) => P
   try {
     return await check(bytes);
   } catch (err) {
+    // No parser free in time: a 503 the caller retries, counted beside the file's own refusals.
+    if (err instanceof ParseQueueFull) countUploadRefused('parse_queue');
     if (!(err instanceof FileRefused)) throw err;
     countUploadRefused(err.reason);
     throw new InvalidParams(`${field}: ${err.message}`, field);

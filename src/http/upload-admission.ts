@@ -74,11 +74,6 @@ export class UploadAdmission {
     done(null, payload.pipe(paced));
   };
 
-  /** Slots in use now (for tests and metrics). */
-  get used(): number {
-    return this.inUse;
-  }
-
   private free(token: string): boolean {
     return this.inUse < this.limits.slots && (this.byCredential.get(token) ?? 0) < this.limits.perCredential;
   }
