@@ -243,12 +243,7 @@ CREATE TABLE public.orders (
 
 CREATE TABLE public.outbox (
     id bigint NOT NULL,
-    event_id text NOT NULL,
-    topic text NOT NULL,
-    order_id bigint,
-    payload jsonb NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    relayed_at timestamp with time zone
+    event_row_id bigint NOT NULL
 );
 
 CREATE SEQUENCE public.outbox_id_seq
@@ -331,8 +326,8 @@ CREATE TABLE public.shipment_events (
     at timestamp with time zone DEFAULT now() NOT NULL,
     actor_type text DEFAULT 'party'::text NOT NULL,
     actor_reason text,
-    shipment_as_left jsonb,
     details jsonb,
+    shipment_before jsonb,
     CONSTRAINT shipment_events_actor CHECK ((((actor_type = 'party'::text) AND (actor_brokerage_id IS NOT NULL) AND (actor_role = ANY (ARRAY['seller'::text, 'buyer'::text])) AND (command_id IS NOT NULL) AND (actor_reason IS NULL)) OR ((actor_type = 'system'::text) AND (actor_brokerage_id IS NULL) AND (actor_user_id IS NULL) AND (actor_role IS NULL) AND (command_id IS NULL) AND (actor_reason IS NOT NULL))))
 );
 
@@ -744,8 +739,6 @@ CREATE INDEX orders_seller_office_created_idx ON public.orders USING btree (sell
 CREATE INDEX orders_state_created_idx ON public.orders USING btree (state, created_at, id);
 
 CREATE INDEX orders_updated_idx ON public.orders USING btree (updated_at);
-
-CREATE INDEX outbox_unrelayed_idx ON public.outbox USING btree (id) WHERE (relayed_at IS NULL);
 
 CREATE INDEX shipment_barcodes_shipment_idx ON public.shipment_barcodes USING btree (shipment_id, id);
 

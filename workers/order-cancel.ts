@@ -1,6 +1,7 @@
 import { applyShipmentEvent, type PersistedShipment } from '../machines/index.ts';
 import { appendOrderEvent } from '../src/db/sql/append-order-event.ts';
 import { cancelLiveShipment, setOrderState } from '../src/db/sql/order-writes.ts';
+import type { ShipmentBefore } from '../src/db/sql/shipment-version.ts';
 import { openPartyOrder, orderAnswerOf, shipmentFacts } from '../src/domain/order-commands.ts';
 import { nextOrderState } from '../src/domain/order-transition.ts';
 import { cancelCommand, parseOrThrow, InvalidTransition } from '@fulfil/contract';
@@ -20,23 +21,33 @@ export default defineHandler({
     const confirmed = next.state === 'canceled';
     const { shipmentId, at } = shipmentFacts(order);
     let to = at;
+    let shipmentBefore: ShipmentBefore = null;
     if (confirmed && order.shipment) {
       const result = applyShipmentEvent(order.shipment.snapshot as PersistedShipment, { type: 'CANCEL' });
       if (!result.ok) throw new InvalidTransition(result.reason);
-      await cancelLiveShipment(tx, { orderId: order.id, shipmentId: order.shipment.id, ...result.view, snapshot: result.snapshot });
+      shipmentBefore = await cancelLiveShipment(tx, {
+        orderId: order.id,
+        shipmentId: order.shipment.id,
+        ...result.view,
+        snapshot: result.snapshot,
+      });
       to = { type: result.view.type, state: result.view.state };
     }
     await setOrderState(tx, { orderId: order.id, ...next, closed: confirmed });
-    await appendOrderEvent(tx, {
-      orderId: order.id,
-      kind: confirmed ? 'canceled' : 'cancel_proposed',
-      shipmentId,
-      from: at,
-      to,
-      details: { reason: payload.reason ?? null, notes: payload.notes ?? null, ...(confirmed ? {} : { proposed_by: order.role }) },
-      actor: { brokerageId: actor.brokerageId, userId: actor.userId, role: order.role },
-      commandId,
-    });
+    await appendOrderEvent(
+      tx,
+      {
+        orderId: order.id,
+        kind: confirmed ? 'canceled' : 'cancel_proposed',
+        shipmentId,
+        from: at,
+        to,
+        details: { reason: payload.reason ?? null, notes: payload.notes ?? null, ...(confirmed ? {} : { proposed_by: order.role }) },
+        actor: { brokerageId: actor.brokerageId, userId: actor.userId, role: order.role },
+        commandId,
+      },
+      shipmentBefore,
+    );
     return { status: 200, body: await orderAnswerOf(tx, order.id, actor), ...(confirmed ? { timersOf: order.id } : {}) };
   },
 });

@@ -60,7 +60,7 @@ export default defineHandler({
       serviceType: p?.service ?? shipment.serviceType,
       estimatedDeliveryAt: p?.estimated_delivery_at ? new Date(p.estimated_delivery_at) : null,
     };
-    await setLabelFacts(tx, next);
+    const shipmentBefore = await setLabelFacts(tx, next);
     const { setId, fileIds } = await drawFileSetIds(tx, 1);
     const source = p ? 'purchased' : 'uploaded';
     const file = { id: fileIds[0]!, sha256: payload.sha256, note: p ? `purchased:${p.provider}:${p.label_id}` : 'uploaded' };
@@ -81,6 +81,7 @@ export default defineHandler({
         details: { tracking_number: payload.tracking_number, airbill, purchase, replaced_set_id: current?.id ?? null },
       },
       answer: { commandId, status: 200, body },
+      shipmentBefore,
     });
     return { status: 200, body, stored: true };
   },

@@ -4,6 +4,7 @@ import type { Database, SqlTx } from '../db/client.ts';
 import { sentAhead } from '../db/sent-ahead.ts';
 import { countTransitions } from '../telemetry/metrics-registry.ts';
 import { EventsStream, type EventsStreamOptions } from './events-stream.ts';
+import { eventMessageOf } from '../db/sql/append-event.ts';
 import { appendToFeedsOver, FEED_NOTIFY } from './feed-positions.ts';
 
 /** Any constant shared by every relay of a database: only one relays a batch at a time. */
@@ -21,24 +22,27 @@ const LOCK = `select pg_advisory_xact_lock($1::bigint)`;
 
 /**
  * The whole batch in one statement (one round trip with BEGIN, the lock and, without the events
- * stream, COMMIT): the oldest unrelayed rows are marked relayed, appended to the feeds, and fanned
- * out to webhook endpoints. Marked relayed in the transaction that hands the batch on: if a step,
- * or Redis for the events stream, refuses, the transaction rolls back and the rows stay unrelayed.
+ * stream, COMMIT): the oldest outbox rows are deleted, their events read by primary key and their
+ * messages built from the rows (eventMessageOf), appended to the feeds, and fanned out to webhook
+ * endpoints. Deleted in the transaction that hands the batch on: if a step, or Redis for the
+ * events stream, refuses, the transaction rolls back and the rows are still there. The event is
+ * looked up on its own (a lateral subquery on its key): as a join, the planner may hash all of
+ * shipment_events for a batch of a few rows.
  */
 function batchStatement(follower: RelayFollower<unknown> | undefined): string {
   return `
 with taken as (
-  update outbox set relayed_at = now()
-  where id in (select id from outbox where relayed_at is null order by id limit $1::int)
-  returning id, event_id, payload),
-${appendToFeedsOver('taken')}${follower ? `,\nfollowed as (${follower.over('taken')})` : ''}
+  delete from outbox where id in (select id from outbox order by id limit $1::int)
+  returning id, event_row_id),
+relayed as (
+  select t.id, e.id as event_row_id, e.event_id, e.order_id, e.seq, e.kind, e.at, ${eventMessageOf('e')} as payload
+  from taken t cross join lateral (select * from shipment_events s where s.id = t.event_row_id) e),
+${appendToFeedsOver('relayed')}${follower ? `,\nfollowed as (${follower.over('relayed')})` : ''}
 select
-  (select json_agg(payload order by id) from taken) as events,
+  (select json_agg(payload order by id) from relayed) as events,
   ${follower ? `(select json_agg(out order by (out->>'deliveryId')::bigint) from followed)` : 'null'} as followed,
   (${FEED_NOTIFY}) as notified`;
 }
-
-const PRUNE = `delete from outbox where relayed_at is not null and relayed_at < now() - make_interval(secs => $1::int)`;
 
 interface BatchRow {
   /** The payloads of the events relayed, in outbox order; null: none. */
@@ -54,8 +58,6 @@ export interface RelayOptions {
   batchSize?: number;
   /** The safety poll: a relay is woken by NOTIFY, and looks anyway this often. */
   intervalMs?: number;
-  /** Relayed rows are kept this long for inspection, then pruned. */
-  keepRelayedMs?: number;
   /** Writes its rows in each batch's statement, and sees them again after its commit (webhook fan-out). */
   follower?: RelayFollower<unknown> | undefined;
   /** The events stream in Redis (EVENTS_STREAM=on); none: the relay writes no event to Redis. */
@@ -65,10 +67,11 @@ export interface RelayOptions {
 /** Work that must happen exactly when events leave the outbox (in the batch statement) and then once they have (after its commit). */
 export interface RelayFollower<T> {
   /**
-   * A data-modifying statement over the relation `taken` (the batch's outbox rows, with their
-   * jsonb `payload`), run as a CTE of the batch statement; each row it returns is one json `out`.
+   * A data-modifying statement over the relation `relayed` (the batch's events: outbox `id`,
+   * `event_row_id`, `event_id`, `order_id`, `seq`, `kind`, `at` and the message as jsonb
+   * `payload`), run as a CTE of the batch statement; each row it returns is one json `out`.
    */
-  over(taken: string): string;
+  over(relayed: string): string;
   /** The rows `over` returned, once the batch has committed. */
   afterCommit(rows: readonly T[]): Promise<void>;
 }
@@ -93,7 +96,6 @@ export class OutboxRelay {
   /** Woken while a batch ran: run again right after it. */
   private again = false;
   private stopped = false;
-  private lastPrune = 0;
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(private readonly opts: RelayOptions) {
@@ -173,20 +175,11 @@ export class OutboxRelay {
         // A full batch: there is probably more.
         if (n >= (this.opts.batchSize ?? 200)) this.again = true;
       } while (this.again && !this.stopped);
-      await this.prune();
     } catch (err) {
       this.opts.log.warn({ err }, 'outbox relay failed; retrying');
       next = Math.min(next, 2_000);
     }
     if (this.stopped) return;
-    // Woken while pruning: go again at once.
-    this.timer = setTimeout(() => this.wake(), this.again ? 0 : next);
-  }
-
-  private async prune(): Promise<void> {
-    const keep = this.opts.keepRelayedMs ?? 7 * 24 * 3600 * 1000;
-    if (Date.now() - this.lastPrune < 60_000) return;
-    this.lastPrune = Date.now();
-    await this.opts.database.rows(PRUNE, [Math.round(keep / 1000)]);
+    this.timer = setTimeout(() => this.wake(), next);
   }
 }

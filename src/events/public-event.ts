@@ -1,25 +1,23 @@
 import { getTableColumns, sql } from 'drizzle-orm';
 import { shipmentEvents } from '../db/schema.ts';
-import { shipmentVersionJson } from '../db/sql/shipment-version.ts';
+import { shipmentVersionAsLeftJson } from '../db/sql/shipment-version.ts';
 import type { LiveShipment } from '../read/live-shipment.ts';
 import { shipmentReadJson } from '../read/shipment-json.ts';
 import { eventTypeOf, type EventActor, type EventDetails, type EventKind, type EventType } from '@fulfil/contract';
 
-/** An event's row as its readers select it: the shipment version it kept comes apart (shipmentAsLeft, below). */
-export type ShipmentEventRow = Omit<typeof shipmentEvents.$inferSelect, 'shipmentAsLeft'>;
-const { shipmentAsLeft: _kept, ...eventRowColumns } = getTableColumns(shipmentEvents);
+/** An event's row as its readers select it: the shipment version it left comes apart (shipmentAsLeft, below). */
+export type ShipmentEventRow = Omit<typeof shipmentEvents.$inferSelect, 'shipmentBefore'>;
+const { shipmentBefore: _changed, ...eventRowColumns } = getTableColumns(shipmentEvents);
 /** The select list of a ShipmentEventRow (`ex.select(shipmentEventColumns).from(shipmentEvents)`). */
 export const shipmentEventColumns = eventRowColumns;
 
 /**
  * The shipment version an event left, with its contacts (shipmentVersionJson's form), as a column
- * of the statement that reads the event: the version as the event left it when it has changed in
- * place since (a completion keeps it first), else the version row. One statement, so a completion
- * committing between two reads cannot show the completed shipment in an earlier event.
+ * of the statement that reads the event (shipment-version.ts, shipmentVersionAsLeftJson). One
+ * statement, so a completion committing between two reads cannot show the completed shipment in
+ * an earlier event.
  */
-export const shipmentAsLeft = sql<unknown>`coalesce(${shipmentEvents.shipmentAsLeft}, ${sql.raw(
-  shipmentVersionJson(`"shipment_events"."new_shipment_id"`),
-)})`;
+export const shipmentAsLeft = sql<unknown>`${sql.raw(shipmentVersionAsLeftJson('"shipment_events"'))}`;
 
 /**
  * One shipment event as a party of its order may see it: the fields of the events stream's

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
-import { isNull, sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { query, type Executor } from '../db/client.ts';
-import { commands, orders, outbox } from '../db/schema.ts';
+import { commands, orders } from '../db/schema.ts';
 import {
   commandsOldestUnfinishedGauge,
   commandsUnfinishedGauge,
@@ -25,7 +25,7 @@ export interface ScrapeSources {
 }
 
 /** How many rows match, and the age in seconds of the oldest of them (0 when none). */
-async function countAndOldest(ex: Executor, table: typeof outbox | typeof commands, where: SQL): Promise<{ n: number; age: number }> {
+async function countAndOldest(ex: Executor, table: typeof commands, where: SQL): Promise<{ n: number; age: number }> {
   const [row] = await ex
     .select({
       n: sql<number>`count(*)::int`,
@@ -36,10 +36,19 @@ async function countAndOldest(ex: Executor, table: typeof outbox | typeof comman
   return { n: Number(row?.n ?? 0), age: Math.max(0, Number(row?.age ?? 0)) };
 }
 
-/** Events written but not yet relayed, and how old the oldest of them is. */
+/**
+ * Events written but not yet relayed, and how old the oldest of them is (the outbox holds only
+ * those; the oldest is the first by id, its age its event's).
+ */
 export async function outboxState(ex: Executor): Promise<{ backlog: number; lagSeconds: number }> {
-  const { n, age } = await countAndOldest(ex, outbox, isNull(outbox.relayedAt));
-  return { backlog: n, lagSeconds: age };
+  const rows = await query<{ n: number; age: number }>(
+    ex,
+    sql`select (select count(*) from outbox)::int as n,
+      coalesce((select extract(epoch from now() - e.at) from outbox o join shipment_events e on e.id = o.event_row_id
+        order by o.id limit 1), 0)::float8 as age`,
+  );
+  const row = rows[0];
+  return { backlog: Number(row?.n ?? 0), lagSeconds: Math.max(0, Number(row?.age ?? 0)) };
 }
 
 /** Commands not finished yet, and how old the oldest is (the partial index commands_open_idx keeps it cheap). */

@@ -1,10 +1,9 @@
 import type { Database } from '../db/client.ts';
-import { shipmentVersionJson } from '../db/sql/shipment-version.ts';
+import { shipmentVersionAsLeftJson } from '../db/sql/shipment-version.ts';
 
 // The statements of one webhook chain (deliver-chain.ts). A claim also reads the event's own
-// shipment_events row and the shipment version it left, so a delivery needs no separate read:
-// the version as the event left it when it has changed in place since (shipment_as_left, kept by
-// a completion), else the version row, which is then still what the event left.
+// shipment_events row and the shipment version it left (shipment-version.ts,
+// shipmentVersionAsLeftJson), so a delivery needs no separate read.
 
 /**
  * First in each claim's and acknowledgement's transaction (unflushed, below): its commit does not
@@ -51,7 +50,7 @@ select c.id, c.order_id as "orderId", c.seq, c.event_id as "eventId", c.kind, (e
   ev.actor_brokerage_id as "actorBrokerageId", ev.actor_user_id as "actorUserId", ev.actor_role as "actorRole",
   ev.actor_reason as "actorReason", ev.command_id as "commandId", ev.details,
   (extract(epoch from ev.at) * 1000)::float8 as "evAtMs",
-  coalesce(ev.shipment_as_left, ${shipmentVersionJson('ev.new_shipment_id')}) as "version"
+  ${shipmentVersionAsLeftJson('ev')} as "version"
 from claimed c left join shipment_events ev on ev.event_id = c.event_id`;
 
 /**

@@ -1,4 +1,3 @@
-import { SHIPMENT_EVENT_TOPIC } from '@fulfil/contract';
 import { chainJobs, type ChainHead, type WebhookQueue } from './webhook-queue.ts';
 import type { Logger } from 'pino';
 import type { RelayFollower } from '../events/outbox-relay.ts';
@@ -8,20 +7,18 @@ import type { RelayFollower } from '../events/outbox-relay.ts';
  * subscribed to the event's kind (event_kinds null: every kind, those added after the endpoint was
  * created included), written by the relay's own batch statement: an event is owed to its endpoints
  * exactly when it leaves the outbox. A relay that re-publishes a batch after a crash finds the
- * rows already there (the unique (endpoint, event) index). `taken`: a relation with the events'
- * outbox payloads in a jsonb column `payload`; each row returned is one chain head, as json.
+ * rows already there (the unique (endpoint, event) index). `relayed`: the batch's events
+ * (outbox-relay.ts names their columns); each row returned is one chain head, as json.
  */
-export function fanOutOver(taken: string): string {
+export function fanOutOver(relayed: string): string {
   return `
 insert into webhook_deliveries (endpoint_id, order_id, seq, event_id, kind, event_at)
 select e.id, ev.order_id, ev.seq, ev.event_id, ev.kind, ev.at
-from ${taken} t
-cross join lateral jsonb_to_record(t.payload) as ev(event_id text, topic text, order_id bigint, seq int, kind text, at timestamptz)
+from ${relayed} ev
 join orders o on o.id = ev.order_id
 join offices f on f.id = o.seller_office_id
 join webhook_endpoints e on e.brokerage_id in (f.brokerage_id, o.buyer_brokerage_id)
   and (e.event_kinds is null or ev.kind = any(e.event_kinds))
-where ev.topic = '${SHIPMENT_EVENT_TOPIC}'
 order by ev.order_id, ev.seq
 on conflict (endpoint_id, event_id) do nothing
 returning json_build_object('endpointId', endpoint_id, 'orderId', order_id, 'deliveryId', id, 'attempts', attempts) as out`;
@@ -34,8 +31,8 @@ export class WebhookFanOut implements RelayFollower<ChainHead> {
     private readonly log: Logger,
   ) {}
 
-  over(taken: string): string {
-    return fanOutOver(taken);
+  over(relayed: string): string {
+    return fanOutOver(relayed);
   }
 
   /** After the commit, so a job never runs before its rows are visible; if Redis refuses, the sweep queues them. */

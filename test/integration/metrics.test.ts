@@ -168,12 +168,17 @@ describe('outbox gauges', () => {
 
   it('read the backlog and the age of the oldest unrelayed event', async () => {
     expect(await outboxState(db.database.db)).toEqual({ backlog: 0, lagSeconds: 0 });
-    const minuteAgo = new Date(Date.now() - 60_000);
-    await db.database.db.insert(outbox).values([
-      { eventId: 'e-old', topic: 'shipment.transition', payload: {}, createdAt: minuteAgo },
-      { eventId: 'e-new', topic: 'shipment.transition', payload: {} },
-      { eventId: 'e-done', topic: 'shipment.transition', payload: {}, createdAt: new Date(Date.now() - 3_600_000), relayedAt: new Date() },
-    ]);
+    // A relayed event has no outbox row: only the two waiting count, the older one's age is the lag.
+    const sql = db.database.sql!;
+    const event = async (id: string, seq: number, at: Date) => {
+      const [row] = await sql`insert into shipment_events (event_id, order_id, seq, kind, to_type, to_state, actor_brokerage_id, actor_role, command_id, at)
+        values (${id}, 1, ${seq}, 'created', 'TBD', 'pending', 1, 'seller', ${`c-${id}`}, ${at}) returning id`;
+      return Number(row!.id);
+    };
+    await event('e-done', 1, new Date(Date.now() - 3_600_000));
+    const old = await event('e-old', 2, new Date(Date.now() - 60_000));
+    const recent = await event('e-new', 3, new Date());
+    await db.database.db.insert(outbox).values([{ eventRowId: old }, { eventRowId: recent }]);
     const state = await outboxState(db.database.db);
     expect(state.backlog).toBe(2);
     expect(state.lagSeconds).toBeGreaterThanOrEqual(59);

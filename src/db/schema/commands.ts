@@ -51,11 +51,7 @@ export const commands = pgTable(
 /** Who caused a shipment event: a party through a command, or the service itself (drizzle/0013). */
 export const EVENT_ACTOR_TYPES = ['party', 'system'] as const;
 
-/**
- * History of shipment transitions, across replacements (per-order sequence). Rows are appended and
- * not changed, but for `shipment_as_left`, written once by the completion that changes the event's
- * shipment in place (drizzle/0014).
- */
+/** History of shipment transitions, across replacements (per-order sequence). Rows are appended and never changed. */
 export const shipmentEvents = pgTable(
   'shipment_events',
   {
@@ -82,11 +78,12 @@ export const shipmentEvents = pgTable(
     commandId: text('command_id'),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
     /**
-     * The shipment version this event left (new_shipment_id), as shipmentVersionJson renders it,
-     * once that version changed in place after the event (a completion keeps the shipment's id);
-     * null while the version row is still what the event left. Event objects show this one.
+     * What this event changed in its shipment in place (a completion, a cancellation, a carrier's
+     * scan keep the shipment's id): the former values of the columns it changed, by ShipmentRow
+     * key; null for every other event. The events before it that left this version are shown as
+     * they left it from this (src/db/sql/shipment-version.ts), so none of them is written again.
      */
-    shipmentAsLeft: jsonb('shipment_as_left'),
+    shipmentBefore: jsonb('shipment_before'),
   },
   (t) => [
     uniqueIndex('shipment_events_order_seq').on(t.orderId, t.seq),
@@ -98,21 +95,14 @@ export const shipmentEvents = pgTable(
   ],
 );
 
-/** Transactional outbox: written in the handler's transaction, relayed to the events queue. */
-export const outbox = pgTable(
-  'outbox',
-  {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    eventId: text('event_id').notNull(),
-    topic: text('topic').notNull(),
-    orderId: bigint('order_id', { mode: 'number' }),
-    payload: jsonb('payload').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    relayedAt: timestamp('relayed_at', { withTimezone: true }),
-  },
-  (t) => [
-    index('outbox_unrelayed_idx')
-      .on(t.id)
-      .where(sql`relayed_at is null`),
-  ],
-);
+/**
+ * Transactional outbox: one row per event not yet relayed, written in the event's transaction and
+ * deleted by the relay's batch that hands the event on (src/events/outbox-relay.ts). It is a
+ * queue, not a record: the event row holds everything (the relay builds the message from it), so
+ * a row here is two numbers, and its whole life costs an insert, one index entry and a delete.
+ */
+export const outbox = pgTable('outbox', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  /** shipment_events.id of the event waiting to be relayed. */
+  eventRowId: bigint('event_row_id', { mode: 'number' }).notNull(),
+});

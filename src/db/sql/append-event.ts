@@ -4,28 +4,52 @@ import { SHIPMENT_EVENT_TOPIC, type EventDetails, type EventKind, type EventMess
 /**
  * The tail every shipment-changing statement ends with: given CTEs `o` (the order row, updated
  * with `event_seq = event_seq + 1` and returning id, event_seq) and `n` (the shipment as it now
- * is, returning id; no row for an order that has none, such as a refused one), it appends the event to the order's history and the outbox in the same
- * statement. The per-order sequence is the order's own counter, bumped under the order lock: no
- * max(seq) scan. The message is built in JavaScript except for what only the statement knows
- * (seq, the new shipment id); jsonb keeps no key order, so consumers read it by name. A party's
- * and a system event take the same path; the table's check refuses an actor that is neither.
+ * is, returning id; no row for an order that has none, such as a refused one), it appends the
+ * event to the order's history and names its row in the outbox, in the same statement. The
+ * per-order sequence is the order's own counter, bumped under the order lock: no max(seq) scan.
+ * The event's values come as one JSON parameter (eventMessage) and are written as the row's
+ * columns; the statement adds what only it knows (seq, the new shipment id). The outbox row is
+ * the event row's id alone: the relay builds the message from the row (eventMessageOf). A
+ * party's and a system event take the same path; the table's check refuses an actor that is
+ * neither.
+ *
+ * `shipmentBefore`: for a statement that changes the shipment in place, what it changed
+ * (shipment-version.ts, shipmentBeforeOf); SQL over `n`.
  *
  * One statement may append the events of several orders (the deadline timers fire a batch): `o`
  * then has a row per order and carries each one's message as a column (`message` names it, e.g.
  * `o.message`), `n` carries its order id, and `joinOn` pairs them (e.g. `n.order_id = o.id`).
  */
-export function appendEventCtes(message: string, joinOn = 'true'): string {
+export function appendEventCtes(message: string, joinOn = 'true', shipmentBefore = 'null::jsonb'): string {
   return `
 m as (select ${message}::text::jsonb || jsonb_build_object('seq', o.event_seq, 'new_shipment_id', n.id) as msg,
-             o.id as order_id, o.event_seq, n.id as new_id from o left join n on ${joinOn}),
+             o.id as order_id, o.event_seq, n.id as new_id, ${shipmentBefore} as before from o left join n on ${joinOn}),
 e as (insert into shipment_events (event_id, order_id, seq, kind, shipment_id, new_shipment_id, from_type, from_state,
-        to_type, to_state, details, actor_type, actor_brokerage_id, actor_user_id, actor_role, actor_reason, command_id, at)
+        to_type, to_state, details, actor_type, actor_brokerage_id, actor_user_id, actor_role, actor_reason, command_id, at,
+        shipment_before)
       select msg->>'event_id', order_id, event_seq, msg->>'kind', (msg->>'shipment_id')::bigint, new_id,
         msg->>'from_type', msg->>'from_state', msg->>'to_type', msg->>'to_state', nullif(msg->'details', 'null'::jsonb),
         msg#>>'{actor,type}', (msg#>>'{actor,brokerage_id}')::bigint, (msg#>>'{actor,user_id}')::bigint, msg#>>'{actor,role}',
-        msg#>>'{actor,reason}', msg->>'command_id', (msg->>'at')::timestamptz
-      from m),
-x as (insert into outbox (event_id, topic, order_id, payload) select msg->>'event_id', '${SHIPMENT_EVENT_TOPIC}', order_id, msg from m)`;
+        msg#>>'{actor,reason}', msg->>'command_id', (msg->>'at')::timestamptz, before
+      from m returning id),
+x as (insert into outbox (event_row_id) select id from e)`;
+}
+
+/**
+ * The event message (EventMessage in @fulfil/contract) of a shipment_events row `e`, as jsonb:
+ * what the relay hands on, built from the row when it relays it, so the outbox carries no copy.
+ * The row holds every field eventMessage below wrote; `at` is written back in its ISO form with
+ * milliseconds, as JavaScript gave it (test/integration/event-message.test.ts holds both to one shape).
+ */
+export function eventMessageOf(e: string): string {
+  return `jsonb_build_object('event_id', ${e}.event_id, 'topic', '${SHIPMENT_EVENT_TOPIC}', 'order_id', ${e}.order_id,
+  'seq', ${e}.seq, 'kind', ${e}.kind, 'shipment_id', ${e}.shipment_id, 'new_shipment_id', ${e}.new_shipment_id,
+  'from_type', ${e}.from_type, 'from_state', ${e}.from_state, 'to_type', ${e}.to_type, 'to_state', ${e}.to_state,
+  'details', ${e}.details, 'at', to_char(${e}.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  'actor', case when ${e}.actor_type = 'party'
+    then jsonb_build_object('type', 'party', 'brokerage_id', ${e}.actor_brokerage_id, 'user_id', ${e}.actor_user_id, 'role', ${e}.actor_role)
+    else jsonb_build_object('type', 'system', 'reason', ${e}.actor_reason) end,
+  'command_id', ${e}.command_id)`;
 }
 
 interface TransitionFacts {

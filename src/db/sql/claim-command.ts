@@ -20,10 +20,13 @@ export type ClaimOutcome =
   | { kind: 'unknown-brokerage' };
 
 /**
- * Takes a command inside the worker's transaction, in one statement: the row is inserted when no
- * producer wrote it (upstream jobs), and in every case locked, so a concurrent redelivery of the
- * same command waits here and then finds it finished. The identity check sits in the conflict
- * clause: a row of another command is neither updated nor returned.
+ * Takes a command inside the worker's transaction, in one statement that writes no row version:
+ * the row is locked (FOR UPDATE), so a concurrent redelivery of the same command waits here and
+ * then finds it finished; it is inserted only when no producer wrote it (upstream jobs). Whether
+ * it is this command (name, brokerage, request) is read from the locked row. The attempt is
+ * counted by the statement that stores the answer (store-result.ts), which commits with the
+ * work: a claim used to count it with an update of its own, a second row version per command
+ * (docs/DECISIONS.md D-136).
  *
  * The brokerage is looked up, not referenced by a foreign key: a key's check share-locks the
  * brokerage's row, and every command of a brokerage locking the same row at once made Postgres
@@ -32,23 +35,49 @@ export type ClaimOutcome =
  */
 const CLAIM = named<CommandClaim>(
   (p) => `
-insert into commands (id, name, brokerage_id, request_hash, payload, actor, attempts)
-select ${p.commandId}, ${p.name}, ${p.brokerageId}::bigint, ${p.requestHash}, ${p.payload}::text::jsonb, ${p.actor}::text::jsonb, 1
-where exists (select 1 from brokerages where id = ${p.brokerageId}::bigint)
-on conflict (id) do update set attempts = commands.attempts + (commands.result_status is null)::int
-  where commands.name = excluded.name and commands.brokerage_id = excluded.brokerage_id
-    and commands.request_hash = excluded.request_hash
-returning result_status as "status", result_body as "body"`,
+with l as (
+  select name, brokerage_id, request_hash, result_status, result_body from commands where id = ${p.commandId} for update
+),
+i as (
+  insert into commands (id, name, brokerage_id, request_hash, payload, actor)
+  select ${p.commandId}, ${p.name}, ${p.brokerageId}::bigint, ${p.requestHash}, ${p.payload}::text::jsonb, ${p.actor}::text::jsonb
+  where not exists (select 1 from l) and exists (select 1 from brokerages where id = ${p.brokerageId}::bigint)
+  on conflict (id) do nothing
+  returning 1
+)
+select result_status as "status", result_body as "body",
+  (name = ${p.name} and brokerage_id = ${p.brokerageId}::bigint and request_hash = ${p.requestHash}) as "mine"
+from l
+union all
+select null, null, true from i`,
 );
 
-/** Only when the claim found nothing: another command's id, or no such brokerage. */
+// The row as the claim reads it, after a concurrent insert of the same id won (see claimCommand).
+const RELOCK = named<Pick<CommandClaim, 'commandId' | 'name' | 'brokerageId' | 'requestHash'>>(
+  (p) => `
+select result_status as "status", result_body as "body",
+  (name = ${p.name} and brokerage_id = ${p.brokerageId}::bigint and request_hash = ${p.requestHash}) as "mine"
+from commands where id = ${p.commandId} for update`,
+);
+
+/** Only when the claim found nothing: no such brokerage, or another command's id. */
 const BROKERAGE_EXISTS = `select 1 as "one" from brokerages where id = $1::bigint`;
 
-export async function claimCommand(tx: SqlRunner, c: CommandClaim): Promise<ClaimOutcome> {
-  const [row] = await tx.rows<{ status: number | null; body: unknown }>(CLAIM.text, CLAIM.params(c));
-  if (!row) {
-    const [brokerage] = await tx.rows<{ one: number }>(BROKERAGE_EXISTS, [c.brokerageId]);
-    return brokerage ? { kind: 'conflict' } : { kind: 'unknown-brokerage' };
-  }
+type ClaimRow = { status: number | null; body: unknown; mine: boolean };
+
+function outcome(row: ClaimRow): ClaimOutcome {
+  if (!row.mine) return { kind: 'conflict' };
   return row.status === null ? { kind: 'claimed' } : { kind: 'finished', status: row.status, body: row.body };
+}
+
+export async function claimCommand(tx: SqlRunner, c: CommandClaim): Promise<ClaimOutcome> {
+  const [row] = await tx.rows<ClaimRow>(CLAIM.text, CLAIM.params(c));
+  if (row) return outcome(row);
+  // Nothing locked and nothing inserted: the brokerage is unknown, or another delivery of an
+  // upstream job inserted the row after this statement's snapshot (the insert waited for it and
+  // did nothing). A new statement sees that row, committed.
+  const [again] = await tx.rows<ClaimRow>(RELOCK.text, RELOCK.params(c));
+  if (again) return outcome(again);
+  const [brokerage] = await tx.rows<{ one: number }>(BROKERAGE_EXISTS, [c.brokerageId]);
+  return brokerage ? { kind: 'conflict' } : { kind: 'unknown-brokerage' };
 }

@@ -2,32 +2,29 @@ import type { SqlTx } from '../client.ts';
 import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import { appendEventCtes, eventMessage, type EventFacts } from './append-event.ts';
 import { named } from './named-params.ts';
-import { shipmentVersionJson } from './shipment-version.ts';
+import { shipmentBeforeOf, shipmentRowJson, shipmentWasCte } from './shipment-version.ts';
 import { answerValues, storeAnswerCte, type Answer, type AnswerValues } from './store-result.ts';
 
 // Complete keeps the shipment's id (it is not an update): the row changes in place, the order
 // completes, the event is appended and the answer stored, in one statement. The order id in the
 // shipment's WHERE makes it one probe whichever index the planner takes (replace-shipment.ts).
-// The event that made this version keeps it as it was (`f`: every part of the statement reads the
-// snapshot from before it, so the subquery sees the row before `n` changes it): that event's
-// data stays what it produced, however late it is delivered or read.
+// The completion's event names what it changed (shipment-version.ts, shipmentBeforeOf), so the
+// event that made this version still shows it as it left it, however late it is delivered or read.
 const COMPLETE = named<CompleteValues>(
   (p) => `
-with f as (
-  update shipment_events set shipment_as_left = ${shipmentVersionJson(`${p.shipmentId}::bigint`)}
-  where order_id = ${p.orderId}::bigint and new_shipment_id = ${p.shipmentId}::bigint and shipment_as_left is null
-),
+with ${shipmentWasCte(`${p.shipmentId}::bigint`)},
 n as (
   update shipments set state = ${p.state}, snapshot = ${p.snapshot}::text::jsonb, x_mobile_link = ${p.xMobileLink},
     transfer_source = ${p.transferSource}, delivered_at = now()
-  where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint and replaced_by is null returning id
+  where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint and replaced_by is null
+  returning id, ${shipmentRowJson('shipments')} as after
 ),
 o as (
   update orders set state = ${p.orderState}, snapshot = ${p.orderSnapshot}::text::jsonb, completed_at = now(),
     event_seq = orders.event_seq + 1
   from n where orders.id = ${p.orderId}::bigint returning orders.id, orders.event_seq
 ),
-${appendEventCtes(p.message)},
+${appendEventCtes(p.message, 'true', shipmentBeforeOf('n.after'))},
 ${storeAnswerCte(p)}
 select n.id from n`,
 );

@@ -2,6 +2,7 @@ import type { FileMediaType, FileSetKind } from '../schema/files.ts';
 import type { SqlRunner, SqlTx } from '../database.ts';
 import { appendEventCtes, eventMessage, type EventFacts } from './append-event.ts';
 import { named } from './named-params.ts';
+import type { ShipmentBefore } from './shipment-version.ts';
 import { answerValues, storeAnswerCte, type Answer, type AnswerValues } from './store-result.ts';
 
 /** A file as a set holds it, with what it was checked to be. */
@@ -135,7 +136,7 @@ o as (
   update orders set event_seq = orders.event_seq + 1 from s where orders.id = ${p.orderId}::bigint returning orders.id, orders.event_seq
 ),
 n as (select id from shipments where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint),
-${appendEventCtes(p.message)},
+${appendEventCtes(p.message, 'true', `${p.before}::text::jsonb`)},
 ${storeAnswerCte(p)}
 select (select count(*) from f)::int as files`,
 );
@@ -150,6 +151,7 @@ interface AttachValues extends AnswerValues {
   userId: number | null;
   files: string;
   message: string;
+  before: string | null;
 }
 
 export interface AttachWrite {
@@ -162,6 +164,8 @@ export interface AttachWrite {
   files: { id: number; sha256: string; seat?: string | undefined; barcode?: string | undefined; note?: string | undefined }[];
   event: Pick<EventFacts, 'actor' | 'commandId' | 'kind' | 'details'>;
   answer: Answer;
+  /** What a statement before it changed in the shipment in place (an airbill's label facts), for the event. */
+  shipmentBefore?: ShipmentBefore;
 }
 
 export async function attachFileSet(tx: SqlTx, w: AttachWrite): Promise<void> {
@@ -192,6 +196,7 @@ export async function attachFileSet(tx: SqlTx, w: AttachWrite): Promise<void> {
         to: { type: w.shipment.type, state: w.shipment.state },
       }),
       ...answerValues(w.answer),
+      before: w.shipmentBefore ? JSON.stringify(w.shipmentBefore) : null,
     }),
   );
   if (row?.files !== files.length) throw new Error(`file set ${w.setId} was not attached whole`);

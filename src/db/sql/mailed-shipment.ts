@@ -4,31 +4,30 @@ import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import type { TrackingSource } from '../schema/tracking.ts';
 import { appendEventCtes, eventMessage, type EventFacts, type SystemEventFacts } from './append-event.ts';
 import { named } from './named-params.ts';
-import { shipmentVersionJson } from './shipment-version.ts';
+import { shipmentBeforeOf, shipmentRowJson, shipmentWasCte, type ShipmentBefore } from './shipment-version.ts';
 
 // A mailed shipment changes in place (its id stays, as with complete): its tracking facts and
 // state, the order completed when a delivery scan delivers it, one event, in one statement. As in
-// complete-shipment.ts, the event that made the version before keeps it as it was (`f`).
+// complete-shipment.ts, the event names what it changed (shipment-version.ts, shipmentBeforeOf).
 const MOVE = named<MoveValues>(
   (p) => `
-with f as (
-  update shipment_events set shipment_as_left = ${shipmentVersionJson(`${p.shipmentId}::bigint`)}
-  where order_id = ${p.orderId}::bigint and new_shipment_id = ${p.shipmentId}::bigint and shipment_as_left is null
-),
+with ${shipmentWasCte(`${p.shipmentId}::bigint`)},
 n as (
   update shipments set state = ${p.state}, snapshot = ${p.snapshot}::text::jsonb, tracking_number = ${p.trackingNumber},
     carrier_tracker_id = ${p.trackerId}, carrier_label_id = ${p.labelId}, service_type = ${p.serviceType},
     estimated_delivery_at = ${p.estimatedDeliveryAt}::timestamptz,
     delivered_at = case when ${p.state} = 'delivered' then coalesce(delivered_at, now()) else delivered_at end
-  where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint and replaced_by is null returning id
+  where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint and replaced_by is null
+  returning id, ${shipmentRowJson('shipments')} as after
 ),
 o as (
   update orders set state = coalesce(${p.orderState}::text, orders.state), snapshot = coalesce(${p.orderSnapshot}::text::jsonb, orders.snapshot),
     completed_at = case when ${p.orderState}::text is null then orders.completed_at else now() end, event_seq = orders.event_seq + 1
   from n where orders.id = ${p.orderId}::bigint returning orders.id, orders.event_seq
 ),
-${appendEventCtes(p.message)},
-a as (update commands set status = 'succeeded', result_status = ${p.status}::int, result_body = ${p.body}::text::json, finished_at = now()
+${appendEventCtes(p.message, 'true', shipmentBeforeOf('n.after'))},
+a as (update commands set status = 'succeeded', result_status = ${p.status}::int, result_body = ${p.body}::text::json, finished_at = now(),
+    attempts = attempts + 1
     where ${p.storeAnswer}::boolean and id = ${p.commandId} and exists (select 1 from m))
 select n.id from n`,
 );
@@ -172,7 +171,7 @@ export async function addressRow(tx: Pick<SqlTx, 'rows'>, id: number | null): Pr
 }
 
 // The label's facts on the shipment, ahead of the statement that attaches the label and appends
-// its event (file-sets.ts attachFileSet); the event before keeps its version as it was (`f`).
+// its event (file-sets.ts attachFileSet), which records what this changed (shipment-version.ts).
 const SET_LABEL = named<{
   shipmentId: number;
   orderId: number;
@@ -183,17 +182,19 @@ const SET_LABEL = named<{
   estimatedDeliveryAt: string | null;
 }>(
   (p) => `
-with f as (
-  update shipment_events set shipment_as_left = ${shipmentVersionJson(`${p.shipmentId}::bigint`)}
-  where order_id = ${p.orderId}::bigint and new_shipment_id = ${p.shipmentId}::bigint and shipment_as_left is null
+with ${shipmentWasCte(`${p.shipmentId}::bigint`)},
+n as (
+  update shipments set tracking_number = ${p.trackingNumber}, carrier_tracker_id = ${p.trackerId}, carrier_label_id = ${p.labelId},
+    service_type = ${p.serviceType}, estimated_delivery_at = ${p.estimatedDeliveryAt}::timestamptz
+  where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint and replaced_by is null
+  returning id, ${shipmentRowJson('shipments')} as after
 )
-update shipments set tracking_number = ${p.trackingNumber}, carrier_tracker_id = ${p.trackerId}, carrier_label_id = ${p.labelId},
-  service_type = ${p.serviceType}, estimated_delivery_at = ${p.estimatedDeliveryAt}::timestamptz
-where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint and replaced_by is null returning id`,
+select n.id, ${shipmentBeforeOf('n.after')} as before from n`,
 );
 
-export async function setLabelFacts(tx: Pick<SqlTx, 'rows'>, s: ShipmentRow): Promise<void> {
-  const rows = await tx.rows(
+/** Returns what it changed, for the airbill's event. */
+export async function setLabelFacts(tx: Pick<SqlTx, 'rows'>, s: ShipmentRow): Promise<ShipmentBefore> {
+  const rows = await tx.rows<{ before: ShipmentBefore }>(
     SET_LABEL.text,
     SET_LABEL.params({
       shipmentId: s.id,
@@ -206,6 +207,7 @@ export async function setLabelFacts(tx: Pick<SqlTx, 'rows'>, s: ShipmentRow): Pr
     }),
   );
   if (rows.length !== 1) throw new Error(`shipment ${s.id} was not live under its order's lock`);
+  return rows[0]!.before;
 }
 
 /** The carrier's latest estimate on the live shipment; the order's deadline, to compare it with. */

@@ -1,6 +1,6 @@
 import type { SqlTx } from '../client.ts';
 import { named } from './named-params.ts';
-import { shipmentVersionJson } from './shipment-version.ts';
+import { shipmentBeforeOf, shipmentRowJson, shipmentWasCte, type ShipmentBefore } from './shipment-version.ts';
 
 // The writes of the commands on an order itself (reject, cancel, its in-hand date), each under the
 // order's lock the command holds; the event is appended after them (append-order-event.ts), in
@@ -40,27 +40,31 @@ export async function setOrderState(
   if (rows.length !== 1) throw new Error(`order ${w.orderId} was not updated under its lock`);
 }
 
-// A canceled order's live shipment is canceled in place (it keeps its id, as a completion does),
-// and the event that made this version keeps it as it was (complete-shipment.ts says why).
+// A canceled order's live shipment is canceled in place (it keeps its id, as a completion does);
+// what it changed is returned for the cancellation's event (shipment-version.ts, shipmentBeforeOf),
+// appended next in the same transaction.
 const CANCEL_SHIPMENT = named<{ orderId: number; shipmentId: number; state: string; snapshot: string }>(
   (p) => `
-with f as (
-  update shipment_events set shipment_as_left = ${shipmentVersionJson(`${p.shipmentId}::bigint`)}
-  where order_id = ${p.orderId}::bigint and new_shipment_id = ${p.shipmentId}::bigint and shipment_as_left is null
+with ${shipmentWasCte(`${p.shipmentId}::bigint`)},
+n as (
+  update shipments set state = ${p.state}::text, snapshot = ${p.snapshot}::text::jsonb
+  where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint and replaced_by is null
+  returning id, ${shipmentRowJson('shipments')} as after
 )
-update shipments set state = ${p.state}::text, snapshot = ${p.snapshot}::text::jsonb
-where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint and replaced_by is null returning id`,
+select n.id, ${shipmentBeforeOf('n.after')} as before from n`,
 );
 
+/** Cancels the live shipment in place; returns what it changed, for the event appended after it. */
 export async function cancelLiveShipment(
   tx: SqlTx,
   w: { orderId: number; shipmentId: number; state: string; snapshot: unknown },
-): Promise<void> {
-  const rows = await tx.rows(
+): Promise<ShipmentBefore> {
+  const rows = await tx.rows<{ before: ShipmentBefore }>(
     CANCEL_SHIPMENT.text,
     CANCEL_SHIPMENT.params({ orderId: w.orderId, shipmentId: w.shipmentId, state: w.state, snapshot: JSON.stringify(w.snapshot) }),
   );
   if (rows.length !== 1) throw new Error(`shipment ${w.shipmentId} was not live under its order's lock`);
+  return rows[0]!.before;
 }
 
 // A moved deadline is a new one: its timers may fire again (the fired marks of the old are cleared

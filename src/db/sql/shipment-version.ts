@@ -1,7 +1,7 @@
 import { getTableColumns, type Table } from 'drizzle-orm';
 import type { LiveShipment } from '../ops/shipment-rows.ts';
 import { addresses, emailAddresses, phoneNumbers } from '../schema/contact.ts';
-import { shipmentColumns, toDateOrNull, toShipmentRow } from './shipment-columns.ts';
+import { SHIPMENT_COLUMNS, shipmentColumns, toDateOrNull, toShipmentRow } from './shipment-columns.ts';
 
 /**
  * A shipment version with the contact rows it shows, as one JSON column of another statement (a
@@ -18,6 +18,47 @@ export function shipmentVersionJson(idSql: string): string {
     left join phone_numbers cf on cf.id = x."shipFromPhoneNumberId"
     left join phone_numbers cp on cp.id = x."phoneNumberId"
     left join addresses ct on ct.id = x."shipToAddressId")`;
+}
+
+/**
+ * A shipment row `alias` as jsonb under ShipmentRow's keys: the `shipment` object of
+ * shipmentVersionJson, and what an in-place change compares before and after.
+ */
+export function shipmentRowJson(alias: string): string {
+  return `jsonb_build_object(${SHIPMENT_COLUMNS.map((c) => `'${c.key}', ${alias}.${c.name}`).join(', ')})`;
+}
+
+/**
+ * A statement that changes shipment `idSql` in place (it keeps its id: a completion, a
+ * cancellation, a carrier's scan) names, on the event it appends, what it changed: the values
+ * the row had before, of the columns whose values differ (`shipment_before`, in ShipmentRow's
+ * keys). Every event before it that left this shipment version is then still shown as it left
+ * it (shipmentVersionAsLeftJson), with no write to those events. `shipmentWasCte` reads the row
+ * as the statement found it (every part of a statement sees the row before its update changes
+ * it); the statement's update returns `${shipmentRowJson('shipments')} as after`, and
+ * shipmentBeforeOf is the value for appendEventCtes.
+ */
+export const shipmentWasCte = (idSql: string) => `was as (select ${shipmentRowJson('s')} as row from shipments s where s.id = ${idSql})`;
+
+/** What an in-place change changed: the former values of the columns it changed, by ShipmentRow key; null when nothing. */
+export type ShipmentBefore = Record<string, unknown> | null;
+
+/** The changed columns' former values, given `was` and a relation `after` names the new row's column of. */
+export const shipmentBeforeOf = (afterSql: string) =>
+  `(select jsonb_object_agg(d.key, d.value) from was cross join jsonb_each(was.row) d where d.value is distinct from (${afterSql}) -> d.key)`;
+
+/**
+ * The shipment version event `e` left, in shipmentVersionJson's form: the version row as it is
+ * now, with each column an in-place change made after the event put back as that change found it
+ * (the earliest such change of each column after the event wins).
+ */
+export function shipmentVersionAsLeftJson(e: string): string {
+  return `(select case when later.before is null then v.v else jsonb_set(v.v, '{shipment}', (v.v -> 'shipment') || later.before) end
+    from (select ${shipmentVersionJson(`${e}.new_shipment_id`)} as v) v
+    cross join lateral (select jsonb_object_agg(k.key, k.value) as before from (
+      select distinct on (d.key) d.key, d.value from shipment_events l cross join jsonb_each(l.shipment_before) d
+      where l.order_id = ${e}.order_id and l.seq > ${e}.seq and l.shipment_id = ${e}.new_shipment_id and l.shipment_before is not null
+      order by d.key, l.seq) k) later)`;
 }
 
 type Json = Record<string, unknown>;

@@ -5,7 +5,8 @@ import { named, type Placeholders } from './named-params.ts';
 // result_body is json, not jsonb: a replayed answer keeps its keys in the order they were written.
 const STORE = named<{ commandId: string; status: string; resultStatus: number; body: string }>(
   (p) => `
-update commands set status = ${p.status}, result_status = ${p.resultStatus}::int, result_body = ${p.body}::text::json, finished_at = now()
+update commands set status = ${p.status}, result_status = ${p.resultStatus}::int, result_body = ${p.body}::text::json, finished_at = now(),
+  attempts = attempts + 1
 where id = ${p.commandId}`,
 );
 
@@ -30,7 +31,7 @@ export interface AnswerValues {
 export function storeAnswerCte(p: Placeholders<AnswerValues>): string {
   // Only with the event written (m): a write that changed nothing stores no answer either.
   return `a as (update commands set status = case when ${p.status}::int < 400 then 'succeeded' else 'failed' end,
-    result_status = ${p.status}::int, result_body = ${p.body}::text::json, finished_at = now()
+    result_status = ${p.status}::int, result_body = ${p.body}::text::json, finished_at = now(), attempts = attempts + 1
     where id = ${p.commandId} and exists (select 1 from m))`;
 }
 
