@@ -64,9 +64,13 @@ export const orderMachine = setup({
   },
 });
 
-/** The JSON object stored in the jsonb column (output of `getPersistedSnapshot`). */
+/**
+ * The JSON object stored in the jsonb column: of `getPersistedSnapshot`'s output, the state value,
+ * which is all rehydration reads (docs/DECISIONS.md D-138). The rest is the same for every order
+ * (no context, no history states, no children; `status` follows from the value), and it was most
+ * of the bytes written with each transition. Rows written before keep the whole output; it reads the same.
+ */
 export interface PersistedOrder {
-  readonly status: string;
   readonly value: StateValue;
   readonly [key: string]: unknown;
 }
@@ -79,7 +83,8 @@ export type OrderResult = { ok: true; snapshot: PersistedOrder; view: OrderView 
 type OrderSnapshot = ReturnType<typeof orderMachine.resolveState>;
 
 function persist(snapshot: OrderSnapshot): PersistedOrder {
-  return orderMachine.getPersistedSnapshot(snapshot) as unknown as PersistedOrder;
+  const { value } = orderMachine.getPersistedSnapshot(snapshot) as unknown as PersistedOrder;
+  return { value };
 }
 
 function topState(value: StateValue): string {

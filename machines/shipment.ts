@@ -165,9 +165,12 @@ export const shipmentMachine = setup({
   },
 });
 
-/** The JSON object stored in the jsonb column (output of `getPersistedSnapshot`). */
+/**
+ * The JSON object stored in the jsonb column: of `getPersistedSnapshot`'s output, the state value
+ * and the context, which is all rehydration reads (docs/DECISIONS.md D-138; the order machine's
+ * PersistedOrder says why the rest is left out). Rows written before keep the whole output.
+ */
 export interface PersistedShipment {
-  readonly status: string;
   readonly value: StateValue;
   readonly context: ShipmentContext;
   readonly [key: string]: unknown;
@@ -188,7 +191,8 @@ export type ShipmentResult =
 type ShipmentSnapshot = ReturnType<typeof shipmentMachine.resolveState>;
 
 function persist(snapshot: ShipmentSnapshot): PersistedShipment {
-  return shipmentMachine.getPersistedSnapshot(snapshot) as unknown as PersistedShipment;
+  const { value, context } = shipmentMachine.getPersistedSnapshot(snapshot) as unknown as PersistedShipment;
+  return { value, context };
 }
 
 // Only value and context matter (no history, no children), so resolveState is a full rehydration.

@@ -73,7 +73,19 @@ describe('order lifecycle', () => {
     expect(orderView(initialOrderSnapshot())).toEqual({ state: 'pending', proposedBy: null });
     const done = drive('ACCEPT', 'COMPLETE');
     expect(orderView(done)).toEqual({ state: 'completed', proposedBy: null });
-    expect(done.status).toBe('done');
+    // Stored: the state value alone; a final state takes no event.
+    expect(done).toEqual({ value: 'completed' });
+    for (const event of EVENTS) expect(applyOrderEvent(done, event).ok).toBe(false);
+  });
+
+  it("reads a snapshot stored whole (getPersistedSnapshot's output, as rows written before keep it) as the stored value alone", () => {
+    const whole = orderMachine.getPersistedSnapshot(
+      orderMachine.resolveState({ value: { cancel_proposed: 'buyer' } }),
+    ) as unknown as PersistedOrder;
+    expect(whole).toHaveProperty('status', 'active');
+    expect(orderView(whole)).toEqual({ state: 'cancel_proposed', proposedBy: 'buyer' });
+    const confirmed = applyOrderEvent(whole, { type: 'CANCEL', by: 'seller' });
+    expect(confirmed).toMatchObject({ ok: true, snapshot: { value: 'canceled' }, view: { state: 'canceled' } });
   });
 
   it('is canceled when one party proposes and the other confirms, from either side', () => {

@@ -109,7 +109,19 @@ describe('local pickup join', () => {
       buyerSupplied: true,
       stateValue: 'delivered',
     });
-    expect(done.status).toBe('done');
+    // Stored: the state value and the context; a final state takes no event.
+    expect(Object.keys(done).sort()).toEqual(['context', 'value']);
+    for (const event of Object.values(EVENTS)) expect(applyShipmentEvent(done, event).ok).toBe(false);
+  });
+
+  it("reads a snapshot stored whole (getPersistedSnapshot's output, as rows written before keep it) as value and context", () => {
+    const half = drive({ type: 'LocalPickup' }, 'SELLER');
+    const whole = shipmentMachine.getPersistedSnapshot(
+      shipmentMachine.resolveState({ value: half.value, context: half.context }),
+    ) as unknown as PersistedShipment;
+    expect(whole).toHaveProperty('status', 'active');
+    expect(shipmentView(whole)).toEqual(shipmentView(half));
+    expect(applyShipmentEvent(whole, EVENTS.BUYER!)).toEqual(applyShipmentEvent(half, EVENTS.BUYER!));
   });
 
   it('accepts seller resubmission before the buyer supplies, then delivers on buyer', () => {
