@@ -239,7 +239,8 @@ CREATE TABLE public.orders (
     rejection_reason text,
     rejection_notes text,
     closed_at timestamp with time zone
-);
+)
+WITH (fillfactor='85');
 
 CREATE TABLE public.outbox (
     id bigint NOT NULL,
@@ -407,7 +408,8 @@ CREATE TABLE public.shipments (
     carrier_tracker_id text,
     carrier_label_id text,
     estimated_delivery_at timestamp with time zone
-);
+)
+WITH (fillfactor='85');
 
 CREATE SEQUENCE public.shipments_id_seq
     START WITH 1
@@ -737,8 +739,6 @@ CREATE INDEX orders_open_deliver_by_idx ON public.orders USING btree (deliver_by
 CREATE INDEX orders_seller_office_created_idx ON public.orders USING btree (seller_office_id, created_at, id);
 
 CREATE INDEX orders_state_created_idx ON public.orders USING btree (state, created_at, id);
-
-CREATE INDEX orders_updated_idx ON public.orders USING btree (updated_at);
 
 CREATE INDEX shipment_barcodes_shipment_idx ON public.shipment_barcodes USING btree (shipment_id, id);
 

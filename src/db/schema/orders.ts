@@ -10,6 +10,8 @@ export const DELIVERY_METHODS = ['tbd', 'flash', 'local_pickup'] as const;
 // The machines own these names; the columns only store them.
 export { ORDER_STATES, SHIPMENT_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
 
+// Stored with fillfactor 85 (drizzle/0020): room on each page for the row's next version, so an
+// update that changes no indexed column stays on its page as a HOT update.
 export const orders = pgTable(
   'orders',
   {
@@ -31,7 +33,12 @@ export const orders = pgTable(
     reviewerId: ref('reviewer_id').references(() => users.id),
     seats: jsonb('seats').$type<number[]>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    /** Set by a trigger on every update of the row (each transition bumps event_seq), for the operators' search. */
+    /**
+     * Set by a trigger on every update of the row (each transition bumps event_seq), for the
+     * operators' search. Not indexed: an update that leaves the indexed columns alone (every event
+     * that does not change the order's state) is then a HOT update, no index written, and the
+     * search's pages walk the creation index whatever the filter on this (drizzle/0020).
+     */
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     acceptedAt: timestamp('accepted_at', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),
@@ -57,7 +64,6 @@ export const orders = pgTable(
   // as one index range scan.
   (t) => [
     index('orders_created_idx').on(t.createdAt, t.id),
-    index('orders_updated_idx').on(t.updatedAt),
     index('orders_state_created_idx').on(t.state, t.createdAt, t.id),
     index('orders_seller_office_created_idx').on(t.sellerOfficeId, t.createdAt, t.id),
     index('orders_buyer_brokerage_created_idx').on(t.buyerBrokerageId, t.createdAt, t.id),
@@ -68,6 +74,9 @@ export const orders = pgTable(
 );
 
 /**
+ * Stored with fillfactor 85 (drizzle/0020): a completion changes its row in place, and the tombstone
+ * of a replaced version is a new version of its row; both stay on their page with room there.
+ *
  * One row per version of a shipment. An update (rule U1) inserts a new row and turns the old one
  * into a tombstone whose replaced_by names the new row; the live shipment of an order is the row
  * with replaced_by null, and the partial unique index makes a second live one impossible.
