@@ -69,7 +69,8 @@ CREATE TABLE public.commands (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     finished_at timestamp with time zone,
     actor jsonb
-);
+)
+WITH (fillfactor='50');
 
 CREATE TABLE public.credentials (
     token text NOT NULL,

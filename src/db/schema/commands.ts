@@ -5,6 +5,9 @@ import type { Actor } from '@fulfil/contract';
 export const COMMAND_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 
 /**
+ * Stored with fillfactor 50 (drizzle/0020): the answer's version of a row then lands on the row's
+ * own page, where Postgres logs only the columns that changed.
+ *
  * Every command (HTTP call or upstream job) by its id. BullMQ delivers at least once, so this
  * table is where a command is known to be done: a handler that finds its id already finished
  * returns the stored result and writes nothing.
