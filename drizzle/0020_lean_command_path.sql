@@ -55,10 +55,10 @@ ALTER TABLE "shipment_events" DROP COLUMN "shipment_as_left";
 --> statement-breakpoint
 -- Every event bumps its order's counter (and the touch trigger its updated_at). With updated_at
 -- indexed, no such update could be HOT: each wrote an entry in all seven of the order's indexes.
--- The operators' search pages walk the creation index whatever the filter on the update time
--- (docs/BENCHMARKS.md, order search), so the index went unused there. Without it, an event that
--- leaves the order's state alone updates the row in place on its page, with room kept there for
--- it (fillfactor 85; pages written before fill up as they did until pruning frees room on them).
+-- Without it, an event that leaves the order's state alone updates the row in place on its page,
+-- with room kept there for it (fillfactor 85; pages written before fill up as they did until
+-- pruning frees room on them). The operators' filter on the update time walks the creation index
+-- instead (docs/DECISIONS.md D-139 says what that costs it).
 DROP INDEX "orders_updated_idx";
 --> statement-breakpoint
 ALTER TABLE "orders" SET (fillfactor = 85);

@@ -36,8 +36,8 @@ export const orders = pgTable(
     /**
      * Set by a trigger on every update of the row (each transition bumps event_seq), for the
      * operators' search. Not indexed: an update that leaves the indexed columns alone (every event
-     * that does not change the order's state) is then a HOT update, no index written, and the
-     * search's pages walk the creation index whatever the filter on this (drizzle/0020).
+     * that does not change the order's state) is then a HOT update, no index written; the search's
+     * filter on it walks the creation index (slower on its later pages: docs/DECISIONS.md D-139).
      */
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     acceptedAt: timestamp('accepted_at', { withTimezone: true }),
