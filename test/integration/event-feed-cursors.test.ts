@@ -38,8 +38,12 @@ describe('event feed cursors', () => {
     seqs.set(orderId, seq);
     await appendEvent(t.db.database.sql!, orderId, seq, id);
     await valueWithin('the event relayed', async () => {
-      const [row] = await t.db.database.sql!`select relayed_at from outbox where event_id = ${id}`;
-      return row?.relayed_at ? true : undefined;
+      // Relayed: its outbox row is gone, and its feed rows are written.
+      const [row] = await t.db.database.sql!`
+        select not exists (select 1 from outbox o where o.event_row_id = e.id)
+               and exists (select 1 from event_feed f where f.event_row_id = e.id) as relayed
+        from shipment_events e where e.event_id = ${id}`;
+      return row?.relayed ? true : undefined;
     });
     return id;
   }

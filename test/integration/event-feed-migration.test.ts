@@ -28,22 +28,31 @@ describe('event feed migration', () => {
 
   it('gives every relayed event a position in write order, for seller and buyer; unrelayed ones wait for the relay', async () => {
     const sql = db.database.sql!;
-    const event = async (id: string, orderId: number, seq: number, relayed: boolean | 'pruned') => {
-      await sql`insert into shipment_events (event_id, order_id, seq, kind, to_type, to_state, actor_brokerage_id, actor_role, command_id)
-                values (${id}, ${orderId}, ${seq}, 'created', 'TBD', 'pending', 1, 'seller', ${`c-${id}`})`;
-      if (relayed !== 'pruned')
-        await sql`insert into outbox (event_id, topic, order_id, payload, relayed_at)
-                  values (${id}, 'shipment.transition', ${orderId}, '{}', case when ${relayed}::boolean then now() end)`;
-    };
-    await event('old-1', ORDERS.tbd, 1, 'pruned');
-    await event('old-2', ORDERS.flash, 1, true);
-    await event('old-3', ORDERS.tbd, 2, true);
-    await event('waiting', ORDERS.tbd2, 1, false);
-    // The state before 0005: the tables exist empty, the head row not yet.
-    await sql`delete from event_feed_head`;
+    // The outbox as 0005 knew it (a copy of each message, kept with relayed_at once relayed), for
+    // this transaction only: a temporary table of that name shadows the current one (a queue of
+    // event row ids, drizzle/0020) for the backfill's statements, and is dropped at the commit.
+    await sql.begin(async (tx) => {
+      await tx`create temporary table outbox (id bigserial primary key, event_id text not null, topic text not null, order_id bigint,
+                 payload jsonb not null, created_at timestamptz not null default now(), relayed_at timestamptz) on commit drop`;
+      const event = async (id: string, orderId: number, seq: number, relayed: boolean | 'pruned') => {
+        await tx`insert into shipment_events (event_id, order_id, seq, kind, to_type, to_state, actor_brokerage_id, actor_role, command_id)
+                 values (${id}, ${orderId}, ${seq}, 'created', 'TBD', 'pending', 1, 'seller', ${`c-${id}`})`;
+        if (relayed !== 'pruned')
+          await tx`insert into outbox (event_id, topic, order_id, payload, relayed_at)
+                   values (${id}, 'shipment.transition', ${orderId}, '{}', case when ${relayed}::boolean then now() end)`;
+      };
+      await event('old-1', ORDERS.tbd, 1, 'pruned');
+      await event('old-2', ORDERS.flash, 1, true);
+      await event('old-3', ORDERS.tbd, 2, true);
+      await event('waiting', ORDERS.tbd2, 1, false);
+      // The state before 0005: the tables exist empty, the head row not yet.
+      await tx`delete from event_feed_head`;
 
-    expect(BACKFILL).toHaveLength(3);
-    for (const statement of BACKFILL) await sql.unsafe(statement);
+      expect(BACKFILL).toHaveLength(3);
+      for (const statement of BACKFILL) await tx.unsafe(statement);
+    });
+    // The current outbox was not touched.
+    expect((await sql`select count(*)::int as n from outbox`)[0]!.n).toBe(0);
 
     const rows = await sql`select f.brokerage_id::int as b, f.position::int as p, e.event_id as id
                            from event_feed f join shipment_events e on e.id = f.event_row_id order by f.brokerage_id, f.position`;

@@ -42,7 +42,13 @@ describe('an event message', () => {
     details: { deliver_by: '2026-12-01T01:00:00.000Z' },
     actor: { type: 'system', reason: 'deadline_passed' },
   };
-  const bare: EventFacts = { ...party, orderId: ORDERS.flash, kind: 'updated', details: undefined, actor: { ...party.actor, userId: null } };
+  const bare: EventFacts = {
+    ...party,
+    orderId: ORDERS.flash,
+    kind: 'updated',
+    details: undefined,
+    actor: { ...party.actor, userId: null },
+  };
 
   it.each([
     ['a party event with details', party],

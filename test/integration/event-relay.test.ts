@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api.ts';
@@ -7,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, BUYER, ORDERS, SELLER } from '../support/fixtures.ts';
 import { streamMessages } from '../support/events-stream.ts';
+import { outboxWaiting, writeOutboxEvents, type OutboxEvent } from '../support/outbox-events.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -41,10 +41,7 @@ describe('event stream', () => {
       const lp2 = (await call(BUYER, 'PUT', `/v9/shipments/${lp}`, BUYER_PICKUP_BODY)).body.id;
       const lp3 = (await call(SELLER, 'PUT', `/v9/shipments/${lp2}`, SELLER_PICKUP_BODY)).body.id;
 
-      await until(
-        'outbox drained',
-        async () => (await t.db.database.sql!`select count(*)::int as n from outbox where relayed_at is null`)[0]!.n === 0,
-      );
+      await until('outbox drained', async () => (await outboxWaiting(t.db.database.sql!)) === 0);
       const events = await publishedEvents(t.prefix);
       expect(events).toHaveLength(6);
       for (const e of events) {
@@ -79,21 +76,13 @@ describe('event stream', () => {
     const PER_ORDER = 150;
     try {
       // Interleaved events of many orders, as concurrent commands would leave them.
-      const rows = [];
+      const rows: OutboxEvent[] = [];
       for (let seq = 1; seq <= PER_ORDER; seq++) {
-        for (let order = 1; order <= ORDER_COUNT; order++) {
-          const eventId = randomUUID();
-          rows.push({
-            event_id: eventId,
-            topic: 'shipment.transition',
-            order_id: order,
-            payload: JSON.stringify({ event_id: eventId, order_id: order, seq }),
-          });
-        }
+        for (let order = 1; order <= ORDER_COUNT; order++) rows.push({ orderId: order, seq });
       }
       const sql = db.database.sql!;
-      for (let i = 0; i < rows.length; i += 1000) await sql`insert into outbox ${sql(rows.slice(i, i + 1000))}`;
-      const relayed = async () => (await sql`select count(*)::int as n from outbox where relayed_at is not null`)[0]!.n as number;
+      await writeOutboxEvents(sql, rows);
+      const relayed = async () => rows.length - (await outboxWaiting(sql));
 
       const child = spawn(process.execPath, ['bin/fulfil.mjs', 'start', '--role', 'worker'], {
         env: {

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsStreamKey, parseEventStreamEntry, type EventMessage } from '@fulfil/contract';
 import { apiClient, BUYER_PICKUP_BODY, SELLER_PICKUP_BODY } from '../support/api.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { baseFixture, BUYER, ORDERS, SELLER } from '../support/fixtures.ts';
+import { outboxWaiting, writeOutboxEvents, type OutboxEvent } from '../support/outbox-events.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // The events channel in Redis with no consumer must stay bounded: off by default (nothing written),
@@ -19,31 +19,17 @@ async function until(what: string, check: () => Promise<boolean>, ms = 60_000) {
   }
 }
 
-/** `n` events as the commands write them to the outbox (a realistic message, about 400 bytes). */
-async function writeEvents(t: TestService, n: number): Promise<void> {
+/** `n` events as the commands write them (a realistic message, about 400 bytes, built from the event row). */
+let nextOrder = 100_000;
+async function writeEvents(t: TestService, n: number): Promise<string[]> {
   const sql = t.db.database.sql!;
-  const rows = Array.from({ length: n }, (_, i) => {
-    const eventId = randomUUID();
-    const message = {
-      event_id: eventId,
-      topic: 'shipment.transition',
-      order_id: 100_000 + i,
-      seq: 1,
-      kind: 'created',
-      shipment_id: null,
-      new_shipment_id: 5_000_000 + i,
-      from_type: null,
-      from_state: null,
-      to_type: 'TBD',
-      to_state: 'pending',
-      actor: { type: 'party', role: 'seller', brokerage_id: 1, user_id: null },
-      command_id: `c-${randomUUID()}`,
-      at: new Date().toISOString(),
-    };
-    return { event_id: eventId, topic: 'shipment.transition', order_id: message.order_id, payload: JSON.stringify(message) };
+  const events = Array.from({ length: n }, (): OutboxEvent => {
+    const order = nextOrder++;
+    return { orderId: order, seq: 1, newShipmentId: 5_000_000 + order, toType: 'TBD', toState: 'pending' };
   });
-  for (let i = 0; i < rows.length; i += 1000) await sql`insert into outbox ${sql(rows.slice(i, i + 1000))}`;
-  await until('the outbox to drain', async () => (await sql`select count(*)::int as n from outbox where relayed_at is null`)[0]!.n === 0);
+  const { eventIds } = await writeOutboxEvents(sql, events);
+  await until('the outbox to drain', async () => (await outboxWaiting(sql)) === 0);
+  return eventIds;
 }
 
 /**
@@ -98,7 +84,7 @@ describe('the events channel in Redis', () => {
       const before = await settledKeys(t, redis);
       await writeEvents(t, 1_000);
       const usageAt1k = Number(await redis.memory('USAGE', key));
-      await writeEvents(t, 2_000);
+      const last = (await writeEvents(t, 2_000)).at(-1);
       // MAXLEN ~ trims whole nodes of the stream's radix tree: at most one node's entries over.
       const node = Number((await redis.config('GET', 'stream-node-max-entries'))[1]);
       const length = await redis.xlen(key);
@@ -111,7 +97,6 @@ describe('the events channel in Redis', () => {
       expect(await keysUnder(redis, t.prefix)).toBe(before);
       // The newest events are the ones kept, last relayed last.
       const [[, fields]] = (await redis.xrevrange(key, '+', '-', 'COUNT', 1)) as [[string, string[]]];
-      const last = (await t.db.database.sql!`select event_id from outbox order by id desc limit 1`)[0]!.event_id as string;
       expect(parseEventStreamEntry(fields).event_id).toBe(last);
     } finally {
       await t.stop();

@@ -56,7 +56,8 @@ describe('deadline timers fired in batches', () => {
     }
     const transactions = new Set(events.map((e) => e.xact));
     expect(transactions.size).toBeLessThanOrEqual(3);
-    const outbox = await db.database.sql!`select count(*)::int as n from outbox where payload->>'kind' = 'overdue'`;
+    const outbox = await db.database.sql!`
+      select count(*)::int as n from outbox o join shipment_events e on e.id = o.event_row_id where e.kind = 'overdue'`;
     expect(outbox[0]!.n).toBe(OPEN.length);
   });
 });

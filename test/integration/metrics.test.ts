@@ -171,7 +171,8 @@ describe('outbox gauges', () => {
     // A relayed event has no outbox row: only the two waiting count, the older one's age is the lag.
     const sql = db.database.sql!;
     const event = async (id: string, seq: number, at: Date) => {
-      const [row] = await sql`insert into shipment_events (event_id, order_id, seq, kind, to_type, to_state, actor_brokerage_id, actor_role, command_id, at)
+      const [row] =
+        await sql`insert into shipment_events (event_id, order_id, seq, kind, to_type, to_state, actor_brokerage_id, actor_role, command_id, at)
         values (${id}, 1, ${seq}, 'created', 'TBD', 'pending', 1, 'seller', ${`c-${id}`}, ${at}) returning id`;
       return Number(row!.id);
     };

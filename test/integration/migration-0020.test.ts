@@ -130,7 +130,9 @@ describe('migration 0020 on a database made by the version before', () => {
     t = await startTestService({ db, env: { FULFIL_SECRET_KEY: FIXTURE_SECRET_KEY } });
     const call = apiClient(t.url);
     const sql = db.database.sql!;
-    await valueWithin('the outbox drained', async () => ((await sql`select count(*)::int as n from outbox`)[0]!.n === 0 ? true : undefined));
+    await valueWithin('the outbox drained', async () =>
+      (await sql`select count(*)::int as n from outbox`)[0]!.n === 0 ? true : undefined,
+    );
 
     const live = new Set((await sql`select id::int as id from shipments where replaced_by is null`).map((r) => r.id as number));
     for (const r of READS) {

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -9,6 +8,7 @@ import { HOUSEKEEPING_QUEUE, RECOVER_LOST } from '../../workers/housekeeping.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
 import { streamMessages } from '../support/events-stream.ts';
+import { outboxWaiting, writeOutboxEvents, type OutboxEvent } from '../support/outbox-events.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -34,20 +34,12 @@ describe('several worker processes', () => {
     const PER_ORDER = 150;
     const children: ChildProcess[] = [];
     try {
-      const rows = [];
+      const rows: OutboxEvent[] = [];
       for (let seq = 1; seq <= PER_ORDER; seq++) {
-        for (let order = 1; order <= ORDER_COUNT; order++) {
-          const eventId = randomUUID();
-          rows.push({
-            event_id: eventId,
-            topic: 'shipment.transition',
-            order_id: order,
-            payload: JSON.stringify({ event_id: eventId, order_id: order, seq }),
-          });
-        }
+        for (let order = 1; order <= ORDER_COUNT; order++) rows.push({ orderId: order, seq });
       }
       const sql = db.database.sql!;
-      const relayed = async () => (await sql`select count(*)::int as n from outbox where relayed_at is not null`)[0]!.n as number;
+      const relayed = async () => rows.length - (await outboxWaiting(sql));
       // Which OS process holds the relay lock in this database (other test files' relays hold the
       // same key in theirs), read from the lock connection's application_name.
       const holders = async () =>
@@ -88,7 +80,7 @@ describe('several worker processes', () => {
       const pids = [a.pid!, b.pid!];
       // Both up and standing by or relaying before the outbox fills, so both race for the lock.
       await until('both relays to connect', async () => (await standbys()).sort().join() === [...pids].sort().join(), 60_000);
-      for (let i = 0; i < rows.length; i += 1000) await sql`insert into outbox ${sql(rows.slice(i, i + 1000))}`;
+      await writeOutboxEvents(sql, rows);
       await until('the relay to start publishing', async () => (await relayed()) > 0, 60_000);
 
       const [leader, ...others] = await holders();

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
@@ -7,6 +6,7 @@ import { RelayWake } from '../../src/events/relay-wake.ts';
 import { producerConnection, type RedisConnection } from '@fulfil/client/transport';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
+import { writeOutboxEvents } from '../support/outbox-events.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 
 const log = pino({ level: 'silent' });
@@ -71,10 +71,7 @@ describe('waking the outbox relay', () => {
       await new Promise((r) => setTimeout(r, 300));
       const ids = await insertEvents(db, 5);
       const relayed = async () =>
-        (
-          await db.database
-            .sql!`select count(*)::int as n from outbox where event_id in ${db.database.sql!(ids)} and relayed_at is not null`
-        )[0]!.n as number;
+        ids.length - ((await db.database.sql!`select count(*)::int as n from outbox where id in ${db.database.sql!(ids)}`)[0]!.n as number);
       await new Promise((r) => setTimeout(r, 500));
       expect(await relayed()).toBe(0);
       new RelayWake({ database: other, log, local: () => false }).committed();
@@ -87,12 +84,9 @@ describe('waking the outbox relay', () => {
   });
 });
 
-async function insertEvents(db: TestDatabase, n: number): Promise<string[]> {
-  const sql = db.database.sql!;
-  const rows = Array.from({ length: n }, (_, i) => {
-    const eventId = randomUUID();
-    return { event_id: eventId, topic: 'shipment.transition', order_id: 9_000 + i, payload: JSON.stringify({ event_id: eventId, seq: 1 }) };
-  });
-  await sql`insert into outbox ${sql(rows)}`;
-  return rows.map((r) => r.event_id);
+/** `n` events of orders that do not exist, as commands would leave them; returns their outbox ids. */
+let nextOrder = 9_000;
+async function insertEvents(db: TestDatabase, n: number): Promise<number[]> {
+  const events = Array.from({ length: n }, () => ({ orderId: nextOrder++, seq: 1 }));
+  return (await writeOutboxEvents(db.database.sql!, events)).outboxIds;
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, ISO, type ApiResponse } from '../support/api.ts';
 import { baseFixture, ORDERS, SELLER, SELLER_USER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { valueWithin } from '../support/value-within.ts';
 
 // The contract's three flows end to end, each response checked key by key against the fields
 // the contract shows for it (responses are trimmed: no key more, no key less).
@@ -127,7 +128,14 @@ describe('shipment flows', () => {
       [2, 'updated', 'TBD', 'XMobileLink', 'pending'],
       [3, 'completed', 'XMobileLink', 'XMobileLink', 'delivered'],
     ]);
-    const outbox = await t.db.database.sql!`select count(*)::int as n from outbox where order_id = ${ORDERS.tbd}`;
-    expect(outbox[0]!.n).toBe(3);
+    // Each event was handed to the relay: once it drains none waits, and all three are in the seller's feed, once each.
+    const sql = t.db.database.sql!;
+    await valueWithin('the outbox drained', async () =>
+      (await sql`select count(*)::int as n from outbox`)[0]!.n === 0 ? true : undefined,
+    );
+    const fed = await sql`
+      select e.seq from event_feed f join shipment_events e on e.id = f.event_row_id
+      where e.order_id = ${ORDERS.tbd} and f.brokerage_id = 1 order by f.position`;
+    expect(fed.map((r) => r.seq)).toEqual([1, 2, 3]);
   });
 });

@@ -43,8 +43,9 @@ describe('webhook endpoints and event kinds', () => {
 
   /** The endpoints the relay's fan-out owes one event of each kind to, by kind; rolled back. */
   async function fannedOut(kinds: readonly string[]): Promise<Map<string, number[]>> {
-    // The relay's batch statement runs the fan-out over the outbox rows it takes; here over these.
-    const fanOut = `with taken as (select value as payload from jsonb_array_elements($1::jsonb)),
+    // The relay's batch statement runs the fan-out over the events it takes (their rows' event_id,
+    // order_id, seq, kind and at); here over these.
+    const fanOut = `with taken as (select * from jsonb_to_recordset($1::jsonb) as r(event_id text, order_id bigint, seq int, kind text, at timestamptz)),
       followed as (${fanOutOver('taken')}) select out from followed`;
     const owed = new Map<string, number[]>(kinds.map((k) => [k, []]));
     const rollback = new Error('rollback');

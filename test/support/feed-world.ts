@@ -55,7 +55,6 @@ export const partiesOf = (orderId: number): BrokerageId[] => {
 export async function appendEvent(sql: Sql | TransactionSql, orderId: number, seq: number, eventId: string): Promise<void> {
   const actor = partiesOf(orderId)[0]!;
   await sql`with e as (insert into shipment_events (event_id, order_id, seq, kind, to_type, to_state, actor_brokerage_id, actor_role, command_id)
-                       values (${eventId}, ${orderId}, ${seq}, 'created', 'TBD', 'pending', ${actor}, 'seller', ${`c-${eventId}`}) returning event_id)
-            insert into outbox (event_id, topic, order_id, payload)
-            select event_id, 'shipment.transition', ${orderId}, jsonb_build_object('event_id', event_id, 'kind', 'created', 'to_type', 'TBD', 'to_state', 'pending') from e`;
+                       values (${eventId}, ${orderId}, ${seq}, 'created', 'TBD', 'pending', ${actor}, 'seller', ${`c-${eventId}`}) returning id)
+            insert into outbox (event_row_id) select id from e`;
 }

@@ -1,0 +1,119 @@
+/**
+ * The worker's claim (src/db/sql/claim-command.ts) locks the command's row without writing a new
+ * version of it, and inserts the row only for an upstream job no producer wrote. Two deliveries
+ * of the same upstream job at once: the second waits for the first and then answers what it
+ * stored, whichever way it lost the race. The attempt is counted with the answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretBox } from '../../src/auth/secret-box.ts';
+import { claimCommand, type CommandClaim } from '../../src/db/sql/claim-command.ts';
+import { storeResult } from '../../src/db/sql/store-result.ts';
+import { fixtureSchema } from '../../src/domain/fixture.ts';
+import { seedDatabase } from '../../src/domain/seed.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { baseFixture } from '../support/fixtures.ts';
+import { TEST_SECRET_KEY } from '../support/service.ts';
+
+const claimOf = (commandId: string, over: Partial<CommandClaim> = {}): CommandClaim => ({
+  commandId,
+  name: 'order.accept',
+  brokerageId: 1,
+  requestHash: 'h1',
+  payload: JSON.stringify({ order_id: 700, reviewer_id: 100 }),
+  actor: JSON.stringify({ brokerageId: 1, userId: 100 }),
+  ...over,
+});
+
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((r) => (open = r));
+  return { wait, open };
+}
+
+describe('claiming a command', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await seedDatabase(db.database, fixtureSchema.parse(baseFixture()), SecretBox.fromKey(TEST_SECRET_KEY));
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  const row = async (id: string) =>
+    (await db.database.sql!`select status, attempts, result_status, xmin::text as xmin from commands where id = ${id}`)[0];
+
+  it('a producer-written row is locked, not rewritten; the answer counts the attempt', async () => {
+    await db.database.sql!`insert into commands (id, name, brokerage_id, request_hash, payload, actor)
+      values ('c-producer', 'order.accept', 1, 'h1', '{}', '{}')`;
+    const before = await row('c-producer');
+    // A claim that is rolled back (a refusal, a crash) leaves the row as it was: same version.
+    await db.database
+      .transaction(async (tx) => {
+        expect(await claimCommand(tx, claimOf('c-producer'))).toEqual({ kind: 'claimed' });
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    expect(await row('c-producer')).toEqual(before);
+    await db.database.transaction(async (tx) => {
+      expect(await claimCommand(tx, claimOf('c-producer'))).toEqual({ kind: 'claimed' });
+      await storeResult(tx, 'c-producer', 200, { ok: true });
+    });
+    expect(await row('c-producer')).toMatchObject({ status: 'succeeded', attempts: 1, result_status: 200 });
+    await db.database.transaction(async (tx) => {
+      expect(await claimCommand(tx, claimOf('c-producer'))).toEqual({ kind: 'finished', status: 200, body: { ok: true } });
+    });
+  });
+
+  it('another command under a used id is a conflict; an unknown brokerage is said so', async () => {
+    await db.database.transaction(async (tx) => {
+      expect(await claimCommand(tx, claimOf('c-producer', { requestHash: 'other' }))).toEqual({ kind: 'conflict' });
+      expect(await claimCommand(tx, claimOf('c-nobody', { brokerageId: 99_999 }))).toEqual({ kind: 'unknown-brokerage' });
+    });
+    expect(await row('c-nobody')).toBeUndefined();
+  });
+
+  it('two deliveries of an upstream job at once: the second waits, then answers what the first stored', async () => {
+    const claimed = gate();
+    const finish = gate();
+    const first = db.database.transaction(async (tx) => {
+      const outcome = await claimCommand(tx, claimOf('c-upstream'));
+      claimed.open();
+      await finish.wait;
+      await storeResult(tx, 'c-upstream', 200, { first: true });
+      return outcome;
+    });
+    await claimed.wait;
+    // The second starts while the first holds its inserted row uncommitted: its insert waits on it.
+    const second = db.database.transaction((tx) => claimCommand(tx, claimOf('c-upstream')));
+    await new Promise((r) => setTimeout(r, 200));
+    finish.open();
+    expect(await first).toEqual({ kind: 'claimed' });
+    expect(await second).toEqual({ kind: 'finished', status: 200, body: { first: true } });
+    expect(await row('c-upstream')).toMatchObject({ status: 'succeeded', attempts: 1, result_status: 200 });
+  });
+
+  it('the same race, the first rolled back: the second claims the command', async () => {
+    const claimed = gate();
+    const finish = gate();
+    const first = db.database
+      .transaction(async (tx) => {
+        await claimCommand(tx, claimOf('c-upstream-2'));
+        claimed.open();
+        await finish.wait;
+        throw new Error('crashed');
+      })
+      .catch((err: Error) => err.message);
+    await claimed.wait;
+    const second = db.database.transaction(async (tx) => {
+      const outcome = await claimCommand(tx, claimOf('c-upstream-2'));
+      await storeResult(tx, 'c-upstream-2', 201, { second: true });
+      return outcome;
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    finish.open();
+    expect(await first).toBe('crashed');
+    expect(await second).toEqual({ kind: 'claimed' });
+    expect(await row('c-upstream-2')).toMatchObject({ status: 'succeeded', attempts: 1, result_status: 201 });
+  });
+});
