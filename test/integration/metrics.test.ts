@@ -173,7 +173,7 @@ describe('outbox gauges', () => {
     const event = async (id: string, seq: number, at: Date) => {
       const [row] =
         await sql`insert into shipment_events (event_id, order_id, seq, kind, to_type, to_state, actor_brokerage_id, actor_role, command_id, at)
-        values (${id}, 1, ${seq}, 'created', 'TBD', 'pending', 1, 'seller', ${`c-${id}`}, ${at}) returning id`;
+        values (${id}, 1, ${seq}, 'created', 'TBD', 'pending', 1, 'seller', ${`c-${id}`}, ${at.toISOString()}::timestamptz) returning id`;
       return Number(row!.id);
     };
     await event('e-done', 1, new Date(Date.now() - 3_600_000));
