@@ -5,14 +5,11 @@
  * stored, whichever way it lost the race. The attempt is counted with the answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SecretBox } from '../../src/auth/secret-box.ts';
 import { claimCommand, type CommandClaim } from '../../src/db/sql/claim-command.ts';
 import { storeResult } from '../../src/db/sql/store-result.ts';
-import { fixtureSchema } from '../../src/domain/fixture.ts';
-import { seedDatabase } from '../../src/domain/seed.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import type { TestDatabase } from '../support/database.ts';
+import { createSeededTestDatabase } from '../support/seeded-database.ts';
 import { baseFixture } from '../support/fixtures.ts';
-import { TEST_SECRET_KEY } from '../support/service.ts';
 
 const claimOf = (commandId: string, over: Partial<CommandClaim> = {}): CommandClaim => ({
   commandId,
@@ -33,8 +30,7 @@ function gate(): { wait: Promise<void>; open: () => void } {
 describe('claiming a command', () => {
   let db: TestDatabase;
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await seedDatabase(db.database, fixtureSchema.parse(baseFixture()), SecretBox.fromKey(TEST_SECRET_KEY));
+    db = await createSeededTestDatabase(baseFixture());
   });
   afterAll(async () => {
     await db?.drop();

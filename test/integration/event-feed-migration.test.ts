@@ -1,12 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDatabase } from '../../src/domain/seed.ts';
-import { fixtureSchema } from '../../src/domain/fixture.ts';
-import { SecretBox } from '../../src/auth/secret-box.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import type { TestDatabase } from '../support/database.ts';
+import { createSeededTestDatabase } from '../support/seeded-database.ts';
 import { baseFixture, ORDERS } from '../support/fixtures.ts';
-import { TEST_SECRET_KEY } from '../support/service.ts';
 
 // drizzle/0005_event_feed.sql adds the history written before the feed existed: its statements
 // after the tables, run against a database holding events as the previous version left them.
@@ -19,8 +16,7 @@ const BACKFILL = MIGRATION.split('--> statement-breakpoint')
 describe('event feed migration', () => {
   let db: TestDatabase;
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await seedDatabase(db.database, fixtureSchema.parse(baseFixture()), SecretBox.fromKey(TEST_SECRET_KEY));
+    db = await createSeededTestDatabase(baseFixture());
   });
   afterAll(async () => {
     await db?.drop();

@@ -4,20 +4,16 @@
  * relay builds is what the writer's message says, with the statement's seq and new shipment id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SecretBox } from '../../src/auth/secret-box.ts';
-import { fixtureSchema } from '../../src/domain/fixture.ts';
-import { seedDatabase } from '../../src/domain/seed.ts';
 import { eventMessage, eventMessageOf, type EventFacts, type SystemEventFacts } from '../../src/db/sql/append-event.ts';
 import { appendOrderEvent } from '../../src/db/sql/append-order-event.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import type { TestDatabase } from '../support/database.ts';
+import { createSeededTestDatabase } from '../support/seeded-database.ts';
 import { baseFixture, ORDERS } from '../support/fixtures.ts';
-import { TEST_SECRET_KEY } from '../support/service.ts';
 
 describe('an event message', () => {
   let db: TestDatabase;
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await seedDatabase(db.database, fixtureSchema.parse(baseFixture()), SecretBox.fromKey(TEST_SECRET_KEY));
+    db = await createSeededTestDatabase(baseFixture());
   });
   afterAll(async () => {
     await db?.drop();

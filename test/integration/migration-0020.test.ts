@@ -14,11 +14,10 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.ts';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../../src/db/migrate.ts';
 import { eventMessageOf } from '../../src/db/sql/append-event.ts';
 import { apiClient } from '../support/api.ts';
-import type { TestDatabase } from '../support/database.ts';
+import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 import { ADMIN_DATABASE_URL, databaseUrl } from '../support/env.ts';
 import { BUYER, SELLER } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -81,19 +80,8 @@ describe('migration 0020 on a database made by the version before', () => {
       await client.end();
       rmSync(old, { recursive: true, force: true });
     }
-    const database = await openDatabase({ databaseUrl: url, maxConnections: 8 });
-    await migrateDatabase(database, url);
-    db = {
-      name,
-      url,
-      database,
-      async drop() {
-        await database.close();
-        const a = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} });
-        await a.unsafe(`drop database if exists ${name} with (force)`);
-        await a.end();
-      },
-    };
+    db = await openTestDatabase(name);
+    await migrateDatabase(db.database, url);
   });
   afterAll(async () => {
     await t?.stop();

@@ -30,6 +30,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   } finally {
     await admin.end();
   }
+  return openTestDatabase(name);
+}
+
+/** An existing database of this run (named `fulfil_t_<pid>_…`, so a killed run's is dropped later), opened; `drop` drops it. */
+export async function openTestDatabase(name: string): Promise<TestDatabase> {
   const url = databaseUrl(name);
   const database = await openDatabase({ databaseUrl: url, maxConnections: 8 });
   return {
