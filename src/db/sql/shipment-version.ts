@@ -50,7 +50,8 @@ export const shipmentBeforeOf = (afterSql: string) =>
 /**
  * The shipment version event `e` left, in shipmentVersionJson's form: the version row as it is
  * now, with each column an in-place change made after the event put back as that change found it
- * (the earliest such change of each column after the event wins).
+ * (the earliest such change of each column after the event wins). The contact rows are those the
+ * row names now: no in-place change names other contacts (new details are a new version, rule U1).
  */
 export function shipmentVersionAsLeftJson(e: string): string {
   return `(select case when later.before is null then v.v else jsonb_set(v.v, '{shipment}', (v.v -> 'shipment') || later.before) end
