@@ -26,8 +26,10 @@ const LOCK = `select pg_advisory_xact_lock($1::bigint)`;
  * messages built from the rows (eventMessageOf), appended to the feeds, and fanned out to webhook
  * endpoints. Deleted in the transaction that hands the batch on: if a step, or Redis for the
  * events stream, refuses, the transaction rolls back and the rows are still there. The event is
- * looked up on its own (a lateral subquery on its key): as a join, the planner may hash all of
- * shipment_events for a batch of a few rows.
+ * looked up on its own (a lateral subquery on its key, kept apart by its LIMIT): flattened into a
+ * join, the planner hashed all of shipment_events for a batch of a few rows while its statistics
+ * still saw the table small, a whole-table scan per batch growing with the table (4.9 ms a batch
+ * of 9 events after 1,200 commands, against 1.1 ms for the outbox of copies; docs/BENCHMARKS.md).
  */
 function batchStatement(follower: RelayFollower<unknown> | undefined): string {
   return `
@@ -36,7 +38,7 @@ with taken as (
   returning id, event_row_id),
 relayed as (
   select t.id, e.id as event_row_id, e.event_id, e.order_id, e.seq, e.kind, e.at, ${eventMessageOf('e')} as payload
-  from taken t cross join lateral (select * from shipment_events s where s.id = t.event_row_id) e),
+  from taken t cross join lateral (select * from shipment_events s where s.id = t.event_row_id limit 1) e),
 ${appendToFeedsOver('relayed')}${follower ? `,\nfollowed as (${follower.over('relayed')})` : ''}
 select
   (select json_agg(payload order by id) from relayed) as events,
