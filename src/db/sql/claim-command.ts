@@ -1,5 +1,5 @@
 import type { SqlRunner } from '../client.ts';
-import { named } from './named-params.ts';
+import { named, type Placeholders } from './named-params.ts';
 
 export interface CommandClaim {
   commandId: string;
@@ -18,6 +18,13 @@ export type ClaimOutcome =
   | { kind: 'conflict' }
   /** No brokerage has the actor's id (an upstream job's bad input): nothing is stored. */
   | { kind: 'unknown-brokerage' };
+
+type Identity = Pick<CommandClaim, 'commandId' | 'name' | 'brokerageId' | 'requestHash'>;
+
+/** The claim's answer from the command's row: its stored result, and whether the row is this command's. */
+const answerOf = (p: Placeholders<Identity>) =>
+  `result_status as "status", result_body as "body",
+  (name = ${p.name} and brokerage_id = ${p.brokerageId}::bigint and request_hash = ${p.requestHash}) as "mine"`;
 
 /**
  * Takes a command inside the worker's transaction, in one statement that writes no row version:
@@ -45,18 +52,16 @@ i as (
   on conflict (id) do nothing
   returning 1
 )
-select result_status as "status", result_body as "body",
-  (name = ${p.name} and brokerage_id = ${p.brokerageId}::bigint and request_hash = ${p.requestHash}) as "mine"
+select ${answerOf(p)}
 from l
 union all
 select null, null, true from i`,
 );
 
 // The row as the claim reads it, after a concurrent insert of the same id won (see claimCommand).
-const RELOCK = named<Pick<CommandClaim, 'commandId' | 'name' | 'brokerageId' | 'requestHash'>>(
+const RELOCK = named<Identity>(
   (p) => `
-select result_status as "status", result_body as "body",
-  (name = ${p.name} and brokerage_id = ${p.brokerageId}::bigint and request_hash = ${p.requestHash}) as "mine"
+select ${answerOf(p)}
 from commands where id = ${p.commandId} for update`,
 );
 

@@ -4,6 +4,7 @@ import type { ShipmentRow } from '../ops/shipment-rows.ts';
 import type { TrackingSource } from '../schema/tracking.ts';
 import { appendEventCtes, eventMessage, type EventFacts, type SystemEventFacts } from './append-event.ts';
 import { named } from './named-params.ts';
+import { storeAnswerCte } from './store-result.ts';
 import { shipmentBeforeOf, shipmentRowJson, shipmentWasCte, type ShipmentBefore } from './shipment-version.ts';
 
 // A mailed shipment changes in place (its id stays, as with complete): its tracking facts and
@@ -26,9 +27,7 @@ o as (
   from n where orders.id = ${p.orderId}::bigint returning orders.id, orders.event_seq
 ),
 ${appendEventCtes(p.message, 'true', shipmentBeforeOf('n.after'))},
-a as (update commands set status = 'succeeded', result_status = ${p.status}::int, result_body = ${p.body}::text::json, finished_at = now(),
-    attempts = attempts + 1
-    where ${p.storeAnswer}::boolean and id = ${p.commandId} and exists (select 1 from m))
+${storeAnswerCte(p, `${p.storeAnswer}::boolean`)}
 select n.id from n`,
 );
 

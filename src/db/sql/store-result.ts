@@ -28,11 +28,12 @@ export interface AnswerValues {
  * The answer stored by the statement that makes the command's change, as one more CTE: the
  * write and its answer are one round trip. Needs the event CTE `m` of appendEventCtes.
  */
-export function storeAnswerCte(p: Placeholders<AnswerValues>): string {
+export function storeAnswerCte(p: Placeholders<AnswerValues>, onlyIf = 'true'): string {
   // Only with the event written (m): a write that changed nothing stores no answer either.
+  // `onlyIf`: SQL that must hold too (a statement some callers run with no command to answer).
   return `a as (update commands set status = case when ${p.status}::int < 400 then 'succeeded' else 'failed' end,
     result_status = ${p.status}::int, result_body = ${p.body}::text::json, finished_at = now(), attempts = attempts + 1
-    where id = ${p.commandId} and exists (select 1 from m))`;
+    where ${onlyIf} and id = ${p.commandId} and exists (select 1 from m))`;
 }
 
 export const answerValues = (a: Answer): AnswerValues => ({ commandId: a.commandId, status: a.status, body: JSON.stringify(a.body) });
