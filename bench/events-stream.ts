@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import pino from 'pino';
@@ -59,31 +59,24 @@ export async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** `n` unrelayed events in the outbox, each message shaped and sized as a command's (about 400 bytes). */
+/**
+ * `n` events waiting for the relay, each shaped and sized as a command's: an event row (the
+ * relay builds its message from it, about 400 bytes) and its feed row without a position.
+ */
 async function writeOutbox(database: Database, n: number): Promise<void> {
   const sql = database.sql!;
-  await sql`truncate outbox`;
+  await sql`truncate event_feed, shipment_events`;
+  await sql`update event_feed_head set position = 0`;
   for (let from = 0; from < n; from += 5_000) {
-    const rows = Array.from({ length: Math.min(5_000, n - from) }, (_, i) => {
-      const eventId = randomUUID();
-      const message = {
-        event_id: eventId,
-        topic: 'shipment.transition',
-        order_id: 1_000_000 + from + i,
-        seq: 2,
-        kind: 'updated',
-        shipment_id: 40_000_000 + from + i,
-        new_shipment_id: 50_000_000 + from + i,
-        from_type: 'TBD',
-        from_state: 'pending',
-        to_type: 'XMobileLink',
-        to_state: 'pending',
-        actor: { type: 'party', role: 'seller', brokerage_id: 1, user_id: 1234 },
-        command_id: `c-${randomUUID()}`,
-        at: new Date().toISOString(),
-      };
-      return { event_id: eventId, topic: message.topic, order_id: message.order_id, payload: JSON.stringify(message) };
-    });
-    await sql`insert into outbox ${sql(rows)}`;
+    const count = Math.min(5_000, n - from);
+    await sql`
+      with e as (
+        insert into shipment_events (event_id, order_id, seq, kind, shipment_id, new_shipment_id, from_type, from_state,
+          to_type, to_state, actor_type, actor_brokerage_id, actor_user_id, actor_role, command_id)
+        select gen_random_uuid()::text, 1000000 + i, 2, 'updated', 40000000 + i, 50000000 + i, 'TBD', 'pending',
+          'XMobileLink', 'pending', 'party', 1, 1234, 'seller', 'c-' || gen_random_uuid()
+        from generate_series(${from}::int, ${from + count - 1}::int) i
+        returning id)
+      insert into event_feed (event_row_id, seller_brokerage_id, buyer_brokerage_id) select id, 1, 2 from e order by id`;
   }
 }

@@ -129,14 +129,14 @@ export interface OutboxProfile {
   lagMaxMs: number;
 }
 
-/** Unrelayed outbox rows and the age of the oldest, every `ms` (what fulfil_outbox_relay_lag_seconds reads at a scrape). */
+/** Events waiting for the relay and the age of the oldest, every `ms` (what fulfil_outbox_relay_lag_seconds reads at a scrape). */
 export function sampleOutbox(sql: postgres.Sql, ms = 250): { stop(): Promise<OutboxProfile> } {
   const backlog: number[] = [];
   const lag: number[] = [];
   const sampler = sampleEvery(ms, async () => {
     const [r] = await sql`
-      select count(*)::int as n, coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as age
-      from outbox where relayed_at is null`;
+      select count(*)::int as n, coalesce(extract(epoch from now() - min(e.at)), 0)::float8 as age
+      from event_feed f join shipment_events e on e.id = f.event_row_id where f.position is null`;
     backlog.push(Number(r!.n));
     lag.push(Number(r!.age) * 1000);
   });

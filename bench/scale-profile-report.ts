@@ -112,7 +112,7 @@ function postgresLines(p: Profile, commands: number): string[] {
         ),
       '',
     );
-    const batches = p.statements.find((s) => /update outbox set relayed_at/i.test(s.query));
+    const batches = p.statements.find((s) => /update event_feed f set position/i.test(s.query));
     out.push(
       `Outbox relay: ${batches ? `${batches.calls} batches, ${f(batches.rows / batches.calls, 1)} events per batch, ${f(batches.ms / batches.calls, 2)} ms each` : 'no batch statement seen'}; ` +
         `backlog (every ${OUTBOX_SAMPLE_MS} ms) mean ${f(p.outbox.backlogMean, 1)}, max ${p.outbox.backlogMax}; oldest unrelayed event mean ${f(p.outbox.lagMeanMs, 0)} ms, max ${f(p.outbox.lagMaxMs, 0)} ms.`,

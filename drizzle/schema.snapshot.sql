@@ -160,9 +160,10 @@ CREATE SEQUENCE public.email_addresses_id_seq
 ALTER SEQUENCE public.email_addresses_id_seq OWNED BY public.email_addresses.id;
 
 CREATE TABLE public.event_feed (
-    brokerage_id bigint NOT NULL,
-    "position" bigint NOT NULL,
-    event_row_id bigint NOT NULL
+    event_row_id bigint NOT NULL,
+    seller_brokerage_id bigint NOT NULL,
+    buyer_brokerage_id bigint NOT NULL,
+    "position" bigint
 );
 
 CREATE TABLE public.event_feed_head (
@@ -242,20 +243,6 @@ CREATE TABLE public.orders (
     closed_at timestamp with time zone
 )
 WITH (fillfactor='85');
-
-CREATE TABLE public.outbox (
-    id bigint NOT NULL,
-    event_row_id bigint NOT NULL
-);
-
-CREATE SEQUENCE public.outbox_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1;
-
-ALTER SEQUENCE public.outbox_id_seq OWNED BY public.outbox.id;
 
 CREATE TABLE public.phone_numbers (
     id bigint NOT NULL,
@@ -585,8 +572,6 @@ ALTER TABLE ONLY public.email_addresses ALTER COLUMN id SET DEFAULT nextval('pub
 
 ALTER TABLE ONLY public.file_downloads ALTER COLUMN id SET DEFAULT nextval('public.file_downloads_id_seq'::regclass);
 
-ALTER TABLE ONLY public.outbox ALTER COLUMN id SET DEFAULT nextval('public.outbox_id_seq'::regclass);
-
 ALTER TABLE ONLY public.phone_numbers ALTER COLUMN id SET DEFAULT nextval('public.phone_numbers_id_seq'::regclass);
 
 ALTER TABLE ONLY public.shipment_barcodes ALTER COLUMN id SET DEFAULT nextval('public.shipment_barcodes_id_seq'::regclass);
@@ -630,9 +615,6 @@ ALTER TABLE ONLY public.delivery_issues
 ALTER TABLE ONLY public.email_addresses
     ADD CONSTRAINT email_addresses_pkey PRIMARY KEY (id);
 
-ALTER TABLE ONLY public.event_feed
-    ADD CONSTRAINT event_feed_brokerage_id_position_pk PRIMARY KEY (brokerage_id, "position");
-
 ALTER TABLE ONLY public.event_feed_head
     ADD CONSTRAINT event_feed_head_pkey PRIMARY KEY (id);
 
@@ -653,9 +635,6 @@ ALTER TABLE ONLY public.orders
 
 ALTER TABLE ONLY public.orders
     ADD CONSTRAINT orders_pkey PRIMARY KEY (id);
-
-ALTER TABLE ONLY public.outbox
-    ADD CONSTRAINT outbox_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.phone_numbers
     ADD CONSTRAINT phone_numbers_pkey PRIMARY KEY (id);
@@ -726,6 +705,12 @@ CREATE UNIQUE INDEX delivery_issues_one_undecided ON public.delivery_issues USIN
 CREATE INDEX delivery_issues_open_respond_by_idx ON public.delivery_issues USING btree (respond_by, id) WHERE (state = 'open'::text);
 
 CREATE INDEX delivery_issues_order_idx ON public.delivery_issues USING btree (order_id, id);
+
+CREATE INDEX event_feed_buyer ON public.event_feed USING btree (buyer_brokerage_id, "position") WHERE ("position" IS NOT NULL);
+
+CREATE INDEX event_feed_seller ON public.event_feed USING btree (seller_brokerage_id, "position") WHERE ("position" IS NOT NULL);
+
+CREATE UNIQUE INDEX event_feed_waiting ON public.event_feed USING btree (event_row_id) WHERE ("position" IS NULL);
 
 CREATE INDEX file_downloads_order_idx ON public.file_downloads USING btree (order_id, at);
 

@@ -2,27 +2,29 @@
 export const FEED_CHANNEL = 'fulfil_feed';
 
 /**
- * The feeds' part of the relay's batch statement (outbox-relay.ts), as CTEs over `relayed` (the
- * batch's events: outbox id, event_row_id, order_id): take as many positions from the head as the
- * batch holds, give them to the events in outbox order, one feed row per party of each event's
- * order. `fed` holds the brokerage of each row written; FEED_NOTIFY tells their waiting readers
- * at commit. The relay runs it under its lock, and each batch commits before the next begins, so
- * the feed only ever grows at its end.
+ * The outbox's part of the relay's batch statement (outbox-relay.ts), as CTEs: the oldest waiting
+ * feed rows (no position: schema/feed.ts), in event row order, take as many positions from the
+ * head as the batch holds, in that order. `placed` holds each row given its position (event_row_id,
+ * position, the two parties). The relay runs it under its lock, and each batch commits before the
+ * next begins, so the feeds only ever grow at their end. The update finds its rows by the waiting
+ * index alone: `position is null` is that index's condition.
  */
-export function appendToFeedsOver(relayed: string): string {
+export function placeWaitingEvents(batchSize: string): string {
   return `
-batch as (select event_row_id, order_id, row_number() over (order by id) as ord from ${relayed}),
-head as (update event_feed_head set position = position + (select count(*) from batch)
-         where id = 1 and exists (select 1 from batch)
-         returning position - (select count(*) from batch) as base),
-fed as (insert into event_feed (brokerage_id, position, event_row_id)
-        select distinct p.brokerage_id, head.base + batch.ord, batch.event_row_id
-        from batch cross join head
-        join orders o on o.id = batch.order_id
-        join offices f on f.id = o.seller_office_id
-        cross join lateral (values (f.brokerage_id), (o.buyer_brokerage_id)) as p(brokerage_id)
-        returning brokerage_id)`;
+waiting as (select event_row_id, row_number() over (order by event_row_id) as ord
+            from (select event_row_id from event_feed where position is null order by event_row_id limit ${batchSize}) w),
+head as (update event_feed_head set position = position + (select count(*) from waiting)
+         where id = 1 and exists (select 1 from waiting)
+         returning position - (select count(*) from waiting) as base),
+placed as (update event_feed f set position = head.base + w.ord
+           from waiting w cross join head
+           where f.event_row_id = w.event_row_id and f.position is null
+           returning f.event_row_id, f.position, f.seller_brokerage_id, f.buyer_brokerage_id)`;
 }
 
-/** The notification of the readers of the feeds `fed` extended; a subquery the batch statement selects. */
-export const FEED_NOTIFY = `select pg_notify('${FEED_CHANNEL}', string_agg(distinct brokerage_id::text, ',')) from fed having count(*) > 0`;
+/** The notification of the readers of the feeds the batch extended (both parties of each event); a subquery over `relayed`. */
+export function feedNotifyOver(relayed: string): string {
+  return `select pg_notify('${FEED_CHANNEL}', string_agg(distinct p.brokerage_id::text, ','))
+  from ${relayed} r cross join lateral (values (r.seller_brokerage_id), (r.buyer_brokerage_id)) as p(brokerage_id)
+  having count(*) > 0`;
+}

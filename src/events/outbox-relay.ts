@@ -5,7 +5,7 @@ import { sentAhead } from '../db/sent-ahead.ts';
 import { countTransitions } from '../telemetry/metrics-registry.ts';
 import { EventsStream, type EventsStreamOptions } from './events-stream.ts';
 import { eventMessageOf } from '../db/sql/append-event.ts';
-import { appendToFeedsOver, FEED_NOTIFY } from './feed-positions.ts';
+import { feedNotifyOver, placeWaitingEvents } from './feed-positions.ts';
 
 /** Any constant shared by every relay of a database: only one relays a batch at a time. */
 const RELAY_LOCK_KEY = 7_245_301_978;
@@ -22,32 +22,32 @@ const LOCK = `select pg_advisory_xact_lock($1::bigint)`;
 
 /**
  * The whole batch in one statement (one round trip with BEGIN, the lock and, without the events
- * stream, COMMIT): the oldest outbox rows are deleted, their events read by primary key and their
- * messages built from the rows (eventMessageOf), appended to the feeds, and fanned out to webhook
- * endpoints. Deleted in the transaction that hands the batch on: if a step, or Redis for the
- * events stream, refuses, the transaction rolls back and the rows are still there. The event is
- * looked up on its own (a lateral subquery on its key, kept apart by its LIMIT): flattened into a
- * join, the planner hashed all of shipment_events for a batch of a few rows while its statistics
- * still saw the table small, a whole-table scan per batch growing with the table (4.9 ms a batch
- * of 9 events after 1,200 commands, against 1.1 ms for the outbox of copies; docs/BENCHMARKS.md).
+ * stream, COMMIT): the oldest waiting feed rows get their positions (feed-positions.ts), their
+ * events are read by primary key and their messages built from the rows (eventMessageOf), and
+ * fanned out to webhook endpoints. Placed in the transaction that hands the batch on: if a step,
+ * or Redis for the events stream, refuses, the transaction rolls back and the rows still wait.
+ * The event is looked up on its own (a lateral subquery on its key, kept apart by its LIMIT):
+ * flattened into a join, the planner hashed all of shipment_events for a batch of a few rows
+ * while its statistics still saw the table small, a whole-table scan per batch growing with the
+ * table (4.9 ms a batch of 9 events after 1,200 commands, against 1.1 ms; docs/BENCHMARKS.md).
  */
 function batchStatement(follower: RelayFollower<unknown> | undefined): string {
   return `
-with taken as (
-  delete from outbox where id in (select id from outbox order by id limit $1::int)
-  returning id, event_row_id),
+with ${placeWaitingEvents('$1::int')},
 relayed as (
-  select t.id, e.id as event_row_id, e.event_id, e.order_id, e.seq, e.kind, e.at, ${eventMessageOf('e')} as payload
-  from taken t cross join lateral (select * from shipment_events s where s.id = t.event_row_id limit 1) e),
-${appendToFeedsOver('relayed')}${follower ? `,\nfollowed as (${follower.over('relayed')})` : ''}
+  select p.position, e.id as event_row_id, e.event_id, e.order_id, e.seq, e.kind, e.at, p.seller_brokerage_id,
+    p.buyer_brokerage_id, ${eventMessageOf('e')} as payload
+  from placed p cross join lateral (select * from shipment_events s where s.id = p.event_row_id limit 1) e)${
+    follower ? `,\nfollowed as (${follower.over('relayed')})` : ''
+  }
 select
-  (select json_agg(payload order by id) from relayed) as events,
+  (select json_agg(payload order by position) from relayed) as events,
   ${follower ? `(select json_agg(out order by (out->>'deliveryId')::bigint) from followed)` : 'null'} as followed,
-  (${FEED_NOTIFY}) as notified`;
+  (${feedNotifyOver('relayed')}) as notified`;
 }
 
 interface BatchRow {
-  /** The payloads of the events relayed, in outbox order; null: none. */
+  /** The payloads of the events relayed, in feed order; null: none. */
   events: unknown[] | null;
   followed: unknown[] | null;
 }
@@ -69,9 +69,10 @@ export interface RelayOptions {
 /** Work that must happen exactly when events leave the outbox (in the batch statement) and then once they have (after its commit). */
 export interface RelayFollower<T> {
   /**
-   * A data-modifying statement over the relation `relayed` (the batch's events: outbox `id`,
-   * `event_row_id`, `event_id`, `order_id`, `seq`, `kind`, `at` and the message as jsonb
-   * `payload`), run as a CTE of the batch statement; each row it returns is one json `out`.
+   * A data-modifying statement over the relation `relayed` (the batch's events: feed `position`,
+   * `event_row_id`, `event_id`, `order_id`, `seq`, `kind`, `at`, the order's parties
+   * `seller_brokerage_id` and `buyer_brokerage_id`, and the message as jsonb `payload`), run as a
+   * CTE of the batch statement; each row it returns is one json `out`.
    */
   over(relayed: string): string;
   /** The rows `over` returned, once the batch has committed. */
@@ -79,7 +80,8 @@ export interface RelayFollower<T> {
 }
 
 /**
- * Moves outbox rows on, oldest first: to the brokerages' feeds, to the webhook fan-out, and to
+ * Moves waiting events on (the outbox: feed rows with no position yet), oldest first: to the
+ * brokerages' feeds (a position), to the webhook fan-out, and to
  * the events stream when there is one. A worker that committed events
  * wakes the relay (relay-wake.ts: directly when it runs in the same process, else NOTIFY on
  * OUTBOX_CHANNEL); a slow poll covers a notification lost while the listening connection was down. Only one process runs a relay at a time (ActiveRelay,
@@ -87,7 +89,7 @@ export interface RelayFollower<T> {
  * lock, so even two relays briefly running at once relay one batch at a time, never overtaking.
  * A crash between Redis taking the batch and the commit publishes it again with the same event
  * ids: delivery is at least once and never out of order within an order (the order lock in the
- * handlers makes outbox ids follow commit order per order).
+ * handlers makes event row ids follow commit order per order).
  */
 export class OutboxRelay {
   private readonly stream: EventsStream | undefined;

@@ -1,4 +1,5 @@
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, ne } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/pg-core';
 import { InvalidParams } from '@fulfil/contract';
 import type { Executor } from '../db/client.ts';
 import { eventFeed, eventFeedHead, shipmentEvents } from '../db/schema.ts';
@@ -22,16 +23,33 @@ export interface FeedRows {
 }
 
 /**
- * One page of a brokerage's feed after `afterPosition`: a keyset scan of the (brokerage_id,
- * position) key, flat at any depth, each event with the shipment version it left (one statement).
+ * One page of a brokerage's feed after `afterPosition`, each event with the shipment version it
+ * left (one statement). A feed row names both parties of its event (schema/feed.ts), so the page
+ * is the first `limit` of two keyset scans, the brokerage's events as seller and as buyer (an
+ * event of an order between two offices of one brokerage counted once), each flat at any depth.
  */
 export async function readFeedPage(ex: Executor, brokerageId: number, afterPosition: number, limit: number): Promise<FeedRows> {
-  const rows = await ex
-    .select({ position: eventFeed.position, event: shipmentEventColumns, shipment: shipmentAsLeft })
+  const keyset = { position: eventFeed.position, eventRowId: eventFeed.eventRowId };
+  const asSeller = ex
+    .select(keyset)
     .from(eventFeed)
-    .innerJoin(shipmentEvents, eq(shipmentEvents.id, eventFeed.eventRowId))
-    .where(and(eq(eventFeed.brokerageId, brokerageId), gt(eventFeed.position, afterPosition)))
+    .where(and(eq(eventFeed.sellerBrokerageId, brokerageId), gt(eventFeed.position, afterPosition)))
     .orderBy(asc(eventFeed.position))
+    .limit(limit + 1);
+  const asBuyer = ex
+    .select(keyset)
+    .from(eventFeed)
+    .where(
+      and(eq(eventFeed.buyerBrokerageId, brokerageId), ne(eventFeed.sellerBrokerageId, brokerageId), gt(eventFeed.position, afterPosition)),
+    )
+    .orderBy(asc(eventFeed.position))
+    .limit(limit + 1);
+  const mine = unionAll(asSeller, asBuyer).as('mine');
+  const rows = await ex
+    .select({ position: mine.position, event: shipmentEventColumns, shipment: shipmentAsLeft })
+    .from(mine)
+    .innerJoin(shipmentEvents, eq(shipmentEvents.id, mine.eventRowId))
+    .orderBy(asc(mine.position))
     .limit(limit + 1);
   const page = rows.slice(0, limit);
   const events = page.map((r) => publicEventOf(r.event, brokerageId, toShipmentVersion(r.shipment)));

@@ -37,15 +37,15 @@ async function countAndOldest(ex: Executor, table: typeof commands, where: SQL):
 }
 
 /**
- * Events written but not yet relayed, and how old the oldest of them is (the outbox holds only
- * those; the oldest is the first by id, its age its event's).
+ * Events written but not yet relayed, and how old the oldest of them is (the outbox: feed rows
+ * with no position, a partial index of their own; the oldest is the first by event row id).
  */
 export async function outboxState(ex: Executor): Promise<{ backlog: number; lagSeconds: number }> {
   const rows = await query<{ n: number; age: number }>(
     ex,
-    sql`select (select count(*) from outbox)::int as n,
-      coalesce((select extract(epoch from now() - e.at) from outbox o join shipment_events e on e.id = o.event_row_id
-        order by o.id limit 1), 0)::float8 as age`,
+    sql`select (select count(*) from event_feed where position is null)::int as n,
+      coalesce((select extract(epoch from now() - e.at) from event_feed f join shipment_events e on e.id = f.event_row_id
+        where f.position is null order by f.event_row_id limit 1), 0)::float8 as age`,
   );
   const row = rows[0];
   return { backlog: Number(row?.n ?? 0), lagSeconds: Math.max(0, Number(row?.age ?? 0)) };

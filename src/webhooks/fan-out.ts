@@ -7,17 +7,16 @@ import type { RelayFollower } from '../events/outbox-relay.ts';
  * subscribed to the event's kind (event_kinds null: every kind, those added after the endpoint was
  * created included), written by the relay's own batch statement: an event is owed to its endpoints
  * exactly when it leaves the outbox. A relay that re-publishes a batch after a crash finds the
- * rows already there (the unique (endpoint, event) index). `relayed`: the batch's events
- * (outbox-relay.ts names their columns); each row returned is one chain head, as json.
+ * rows already there (the unique (endpoint, event) index). `relayed`: the batch's events with
+ * their order's parties (outbox-relay.ts names their columns); each row returned is one chain
+ * head, as json.
  */
 export function fanOutOver(relayed: string): string {
   return `
 insert into webhook_deliveries (endpoint_id, order_id, seq, event_id, kind, event_at)
 select e.id, ev.order_id, ev.seq, ev.event_id, ev.kind, ev.at
 from ${relayed} ev
-join orders o on o.id = ev.order_id
-join offices f on f.id = o.seller_office_id
-join webhook_endpoints e on e.brokerage_id in (f.brokerage_id, o.buyer_brokerage_id)
+join webhook_endpoints e on e.brokerage_id in (ev.seller_brokerage_id, ev.buyer_brokerage_id)
   and (e.event_kinds is null or ev.kind = any(e.event_kinds))
 order by ev.order_id, ev.seq
 on conflict (endpoint_id, event_id) do nothing

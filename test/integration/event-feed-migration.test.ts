@@ -24,12 +24,16 @@ describe('event feed migration', () => {
 
   it('gives every relayed event a position in write order, for seller and buyer; unrelayed ones wait for the relay', async () => {
     const sql = db.database.sql!;
-    // The outbox as 0005 knew it (a copy of each message, kept with relayed_at once relayed), for
-    // this transaction only: a temporary table of that name shadows the current one (a queue of
-    // event row ids, drizzle/0020) for the backfill's statements, and is dropped at the commit.
+    // The outbox as 0005 knew it (a copy of each message, kept with relayed_at once relayed) and the
+    // feed as 0005 made it (a row per event and party), for this transaction only: temporary tables
+    // of those names shadow the current ones (the feed rows, waiting or placed, drizzle/0022) for
+    // the backfill's statements, and are dropped at the commit.
+    let feed: { b: number; p: number; id: string }[] = [];
     await sql.begin(async (tx) => {
       await tx`create temporary table outbox (id bigserial primary key, event_id text not null, topic text not null, order_id bigint,
                  payload jsonb not null, created_at timestamptz not null default now(), relayed_at timestamptz) on commit drop`;
+      await tx`create temporary table event_feed (brokerage_id bigint not null, position bigint not null, event_row_id bigint not null,
+                 primary key (brokerage_id, position)) on commit drop`;
       const event = async (id: string, orderId: number, seq: number, relayed: boolean | 'pruned') => {
         await tx`insert into shipment_events (event_id, order_id, seq, kind, to_type, to_state, actor_brokerage_id, actor_role, command_id)
                  values (${id}, ${orderId}, ${seq}, 'created', 'TBD', 'pending', 1, 'seller', ${`c-${id}`})`;
@@ -46,13 +50,13 @@ describe('event feed migration', () => {
 
       expect(BACKFILL).toHaveLength(3);
       for (const statement of BACKFILL) await tx.unsafe(statement);
+      feed = (await tx`select f.brokerage_id::int as b, f.position::int as p, e.event_id as id
+                       from event_feed f join shipment_events e on e.id = f.event_row_id order by f.brokerage_id, f.position`) as unknown as typeof feed;
     });
-    // The current outbox was not touched.
-    expect((await sql`select count(*)::int as n from outbox`)[0]!.n).toBe(0);
+    // The current feed was not touched.
+    expect((await sql`select count(*)::int as n from event_feed`)[0]!.n).toBe(0);
 
-    const rows = await sql`select f.brokerage_id::int as b, f.position::int as p, e.event_id as id
-                           from event_feed f join shipment_events e on e.id = f.event_row_id order by f.brokerage_id, f.position`;
-    expect(rows.map((r) => [r.b, r.p, r.id])).toEqual([
+    expect(feed.map((r) => [r.b, r.p, r.id])).toEqual([
       [1, 1, 'old-1'],
       [1, 2, 'old-2'],
       [1, 3, 'old-3'],

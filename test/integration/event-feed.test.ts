@@ -40,7 +40,7 @@ describe('event feed', () => {
     }
   }
 
-  const outboxDrained = async () => ((await t.db.database.sql!`select count(*)::int as n from outbox`)[0]!.n === 0 ? true : undefined);
+  const outboxDrained = async () => ((await t.db.database.sql!`select count(*)::int as n from event_feed where position is null`)[0]!.n === 0 ? true : undefined);
 
   beforeAll(async () => {
     t = await startTestService({ env: { RELAY_INTERVAL_MS: '50' } });
@@ -143,8 +143,10 @@ describe('event feed', () => {
     const t2 = await sql.reserve();
     const append = (conn: typeof t1, orderId: number, label: string) =>
       conn`with e as (insert into shipment_events (event_id, order_id, seq, kind, to_type, to_state, actor_brokerage_id, actor_role, command_id)
-                  values (${label}, ${orderId}, 1, 'created', 'TBD', 'pending', 1, 'seller', ${`c-${label}`}) returning id)
-           insert into outbox (event_row_id) select id from e returning id`;
+                  values (${label}, ${orderId}, 1, 'created', 'TBD', 'pending', 1, 'seller', ${`c-${label}`}) returning id, order_id)
+           insert into event_feed (event_row_id, seller_brokerage_id, buyer_brokerage_id)
+           select e.id, f.brokerage_id, o.buyer_brokerage_id from e join orders o on o.id = e.order_id join offices f on f.id = o.seller_office_id
+           returning event_row_id as id`;
     const late = `gap-late-${randomUUID()}`;
     const early = `gap-early-${randomUUID()}`;
     try {

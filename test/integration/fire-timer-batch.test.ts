@@ -57,7 +57,7 @@ describe('deadline timers fired in batches', () => {
     const transactions = new Set(events.map((e) => e.xact));
     expect(transactions.size).toBeLessThanOrEqual(3);
     const outbox = await db.database.sql!`
-      select count(*)::int as n from outbox o join shipment_events e on e.id = o.event_row_id where e.kind = 'overdue'`;
+      select count(*)::int as n from event_feed f join shipment_events e on e.id = f.event_row_id where f.position is null and e.kind = 'overdue'`;
     expect(outbox[0]!.n).toBe(OPEN.length);
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outbox } from '../../src/db/schema.ts';
+import { eventFeed } from '../../src/db/schema.ts';
 import { outboxState } from '../../src/telemetry/metrics-scrape.ts';
 import { apiClient } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -168,7 +168,7 @@ describe('outbox gauges', () => {
 
   it('read the backlog and the age of the oldest unrelayed event', async () => {
     expect(await outboxState(db.database.db)).toEqual({ backlog: 0, lagSeconds: 0 });
-    // A relayed event has no outbox row: only the two waiting count, the older one's age is the lag.
+    // A relayed event has a position: only the two waiting count, the older one's age is the lag.
     const sql = db.database.sql!;
     const event = async (id: string, seq: number, at: Date) => {
       const [row] =
@@ -176,10 +176,15 @@ describe('outbox gauges', () => {
         values (${id}, 1, ${seq}, 'created', 'TBD', 'pending', 1, 'seller', ${`c-${id}`}, ${at.toISOString()}::timestamptz) returning id`;
       return Number(row!.id);
     };
-    await event('e-done', 1, new Date(Date.now() - 3_600_000));
+    const done = await event('e-done', 1, new Date(Date.now() - 3_600_000));
     const old = await event('e-old', 2, new Date(Date.now() - 60_000));
     const recent = await event('e-new', 3, new Date());
-    await db.database.db.insert(outbox).values([{ eventRowId: old }, { eventRowId: recent }]);
+    const parties = { sellerBrokerageId: 1, buyerBrokerageId: 2 };
+    await db.database.db.insert(eventFeed).values([
+      { eventRowId: done, ...parties, position: 1 },
+      { eventRowId: old, ...parties },
+      { eventRowId: recent, ...parties },
+    ]);
     const state = await outboxState(db.database.db);
     expect(state.backlog).toBe(2);
     expect(state.lagSeconds).toBeGreaterThanOrEqual(59);

@@ -90,7 +90,7 @@ describe('migration 0020 on a database made by the version before', () => {
 
   it('keeps the events waiting in the outbox, in order, and builds the message the version before stored', async () => {
     const sql = db.database.sql!;
-    const waiting = await sql`select event_row_id::int as id from outbox order by id`;
+    const waiting = await sql`select event_row_id::int as id from event_feed where position is null order by event_row_id`;
     expect(waiting.map((r) => r.id)).toEqual(OUTBOX.map((o) => o.event_row_id));
     const built = await sql.unsafe(`select e.id::int as id, ${eventMessageOf('e')} as message from shipment_events e
       where e.id in (${OUTBOX.map((o) => Number(o.event_row_id)).join(', ')}) order by e.id`);
@@ -119,7 +119,7 @@ describe('migration 0020 on a database made by the version before', () => {
     const call = apiClient(t.url);
     const sql = db.database.sql!;
     await valueWithin('the outbox drained', async () =>
-      (await sql`select count(*)::int as n from outbox`)[0]!.n === 0 ? true : undefined,
+      (await sql`select count(*)::int as n from event_feed where position is null`)[0]!.n === 0 ? true : undefined,
     );
 
     const live = new Set((await sql`select id::int as id from shipments where replaced_by is null`).map((r) => r.id as number));

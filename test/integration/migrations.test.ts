@@ -23,7 +23,6 @@ const EXPECTED_TABLES = [
   'file_links',
   'offices',
   'orders',
-  'outbox',
   'phone_numbers',
   'seats',
   'shipment_barcodes',

@@ -43,7 +43,7 @@ describe('order search', () => {
     await command('search-queued-1', 'queued', ORDERS.tbd2);
     // The relay fans each event out to the endpoints that exist when it relays it: let it finish
     // with the two accepts first, so the only deliveries are the two written below.
-    await until('outbox relayed', async () => (await sql`select count(*)::int as n from outbox`)[0]!.n === 0);
+    await until('outbox relayed', async () => (await sql`select count(*)::int as n from event_feed where position is null`)[0]!.n === 0);
     // A receiver that has not acknowledged the accept of one order; another's it has.
     const [endpoint] = await sql<[{ id: string }]>`insert into webhook_endpoints (brokerage_id, url, event_kinds, secret_ciphertext)
       values (1, 'https://hooks.example.test/in', '{created}', 'x') returning id`;

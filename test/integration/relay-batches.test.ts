@@ -15,12 +15,12 @@ import { dropPrefix, testPrefix } from '../support/redis.ts';
 const log = pino({ level: 'silent' });
 const EVENTS = 600;
 
-/** Records each batch the relay committed: the outbox ids the follower's CTE saw, in order. */
+/** Records each batch the relay committed: the event row ids the follower's CTE saw, in order. */
 class BatchLog implements RelayFollower<{ deliveryId: number }> {
   readonly batches: number[][] = [];
   over(taken: string): string {
-    // deliveryId is what the relay orders a follower's rows by; here the outbox id.
-    return `select json_build_object('deliveryId', id) as out from ${taken}`;
+    // deliveryId is what the relay orders a follower's rows by; here the event row id.
+    return `select json_build_object('deliveryId', event_row_id) as out from ${taken}`;
   }
   async afterCommit(rows: readonly { deliveryId: number }[]): Promise<void> {
     this.batches.push(rows.map((r) => r.deliveryId));
@@ -39,11 +39,11 @@ describe('two relays at once', () => {
     await db?.drop();
   });
 
-  /** EVENTS events of seven orders, interleaved; returns their outbox ids, in order. */
+  /** EVENTS events of seven orders, interleaved; returns their event row ids, in order. */
   let nextSeq = 0;
   async function fillOutbox(): Promise<{ ids: number[] }> {
     const events = Array.from({ length: EVENTS }, (_, i) => ({ orderId: 1 + (i % 7), seq: ++nextSeq }));
-    return { ids: (await writeOutboxEvents(db.database.sql!, events, 200)).outboxIds };
+    return { ids: (await writeOutboxEvents(db.database.sql!, events, 200)).eventRowIds };
   }
 
   async function drainWithTwo(make: () => OutboxRelay): Promise<void> {
@@ -57,13 +57,12 @@ describe('two relays at once', () => {
     expect(await outboxWaiting(db.database.sql!)).toBe(0);
   }
 
-  it('with the events stream, every event once, in outbox order', async () => {
+  it('with the events stream, every event once, in event row order', async () => {
     const prefix = testPrefix();
     try {
       const { ids } = await fillOutbox();
       const inOrder = (
-        await db.database.sql!`select e.event_id from outbox o join shipment_events e on e.id = o.event_row_id
-                               where o.id = any(${ids}) order by o.id`
+        await db.database.sql!`select event_id from shipment_events where id = any(${ids}) order by id`
       ).map((r) => r.event_id);
       await drainWithTwo(
         () => new OutboxRelay({ database: db.database, connection: redis, prefix, log, batchSize: 13, stream: { maxLen: 10_000 } }),

@@ -71,7 +71,11 @@ describe('waking the outbox relay', () => {
       await new Promise((r) => setTimeout(r, 300));
       const ids = await insertEvents(db, 5);
       const relayed = async () =>
-        ids.length - ((await db.database.sql!`select count(*)::int as n from outbox where id in ${db.database.sql!(ids)}`)[0]!.n as number);
+        ids.length -
+        ((
+          await db.database
+            .sql!`select count(*)::int as n from event_feed where position is null and event_row_id in ${db.database.sql!(ids)}`
+        )[0]!.n as number);
       await new Promise((r) => setTimeout(r, 500));
       expect(await relayed()).toBe(0);
       new RelayWake({ database: other, log, local: () => false }).committed();
@@ -84,9 +88,9 @@ describe('waking the outbox relay', () => {
   });
 });
 
-/** `n` events of orders that do not exist, as commands would leave them; returns their outbox ids. */
+/** `n` events of orders that do not exist, as commands would leave them; returns their event row ids. */
 let nextOrder = 9_000;
 async function insertEvents(db: TestDatabase, n: number): Promise<number[]> {
   const events = Array.from({ length: n }, () => ({ orderId: nextOrder++, seq: 1 }));
-  return (await writeOutboxEvents(db.database.sql!, events)).outboxIds;
+  return (await writeOutboxEvents(db.database.sql!, events)).eventRowIds;
 }

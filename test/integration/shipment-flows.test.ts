@@ -131,11 +131,11 @@ describe('shipment flows', () => {
     // Each event was handed to the relay: once it drains none waits, and all three are in the seller's feed, once each.
     const sql = t.db.database.sql!;
     await valueWithin('the outbox drained', async () =>
-      (await sql`select count(*)::int as n from outbox`)[0]!.n === 0 ? true : undefined,
+      (await sql`select count(*)::int as n from event_feed where position is null`)[0]!.n === 0 ? true : undefined,
     );
     const fed = await sql`
       select e.seq from event_feed f join shipment_events e on e.id = f.event_row_id
-      where e.order_id = ${ORDERS.tbd} and f.brokerage_id = 1 order by f.position`;
+      where e.order_id = ${ORDERS.tbd} and f.seller_brokerage_id = 1 order by f.position`;
     expect(fed.map((r) => r.seq)).toEqual([1, 2, 3]);
   });
 });

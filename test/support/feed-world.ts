@@ -49,12 +49,13 @@ export const partiesOf = (orderId: number): BrokerageId[] => {
 };
 
 /**
- * Writes one event as a command would leave it (the event row and its outbox row), on `sql`,
- * which may be inside a transaction; the relay then puts it in its parties' feeds.
+ * Writes one event as a command would leave it (the event row and its feed row waiting for a
+ * position), on `sql`, which may be inside a transaction; the relay then places it in its
+ * parties' feeds.
  */
 export async function appendEvent(sql: Sql | TransactionSql, orderId: number, seq: number, eventId: string): Promise<void> {
-  const actor = partiesOf(orderId)[0]!;
+  const [seller, buyer] = partiesOf(orderId);
   await sql`with e as (insert into shipment_events (event_id, order_id, seq, kind, to_type, to_state, actor_brokerage_id, actor_role, command_id)
-                       values (${eventId}, ${orderId}, ${seq}, 'created', 'TBD', 'pending', ${actor}, 'seller', ${`c-${eventId}`}) returning id)
-            insert into outbox (event_row_id) select id from e`;
+                       values (${eventId}, ${orderId}, ${seq}, 'created', 'TBD', 'pending', ${seller!}, 'seller', ${`c-${eventId}`}) returning id)
+            insert into event_feed (event_row_id, seller_brokerage_id, buyer_brokerage_id) select id, ${seller!}, ${buyer!} from e`;
 }

@@ -3,9 +3,10 @@ import type { Sql, TransactionSql } from 'postgres';
 
 /**
  * One synthetic event, as a command would leave it: its shipment_events row (the relay builds the
- * published message from it) and an outbox row naming it. Only order_id and seq are required;
- * (order_id, seq) must be unique in the database. The order need not exist: the relay then writes
- * no feed rows for it, and still publishes it to the events stream and the follower.
+ * published message from it) and its feed row waiting for a position (the outbox), naming its
+ * order's parties. Only order_id and seq are required; (order_id, seq) must be unique in the
+ * database. The order need not exist: its feed row then names brokerage 0 as both parties (in no
+ * real brokerage's feed), and the relay still publishes it to the events stream and the follower.
  */
 export interface OutboxEvent {
   orderId: number;
@@ -36,16 +37,15 @@ export interface WrittenEvents {
   eventIds: string[];
   /** Their shipment_events ids, in the order given. */
   eventRowIds: number[];
-  /** Their outbox ids, in the order given (ascending: the relay takes them in this order). */
-  outboxIds: number[];
 }
 
 /**
- * Writes `events` in bulk, each chunk in one statement: the shipment_events rows and, in the same
- * order, the outbox rows naming them, so the relay publishes them in the order given.
+ * Writes `events` in bulk, each chunk in one statement: the shipment_events rows, numbered in the
+ * order given, and their waiting feed rows, so the relay (which takes them in event row order)
+ * publishes them in the order given.
  */
 export async function writeOutboxEvents(sql: Sql | TransactionSql, events: readonly OutboxEvent[], chunk = 1000): Promise<WrittenEvents> {
-  const written: WrittenEvents = { eventIds: [], eventRowIds: [], outboxIds: [] };
+  const written: WrittenEvents = { eventIds: [], eventRowIds: [] };
   for (let i = 0; i < events.length; i += chunk) {
     const rows = events.slice(i, i + chunk).map((e, ord) => {
       const actor = e.actor ?? { type: 'party', brokerageId: 1, userId: null, role: 'seller' };
@@ -72,8 +72,8 @@ export async function writeOutboxEvents(sql: Sql | TransactionSql, events: reado
         ord,
       };
     });
-    // One statement: the event rows in the order given (ord), then their outbox rows in event row order.
-    const out = await sql<{ event_id: string; event_row_id: string; outbox_id: string }[]>`
+    // One statement: the event rows in the order given (ord), then their waiting feed rows.
+    const out = await sql<{ event_id: string; event_row_id: string }[]>`
       with r as (
         select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
           event_id text, order_id bigint, seq int, kind text, shipment_id bigint, new_shipment_id bigint,
@@ -86,24 +86,24 @@ export async function writeOutboxEvents(sql: Sql | TransactionSql, events: reado
         select event_id, order_id, seq, kind, shipment_id, new_shipment_id, from_type, from_state,
           to_type, to_state, details, actor_type, actor_brokerage_id, actor_user_id, actor_role, actor_reason, command_id, at
         from r order by ord
-        returning id, event_id),
-      x as (insert into outbox (event_row_id) select id from e order by id returning id, event_row_id)
-      select e.event_id, e.id as event_row_id, x.id as outbox_id from e join x on x.event_row_id = e.id`;
+        returning id, event_id, order_id),
+      x as (insert into event_feed (event_row_id, seller_brokerage_id, buyer_brokerage_id)
+            select e.id, coalesce(f.brokerage_id, 0), coalesce(o.buyer_brokerage_id, 0)
+            from e left join orders o on o.id = e.order_id left join offices f on f.id = o.seller_office_id)
+      select e.event_id, e.id as event_row_id from e`;
     const byEventId = new Map(out.map((o) => [o.event_id, o]));
     for (const r of rows) {
       const o = byEventId.get(r.event_id)!;
       written.eventIds.push(r.event_id);
       written.eventRowIds.push(Number(o.event_row_id));
-      written.outboxIds.push(Number(o.outbox_id));
     }
   }
   const ascending = (ids: number[]) => ids.every((id, k) => k === 0 || id > ids[k - 1]!);
-  if (!ascending(written.eventRowIds) || !ascending(written.outboxIds))
-    throw new Error('writeOutboxEvents: the rows were not numbered in the order given');
+  if (!ascending(written.eventRowIds)) throw new Error('writeOutboxEvents: the rows were not numbered in the order given');
   return written;
 }
 
-/** How many events wait in the outbox: 0 once the relay has drained it. */
+/** How many events wait in the outbox (feed rows with no position): 0 once the relay has drained it. */
 export async function outboxWaiting(sql: Sql | TransactionSql): Promise<number> {
-  return (await sql`select count(*)::int as n from outbox`)[0]!.n as number;
+  return (await sql`select count(*)::int as n from event_feed where position is null`)[0]!.n as number;
 }

@@ -97,15 +97,3 @@ export const shipmentEvents = pgTable(
     ),
   ],
 );
-
-/**
- * Transactional outbox: one row per event not yet relayed, written in the event's transaction and
- * deleted by the relay's batch that hands the event on (src/events/outbox-relay.ts). It is a
- * queue, not a record: the event row holds everything (the relay builds the message from it), so
- * a row here is two numbers, and its whole life costs an insert, one index entry and a delete.
- */
-export const outbox = pgTable('outbox', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
-  /** shipment_events.id of the event waiting to be relayed. */
-  eventRowId: bigint('event_row_id', { mode: 'number' }).notNull(),
-});

@@ -8,8 +8,10 @@ import { SHIPMENT_EVENT_TOPIC, type EventDetails, type EventKind, type EventMess
  * event to the order's history and names its row in the outbox, in the same statement. The
  * per-order sequence is the order's own counter, bumped under the order lock: no max(seq) scan.
  * The event's values come as one JSON parameter (eventMessage) and are written as the row's
- * columns; the statement adds what only it knows (seq, the new shipment id). The outbox row is
- * the event row's id alone: the relay builds the message from the row (eventMessageOf). A
+ * columns; the statement adds what only it knows (seq, the new shipment id). The outbox entry is
+ * the event's feed row without a position (schema/feed.ts: the event row's id and its order's two
+ * parties, read here, where the order is at hand); the relay builds the message from the event
+ * row (eventMessageOf) and gives the feed row its position. A
  * party's and a system event take the same path; the table's check refuses an actor that is
  * neither.
  *
@@ -31,8 +33,9 @@ e as (insert into shipment_events (event_id, order_id, seq, kind, shipment_id, n
         msg->>'from_type', msg->>'from_state', msg->>'to_type', msg->>'to_state', nullif(msg->'details', 'null'::jsonb),
         msg#>>'{actor,type}', (msg#>>'{actor,brokerage_id}')::bigint, (msg#>>'{actor,user_id}')::bigint, msg#>>'{actor,role}',
         msg#>>'{actor,reason}', msg->>'command_id', (msg->>'at')::timestamptz, before
-      from m returning id),
-x as (insert into outbox (event_row_id) select id from e)`;
+      from m returning id, order_id),
+x as (insert into event_feed (event_row_id, seller_brokerage_id, buyer_brokerage_id)
+      select e.id, f.brokerage_id, r.buyer_brokerage_id from e join orders r on r.id = e.order_id join offices f on f.id = r.seller_office_id)`;
 }
 
 /**
