@@ -1,4 +1,4 @@
--- Fewer index entries per command (docs/DECISIONS.md D-140; WAL measured with
+-- Fewer index entries per command (docs/DECISIONS.md D-140, D-141; WAL measured with
 -- pg_walinspect on the scale bench). Index builds only: each locks its table while it builds
 -- (docs/OPERATIONS.md, Upgrading).
 --
@@ -15,3 +15,15 @@ ALTER TABLE "shipments" ADD CONSTRAINT "shipments_order_replaced_by_key" UNIQUE 
 DROP INDEX "shipments_one_live_per_order";
 --> statement-breakpoint
 DROP INDEX "shipments_order_idx";
+--> statement-breakpoint
+-- commands: a BRIN index on created_at instead of a btree. Its reader is the retention's search
+-- for old finished commands (workers/command-retention.ts), a range of old rows, which a BRIN
+-- index serves; no query pages through commands by created_at through this index (lost-command
+-- recovery and the metrics read the open commands through commands_open_idx). The btree took an
+-- entry per command, about 135 bytes of WAL; a BRIN index writes only when a summarized range
+-- widens, which once retention frees pages is about every insert there (72 bytes; D-141). Its
+-- cost: it cannot give rows in created_at order (the operators' page of one order's commands,
+-- which sorts the few rows it finds by their payload, scanned the table either way).
+DROP INDEX "commands_created_idx";
+--> statement-breakpoint
+CREATE INDEX "commands_created_brin" ON "commands" USING brin ("created_at");

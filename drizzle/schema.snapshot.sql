@@ -712,7 +712,7 @@ CREATE UNIQUE INDEX carrier_events_once ON public.carrier_events USING btree (pr
 
 CREATE INDEX carrier_events_received_idx ON public.carrier_events USING btree (received_at);
 
-CREATE INDEX commands_created_idx ON public.commands USING btree (created_at);
+CREATE INDEX commands_created_brin ON public.commands USING brin (created_at);
 
 CREATE UNIQUE INDEX commands_idempotency_key ON public.commands USING btree (brokerage_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
