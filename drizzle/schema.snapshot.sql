@@ -661,6 +661,9 @@ ALTER TABLE ONLY public.shipment_files
     ADD CONSTRAINT shipment_files_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.shipments
+    ADD CONSTRAINT shipments_order_replaced_by_key UNIQUE NULLS NOT DISTINCT (order_id, replaced_by);
+
+ALTER TABLE ONLY public.shipments
     ADD CONSTRAINT shipments_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.stored_files
@@ -688,7 +691,7 @@ CREATE UNIQUE INDEX carrier_events_once ON public.carrier_events USING btree (pr
 
 CREATE INDEX carrier_events_received_idx ON public.carrier_events USING btree (received_at);
 
-CREATE INDEX commands_created_idx ON public.commands USING btree (created_at);
+CREATE INDEX commands_created_brin ON public.commands USING brin (created_at);
 
 CREATE UNIQUE INDEX commands_idempotency_key ON public.commands USING btree (brokerage_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
@@ -739,10 +742,6 @@ CREATE INDEX shipment_file_sets_shipment_idx ON public.shipment_file_sets USING 
 CREATE UNIQUE INDEX shipment_files_set_position ON public.shipment_files USING btree (set_id, "position");
 
 CREATE INDEX shipment_files_sha256_idx ON public.shipment_files USING btree (sha256);
-
-CREATE UNIQUE INDEX shipments_one_live_per_order ON public.shipments USING btree (order_id) WHERE (replaced_by IS NULL);
-
-CREATE INDEX shipments_order_idx ON public.shipments USING btree (order_id);
 
 CREATE INDEX shipments_tracking_number_idx ON public.shipments USING btree (tracking_number) WHERE ((tracking_number IS NOT NULL) AND (replaced_by IS NULL));
 

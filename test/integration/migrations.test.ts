@@ -87,6 +87,12 @@ describe('migrations', () => {
     await expect(
       database.db.execute(sql`insert into shipments (order_id, type, state, snapshot) values (7, 'TBD', 'pending', '{}')`),
     ).rejects.toThrow();
+    // A tombstone names its replacement: then the order takes a new live version, and still only one.
+    await database.db.execute(sql`update shipments set replaced_by = 99 where order_id = 7`);
+    await database.db.execute(sql`insert into shipments (id, order_id, type, state, snapshot) values (99, 7, 'TBD', 'pending', '{}')`);
+    await expect(
+      database.db.execute(sql`insert into shipments (order_id, type, state, snapshot) values (7, 'TBD', 'pending', '{}')`),
+    ).rejects.toThrow();
     await database.close();
   });
 });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, date, index, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { addresses, emailAddresses, phoneNumbers } from './contact.ts';
 import { ORDER_STATES, SHIPMENT_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
 import { brokerages, offices, users } from './tenancy.ts';
@@ -117,10 +117,11 @@ export const shipments = pgTable(
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
   },
   (t) => [
-    uniqueIndex('shipments_one_live_per_order')
-      .on(t.orderId)
-      .where(sql`${t.replacedBy} is null`),
-    index('shipments_order_idx').on(t.orderId),
+    // One key for both lookups by order (drizzle/0021, D-140): every version of an order is its
+    // leading column, the live one `order_id = … and replaced_by is null`. Nulls not distinct, so
+    // an order has at most one live shipment; a tombstone names the version inserted to replace
+    // it, which no other row names.
+    unique('shipments_order_replaced_by_key').on(t.orderId, t.replacedBy).nullsNotDistinct(),
     // A carrier's webhook names the envelope by its tracking number only.
     index('shipments_tracking_number_idx')
       .on(t.trackingNumber)

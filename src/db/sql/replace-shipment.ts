@@ -44,8 +44,8 @@ interface ReplaceValues extends ShipmentParams<Carried>, AnswerValues {
  * the one-live-shipment-per-order index never sees two live rows, and if the old row was not live
  * nothing at all is written.
  */
-// The tombstone names the order too: the one-live-shipment index (order_id, where replaced_by is
-// null) then finds the row in one probe. Without it, a planner whose statistics still saw the
+// The tombstone names the order too: the index of an order's versions (order_id, replaced_by;
+// drizzle/0021) then finds the live row in one probe, as the primary key does. Without it, a planner whose statistics still saw the
 // table small scanned that whole index for the id (about 1,000 pages a command in the bench).
 export const REPLACE = named<ReplaceValues>(
   (p) => `
