@@ -105,7 +105,10 @@ export function startWorkers(opts: {
       if (job?.processedOn) observeCommand(job.name, 'error', (Date.now() - job.processedOn) / 1000);
       const commandId = (job?.data as Envelope<unknown> | undefined)?.commandId;
       if (job && typeof commandId === 'string' && job.attemptsMade >= (job.opts.attempts ?? 1)) {
-        markExhausted(database, commandId).catch((e) => log.warn({ err: e, commandId }, 'could not mark command failed'));
+        const recorded = isJobName(job.name) ? { name: job.name, data: job.data as Envelope<unknown> } : undefined;
+        markExhausted(database, commandId, recorded).catch((e) =>
+          log.warn({ err: e, commandId }, 'could not mark command failed'),
+        );
       }
     });
     w.on('error', (err) => log.error({ err, queue: name, prefix }, 'worker error'));

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SqlRunner } from '../db/client.ts';
-import { findCommand, forgetCommand, requeueCommand } from '../db/sql/insert-command.ts';
+import { findCommand, forgetCommand, insertCommand, requeueCommand, type NewCommand, type StoredCommand } from '../db/sql/insert-command.ts';
 import { CommandRows } from './command-rows.ts';
 import { isSameCommand, IdempotencyConflict, Unavailable } from '@fulfil/contract';
 import { storedPayload } from '../commands/stored-payload.ts';
@@ -43,14 +43,17 @@ export function commandIdFor(brokerageId: number, idempotencyKey?: string): stri
 }
 
 /**
- * Takes a command from the HTTP side: records it in Postgres, where idempotency and command
- * status live and from where a job Redis lost is queued again (with the other requests of its
- * event-loop turn: command-rows.ts); enqueues it naming this
- * process's reply channel, and waits for the answer the worker hands there (reply-channel.ts).
- * Postgres is read again only for a replay or when the wait runs out; after `waitMs` the caller
- * answers 202. If Redis refuses the job before receiving it the row is removed again: nothing
- * was taken (503). Should that removal fail, the row stays and lost-command recovery will run it,
- * so the answer is 202, not 503 (docs/COMMAND-PATH.md, "A refused job").
+ * Takes a command from the HTTP side and enqueues it, naming this process's reply channel, and
+ * waits for the answer the worker hands there (reply-channel.ts). A synchronous call records
+ * nothing before its job: the worker writes the command's one row with its answer (D-145), and
+ * if the wait runs out, the receipt is written before the caller gets 202, so a command answered
+ * 202 is in Postgres, from where a job Redis lost is queued again (recover-lost.ts). An
+ * asynchronous request (`Prefer: respond-async`, or no reply channel) is recorded first, with
+ * the other requests of its event-loop turn (command-rows.ts). A request under a used id (an
+ * Idempotency-Key again) answers from the row, or waits for it. If Redis refuses the job before
+ * receiving it, nothing was taken (503): a receipt written for it is removed again; should that
+ * removal fail, the row stays and lost-command recovery will run it, so the answer is 202, not
+ * 503 (docs/COMMAND-PATH.md, "A refused job").
  */
 export class CommandDispatcher implements Dispatch {
   private readonly rows: CommandRows;
@@ -72,7 +75,7 @@ export class CommandDispatcher implements Dispatch {
     const { database, queues, waiters } = this.deps;
     if (!queues) throw new Unavailable();
     const commandId = commandIdFor(req.actor.brokerageId, req.idempotencyKey);
-    const inserted = await this.rows.insert({
+    const row: NewCommand = {
       id: commandId,
       name: req.name,
       brokerageId: req.actor.brokerageId,
@@ -80,12 +83,16 @@ export class CommandDispatcher implements Dispatch {
       requestHash: req.requestHash,
       payload: JSON.stringify(storedPayload(req.name, req.payload)),
       actor: JSON.stringify(req.actor),
-    });
-    if (!inserted) {
-      const existing = await findCommand(database, commandId);
-      if (!existing || !isSameCommand(existing, { name: req.name, brokerageId: req.actor.brokerageId, requestHash: req.requestHash })) {
-        throw new IdempotencyConflict();
-      }
+    };
+    const identity = { name: req.name, brokerageId: req.actor.brokerageId, requestHash: req.requestHash };
+    // Synchronous: answered by the worker through this process's reply channel, recorded by the answer.
+    const waiting = req.async || !waiters ? undefined : waiters;
+    // The row of this id from before this request (a replay); only a key can name one, a new id is random.
+    let existing: StoredCommand | undefined;
+    if (waiting) existing = req.idempotencyKey ? await findCommand(database, commandId) : undefined;
+    else if (!(await this.rows.insert(row))) existing = await findCommand(database, commandId);
+    if (existing) {
+      if (!isSameCommand(existing, identity)) throw new IdempotencyConflict();
       if (existing.resultStatus !== null) {
         return { kind: 'done', commandId, result: { status: existing.resultStatus, body: existing.resultBody } };
       }
@@ -94,9 +101,13 @@ export class CommandDispatcher implements Dispatch {
       // out (status failed, no result) gets new ones.
       if (existing.status === 'failed') await requeueCommand(database, commandId);
     }
-    // A replay's answer may go to the process that sent the job first: it looks in Postgres now and then.
-    const slice = !inserted && waiters?.replyTo ? REPLAY_LOOK_MS : Infinity;
-    const waiter = req.async || !waiters ? undefined : waiters.wait(commandId, Math.min(this.deps.waitMs, slice), req.signal);
+    const replay = existing !== undefined;
+    // Whether Postgres holds the command now: a receipt this request wrote, or the row it replays.
+    const recorded = replay || !waiting;
+    // The answer of a keyed call may go to another process: one that sent the same key first and
+    // whose job this one joins. Such a call looks in Postgres now and then.
+    const slice = (replay || req.idempotencyKey) && waiting?.replyTo ? REPLAY_LOOK_MS : Infinity;
+    const waiter = waiting?.wait(commandId, Math.min(this.deps.waitMs, slice), req.signal);
     try {
       await queues.enqueue(
         req.name,
@@ -106,16 +117,18 @@ export class CommandDispatcher implements Dispatch {
           requestHash: req.requestHash,
           payload: req.payload,
           ...(req.requestId ? { requestId: req.requestId } : {}),
-          ...(waiter && waiters?.replyTo ? { replyTo: waiters.replyTo } : {}),
+          ...(waiter && waiting?.replyTo ? { replyTo: waiting.replyTo } : {}),
         },
-        { revive: !inserted, traceMetadata: req.traceMetadata },
+        { revive: replay, traceMetadata: req.traceMetadata },
       );
     } catch (err) {
       if (jobNeverSent(err)) {
         waiter?.cancel();
         // A replay's row was recorded before: lost-command recovery queues it once Redis is back.
-        if (!inserted) return { kind: 'accepted', commandId };
-        // Redis never saw this one: the row goes again, so the caller's 503 means nothing was taken.
+        if (replay) return { kind: 'accepted', commandId };
+        // Nothing recorded, nothing sent: the caller's 503 is the truth.
+        if (!recorded) throw err;
+        // Redis never saw this one: the receipt goes again, so the caller's 503 means nothing was taken.
         try {
           await forgetCommand(database, commandId);
         } catch (forgetErr) {
@@ -131,15 +144,25 @@ export class CommandDispatcher implements Dispatch {
         throw err;
       }
       // Any other failure may come after Redis stored the job and only its reply was lost: the
-      // command is recorded and will run (its job, or lost-command recovery), so wait for it as
-      // usual and answer its result or 202 with its Location, never "nothing changed".
+      // command will run (its job, or lost-command recovery once its receipt is written), so wait
+      // for it as usual and answer its result or 202 with its Location, never "nothing changed".
     }
-    if (!waiter || !waiters) return { kind: 'accepted', commandId };
+    if (!waiter || !waiting) return { kind: 'accepted', commandId };
+    // 202 with a Location: the command must be in Postgres first, where its status is read and
+    // from where recovery queues it again should Redis lose its job.
+    const accepted = async (): Promise<DispatchOutcome> => {
+      if (!recorded) {
+        await insertCommand(database, row);
+        const last = await this.settled(commandId, identity);
+        if (last) return { kind: 'done', commandId, result: last };
+      }
+      return { kind: 'accepted', commandId };
+    };
     const deadline = Date.now() + this.deps.waitMs;
     let current = waiter;
     // A replay may have finished between the read above and the listener: look once more.
-    if (!inserted) {
-      const finished = await this.result(commandId);
+    if (replay) {
+      const finished = await this.settled(commandId, identity);
       if (finished) {
         current.cancel();
         return { kind: 'done', commandId, result: finished };
@@ -149,20 +172,31 @@ export class CommandDispatcher implements Dispatch {
       const woke = await current.done;
       if (woke && woke.event === 'completed' && woke.result) return { kind: 'done', commandId, result: woke.result };
       // Shutting down: the job is in Redis and will run; the caller polls its Location.
-      if (waiters.closed) return { kind: 'accepted', commandId };
+      if (waiting.closed) return accepted();
       const left = deadline - Date.now();
       if (!woke || left <= 0) {
-        const last = await this.result(commandId);
+        const last = await this.settled(commandId, identity);
         if (last) return { kind: 'done', commandId, result: last };
         // A replay's job may name another process's reply channel: it looks again until the deadline.
-        if (left <= 0 || req.signal?.aborted || slice === Infinity) return { kind: 'accepted', commandId };
+        if (left <= 0 || req.signal?.aborted || slice === Infinity) return accepted();
       } else if (woke.event === 'recheck') {
-        const last = await this.result(commandId);
+        const last = await this.settled(commandId, identity);
         if (last) return { kind: 'done', commandId, result: last };
       }
       // A failed attempt that will be retried, or nothing yet: keep waiting for the next.
-      current = waiters.wait(commandId, Math.min(left, slice), req.signal);
+      current = waiting.wait(commandId, Math.min(left, slice), req.signal);
     }
+  }
+
+  /**
+   * The stored answer of the command, when it has one. A row under the id that is another
+   * command's (a key sent twice at once with different requests: the first one's job ran) is a
+   * conflict, as it is when the row is found first.
+   */
+  private async settled(commandId: string, identity: Parameters<typeof isSameCommand>[1]): Promise<CommandResult | undefined> {
+    const row = await findCommand(this.deps.database, commandId);
+    if (row && !isSameCommand(row, identity)) throw new IdempotencyConflict();
+    return row && row.resultStatus !== null ? { status: row.resultStatus, body: row.resultBody } : undefined;
   }
 
   /** Whether the command's job used up its attempts without a result (workers/mark-exhausted.ts). */

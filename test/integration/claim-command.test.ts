@@ -1,8 +1,9 @@
 /**
- * The worker's claim (src/db/sql/claim-command.ts) locks the command's row without writing a new
- * version of it, and inserts the row only for an upstream job no producer wrote. Two deliveries
- * of the same upstream job at once: the second waits for the first and then answers what it
- * stored, whichever way it lost the race. The attempt is counted with the answer.
+ * The worker's claim (src/db/sql/claim-command.ts) writes nothing: it takes the command's lock and
+ * reads its row. A row a producer wrote is answered in place; a command with none (a synchronous
+ * call, an upstream job) gets its one row from the statement that stores the answer. Two
+ * deliveries of the same command at once: the second waits for the first and then answers what
+ * it stored, whichever way it lost the race. The attempt is counted with the answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimCommand, type CommandClaim } from '../../src/db/sql/claim-command.ts';
@@ -39,20 +40,20 @@ describe('claiming a command', () => {
   const row = async (id: string) =>
     (await db.database.sql!`select status, attempts, result_status, xmin::text as xmin from commands where id = ${id}`)[0];
 
-  it('a producer-written row is locked, not rewritten; the answer counts the attempt', async () => {
+  it('a producer-written row is not rewritten by the claim; the answer counts the attempt', async () => {
     await db.database.sql!`insert into commands (id, name, brokerage_id, request_hash, payload, actor)
       values ('c-producer', 'order.accept', 1, 'h1', '{}', '{}')`;
     const before = await row('c-producer');
     // A claim that is rolled back (a refusal, a crash) leaves the row as it was: same version.
     await db.database
       .transaction(async (tx) => {
-        expect(await claimCommand(tx, claimOf('c-producer'))).toEqual({ kind: 'claimed' });
+        expect(await claimCommand(tx, claimOf('c-producer'))).toEqual({ kind: 'claimed', recorded: true });
         throw new Error('roll back');
       })
       .catch(() => {});
     expect(await row('c-producer')).toEqual(before);
     await db.database.transaction(async (tx) => {
-      expect(await claimCommand(tx, claimOf('c-producer'))).toEqual({ kind: 'claimed' });
+      expect(await claimCommand(tx, claimOf('c-producer'))).toEqual({ kind: 'claimed', recorded: true });
       await storeResult(tx, 'c-producer', 200, { ok: true });
     });
     expect(await row('c-producer')).toMatchObject({ status: 'succeeded', attempts: 1, result_status: 200 });
@@ -80,11 +81,11 @@ describe('claiming a command', () => {
       return outcome;
     });
     await claimed.wait;
-    // The second starts while the first holds its inserted row uncommitted: its insert waits on it.
+    // The second starts while the first holds the command's lock: it waits, then reads the first's row.
     const second = db.database.transaction((tx) => claimCommand(tx, claimOf('c-upstream')));
     await new Promise((r) => setTimeout(r, 200));
     finish.open();
-    expect(await first).toEqual({ kind: 'claimed' });
+    expect(await first).toEqual({ kind: 'claimed', recorded: false });
     expect(await second).toEqual({ kind: 'finished', status: 200, body: { first: true } });
     expect(await row('c-upstream')).toMatchObject({ status: 'succeeded', attempts: 1, result_status: 200 });
   });
@@ -109,7 +110,52 @@ describe('claiming a command', () => {
     await new Promise((r) => setTimeout(r, 200));
     finish.open();
     expect(await first).toBe('crashed');
-    expect(await second).toEqual({ kind: 'claimed' });
+    expect(await second).toEqual({ kind: 'claimed', recorded: false });
     expect(await row('c-upstream-2')).toMatchObject({ status: 'succeeded', attempts: 1, result_status: 201 });
+  });
+
+  it('a command with no row gets one row, written once with its answer, from the claim', async () => {
+    const claim = claimOf('c-sync', { payload: JSON.stringify({ order_id: 701 }), actor: JSON.stringify({ brokerageId: 1, userId: 7 }) });
+    await db.database.transaction(async (tx) => {
+      expect(await claimCommand(tx, claim)).toEqual({ kind: 'claimed', recorded: false });
+      await storeResult(tx, 'c-sync', 200, { done: 1 });
+    });
+    const [stored] = await db.database.sql!`select name, brokerage_id::int as b, request_hash, payload, actor, status, attempts,
+      result_status, result_body, finished_at is not null as finished, xmax::text as xmax from commands where id = 'c-sync'`;
+    expect(stored).toEqual({
+      name: 'order.accept',
+      b: 1,
+      request_hash: 'h1',
+      payload: { order_id: 701 },
+      actor: { brokerageId: 1, userId: 7 },
+      status: 'succeeded',
+      attempts: 1,
+      result_status: 200,
+      result_body: { done: 1 },
+      finished: true,
+      // Never updated or locked: the version the answer inserted.
+      xmax: '0',
+    });
+  });
+
+  it('a receipt written while a delivery runs: the answer goes into it, once', async () => {
+    const claimed = gate();
+    const finish = gate();
+    const first = db.database.transaction(async (tx) => {
+      expect(await claimCommand(tx, claimOf('c-receipt'))).toEqual({ kind: 'claimed', recorded: false });
+      claimed.open();
+      await finish.wait;
+      await storeResult(tx, 'c-receipt', 200, { first: true });
+    });
+    await claimed.wait;
+    // What the API writes when its wait runs out before the answer (src/queues/dispatcher.ts).
+    await db.database.sql!`insert into commands (id, name, brokerage_id, request_hash, payload, actor)
+      values ('c-receipt', 'order.accept', 1, 'h1', '{}', '{}') on conflict do nothing`;
+    finish.open();
+    await first;
+    expect(await row('c-receipt')).toMatchObject({ status: 'succeeded', attempts: 1, result_status: 200 });
+    await db.database.transaction(async (tx) => {
+      expect(await claimCommand(tx, claimOf('c-receipt'))).toEqual({ kind: 'finished', status: 200, body: { first: true } });
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { SqlRunner } from '../client.ts';
+import { sentAhead } from '../sent-ahead.ts';
 import { named, type Placeholders } from './named-params.ts';
 
 export interface CommandClaim {
@@ -12,7 +13,8 @@ export interface CommandClaim {
 }
 
 export type ClaimOutcome =
-  | { kind: 'claimed' }
+  /** `recorded`: a row exists (a producer's receipt); false: the answer's statement writes the row (store-result.ts). */
+  | { kind: 'claimed'; recorded: boolean }
   | { kind: 'finished'; status: number; body: unknown }
   /** The id belongs to another command (another name, brokerage or request). */
   | { kind: 'conflict' }
@@ -21,68 +23,63 @@ export type ClaimOutcome =
 
 type Identity = Pick<CommandClaim, 'commandId' | 'name' | 'brokerageId' | 'requestHash'>;
 
+/**
+ * The transaction-local setting that carries the claimed command's identity to the statement that
+ * stores its answer (store-result.ts): a command with no row yet gets its one row there, written
+ * once with its answer, and the handlers' statements need not carry the payload.
+ */
+export const CLAIM_SETTING = 'fulfil.claim';
+
+/**
+ * The command's lock, held until its transaction ends, with the claim's note: every delivery of a
+ * command id takes it before it reads the command's row, so a second delivery waits here and then
+ * finds the first one's row. An advisory lock writes nothing (a row lock wrote a LOCK record per
+ * command, and needs a row to lock: a synchronous call has none until its answer). Two ids that
+ * hash alike only wait for each other. A producer's receipt does not take it: one written while a
+ * delivery runs makes that delivery's insert of the row fail, and the delivery runs again, then
+ * answering in place (store-result.ts).
+ */
+const LOCK_AND_NOTE = `select pg_advisory_xact_lock(3085, hashtext($1)), set_config('${CLAIM_SETTING}', $2, true)`;
+
 /** The claim's answer from the command's row: its stored result, and whether the row is this command's. */
 const answerOf = (p: Placeholders<Identity>) =>
   `result_status as "status", result_body as "body",
   (name = ${p.name} and brokerage_id = ${p.brokerageId}::bigint and request_hash = ${p.requestHash}) as "mine"`;
 
 /**
- * Takes a command inside the worker's transaction, in one statement that writes no row version:
- * the row is locked (FOR UPDATE), so a concurrent redelivery of the same command waits here and
- * then finds it finished; it is inserted only when no producer wrote it (upstream jobs). Whether
- * it is this command (name, brokerage, request) is read from the locked row. The attempt is
- * counted by the statement that stores the answer (store-result.ts), which commits with the
- * work: a claim used to count it with an update of its own, a second row version per command
- * (docs/DECISIONS.md D-136).
- *
+ * Read after the lock, in a statement of its own (its snapshot then sees whatever a delivery
+ * before it committed): the command's row, or, when there is none, whether the brokerage exists.
  * The brokerage is looked up, not referenced by a foreign key: a key's check share-locks the
  * brokerage's row, and every command of a brokerage locking the same row at once made Postgres
- * write a new multixact per command (docs/DECISIONS.md). Brokerages are never deleted, so a
- * plain read answers the same question.
+ * write a new multixact per command (docs/DECISIONS.md). Brokerages are never deleted.
  */
-const CLAIM = named<CommandClaim>(
+const CLAIM = named<Identity>(
   (p) => `
-with l as (
-  select name, brokerage_id, request_hash, result_status, result_body from commands where id = ${p.commandId} for update
-),
-i as (
-  insert into commands (id, name, brokerage_id, request_hash, payload, actor)
-  select ${p.commandId}, ${p.name}, ${p.brokerageId}::bigint, ${p.requestHash}, ${p.payload}::text::jsonb, ${p.actor}::text::jsonb
-  where not exists (select 1 from l) and exists (select 1 from brokerages where id = ${p.brokerageId}::bigint)
-  on conflict (id) do nothing
-  returning 1
-)
-select ${answerOf(p)}
-from l
+select ${answerOf(p)}, true as "recorded" from commands where id = ${p.commandId}
 union all
-select null, null, true from i`,
+select null, null, true, false
+where not exists (select 1 from commands where id = ${p.commandId}) and exists (select 1 from brokerages where id = ${p.brokerageId}::bigint)`,
 );
 
-// The row as the claim reads it, after a concurrent insert of the same id won (see claimCommand).
-const RELOCK = named<Identity>(
-  (p) => `
-select ${answerOf(p)}
-from commands where id = ${p.commandId} for update`,
-);
-
-/** Only when the claim found nothing: no such brokerage, or another command's id. */
-const BROKERAGE_EXISTS = `select 1 as "one" from brokerages where id = $1::bigint`;
-
-type ClaimRow = { status: number | null; body: unknown; mine: boolean };
-
-function outcome(row: ClaimRow): ClaimOutcome {
-  if (!row.mine) return { kind: 'conflict' };
-  return row.status === null ? { kind: 'claimed' } : { kind: 'finished', status: row.status, body: row.body };
+/** The setting's value: the identity and kept payload of the command, as one JSON object. */
+function claimNote(c: CommandClaim): string {
+  return `{"name":${JSON.stringify(c.name)},"brokerage_id":${c.brokerageId},"request_hash":${JSON.stringify(c.requestHash)},"payload":${c.payload},"actor":${c.actor}}`;
 }
 
+type ClaimRow = { status: number | null; body: unknown; mine: boolean; recorded: boolean };
+
+/**
+ * Takes a command inside the worker's transaction, writing nothing: the command's lock, then its
+ * row read (two statements, one round trip). A row a producer recorded (an asynchronous request's
+ * receipt, a replay's) is answered in place; a command without one (a synchronous call, an
+ * upstream job) gets its row from the statement that stores its answer, once (D-145). The attempt
+ * is counted by that statement too (D-136).
+ */
 export async function claimCommand(tx: SqlRunner, c: CommandClaim): Promise<ClaimOutcome> {
+  void sentAhead(tx.rows(LOCK_AND_NOTE, [c.commandId, claimNote(c)]));
   const [row] = await tx.rows<ClaimRow>(CLAIM.text, CLAIM.params(c));
-  if (row) return outcome(row);
-  // Nothing locked and nothing inserted: the brokerage is unknown, or another delivery of an
-  // upstream job inserted the row after this statement's snapshot (the insert waited for it and
-  // did nothing). A new statement sees that row, committed.
-  const [again] = await tx.rows<ClaimRow>(RELOCK.text, RELOCK.params(c));
-  if (again) return outcome(again);
-  const [brokerage] = await tx.rows<{ one: number }>(BROKERAGE_EXISTS, [c.brokerageId]);
-  return brokerage ? { kind: 'conflict' } : { kind: 'unknown-brokerage' };
+  if (!row) return { kind: 'unknown-brokerage' };
+  if (!row.mine) return { kind: 'conflict' };
+  if (row.status !== null) return { kind: 'finished', status: row.status, body: row.body };
+  return { kind: 'claimed', recorded: row.recorded };
 }

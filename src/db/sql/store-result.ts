@@ -1,14 +1,27 @@
 import type { SqlRunner, SqlTx } from '../client.ts';
-import type { CommandClaim } from './claim-command.ts';
+import { CLAIM_SETTING, type CommandClaim } from './claim-command.ts';
 import { named, type Placeholders } from './named-params.ts';
 
-// result_body is json, not jsonb: a replayed answer keeps its keys in the order they were written.
-const STORE = named<{ commandId: string; status: string; resultStatus: number; body: string }>(
-  (p) => `
-update commands set status = ${p.status}, result_status = ${p.resultStatus}::int, result_body = ${p.body}::text::json, finished_at = now(),
-  attempts = attempts + 1
-where id = ${p.commandId}`,
-);
+/**
+ * The two writes that store an answer, as CTEs `a` (the row a producer recorded, updated) and `a_new`
+ * (no row: the command's one row, inserted from the claim's note, claim-command.ts) of which the
+ * snapshot lets exactly one write. `when`: SQL that must hold for either. Should a producer's
+ * receipt commit in between, the insert fails on the key and the delivery runs again.
+ * result_body is json, not jsonb: a replayed answer keeps its keys in the order they were written.
+ */
+function storeAnswerCtes(p: Placeholders<AnswerValues>, when: string): string {
+  const status = `case when ${p.status}::int < 400 then 'succeeded' else 'failed' end`;
+  return `a as (update commands set status = ${status},
+    result_status = ${p.status}::int, result_body = ${p.body}::text::json, finished_at = now(), attempts = attempts + 1
+    where ${when} and id = ${p.commandId}),
+a_new as (insert into commands (id, name, brokerage_id, request_hash, payload, actor, status, result_status, result_body, finished_at, attempts)
+    select ${p.commandId}, c->>'name', (c->>'brokerage_id')::bigint, c->>'request_hash', c->'payload', c->'actor', ${status},
+      ${p.status}::int, ${p.body}::text::json, now(), 1
+    from (select current_setting('${CLAIM_SETTING}', true)::jsonb as c) as claim
+    where ${when} and c is not null and not exists (select 1 from commands where id = ${p.commandId}))`;
+}
+
+const STORE = named<AnswerValues>((p) => `with ${storeAnswerCtes(p, 'true')} select 1`);
 
 /** A command's answer as a handler's last statement stores it. */
 export interface Answer {
@@ -31,19 +44,14 @@ export interface AnswerValues {
 export function storeAnswerCte(p: Placeholders<AnswerValues>, onlyIf = 'true'): string {
   // Only with the event written (m): a write that changed nothing stores no answer either.
   // `onlyIf`: SQL that must hold too (a statement some callers run with no command to answer).
-  return `a as (update commands set status = case when ${p.status}::int < 400 then 'succeeded' else 'failed' end,
-    result_status = ${p.status}::int, result_body = ${p.body}::text::json, finished_at = now(), attempts = attempts + 1
-    where ${onlyIf} and id = ${p.commandId} and exists (select 1 from m))`;
+  return storeAnswerCtes(p, `${onlyIf} and exists (select 1 from m)`);
 }
 
 export const answerValues = (a: Answer): AnswerValues => ({ commandId: a.commandId, status: a.status, body: JSON.stringify(a.body) });
 
-/** Stores a command's answer in the transaction that did its work, so both commit together. */
+/** Stores a command's answer in the transaction that did its work and claimed it, so both commit together. */
 export async function storeResult(tx: SqlTx, commandId: string, status: number, body: unknown): Promise<void> {
-  await tx.finish(
-    STORE.text,
-    STORE.params({ commandId, status: status < 400 ? 'succeeded' : 'failed', resultStatus: status, body: JSON.stringify(body) }),
-  );
+  await tx.finish(STORE.text, STORE.params({ commandId, status, body: JSON.stringify(body) }));
 }
 
 type Identity = Pick<CommandClaim, 'commandId' | 'name' | 'brokerageId' | 'requestHash'>;
