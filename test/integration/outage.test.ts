@@ -49,7 +49,7 @@ describe('when a backing service is down', () => {
     expect(((await ready.json()) as { checks: { redis: string } }).checks.redis).toMatch(/^down/);
   });
 
-  it('Redis refuses the job and its row cannot be deleted again: 202 with the Location, not "nothing changed"', async () => {
+  it('Redis refuses the job: a synchronous call answers 503 with nothing recorded; an asynchronous one whose receipt cannot be deleted again answers 202 with the Location, not "nothing changed"', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'fulfil-redis-'));
     const redis: PrivateRedis = await startPrivateRedis(dir);
     cleanups.push(
@@ -68,7 +68,13 @@ describe('when a backing service is down', () => {
     const counted = await failures();
     await redis.stop();
 
-    const res = await apiClient(t.url)(SELLER, 'POST', `/v9/orders/${ORDERS.tbd2}/accept`, { reviewer_id: 100 });
+    // A synchronous call records nothing before its job (the answer writes the row): nothing to delete.
+    const refused = await apiClient(t.url)(SELLER, 'POST', `/v9/orders/${ORDERS.tbd2}/accept`, { reviewer_id: 100 });
+    expect(refused.status).toBe(503);
+    expect((await t.db.database.sql!`select count(*)::int as n from commands`)[0]!.n).toBe(0);
+    expect(await failures()).toBe(counted);
+
+    const res = await apiClient(t.url)(SELLER, 'POST', `/v9/orders/${ORDERS.tbd2}/accept`, { reviewer_id: 100 }, { prefer: 'respond-async' });
     expect(res.status).toBe(202);
     expect(res.headers.get('location')).toBe(`/v9/commands/${res.body.id}`);
     // Recorded and unfinished: lost-command recovery runs it once Redis is back.
