@@ -646,9 +646,6 @@ ALTER TABLE ONLY public.shipment_barcodes
     ADD CONSTRAINT shipment_barcodes_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.shipment_events
-    ADD CONSTRAINT shipment_events_event_id_unique UNIQUE (event_id);
-
-ALTER TABLE ONLY public.shipment_events
     ADD CONSTRAINT shipment_events_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.shipment_file_sets
@@ -802,9 +799,6 @@ ALTER TABLE ONLY public.offices
 
 ALTER TABLE ONLY public.orders
     ADD CONSTRAINT orders_buyer_brokerage_id_brokerages_id_fk FOREIGN KEY (buyer_brokerage_id) REFERENCES public.brokerages(id);
-
-ALTER TABLE ONLY public.orders
-    ADD CONSTRAINT orders_reviewer_id_users_id_fk FOREIGN KEY (reviewer_id) REFERENCES public.users(id);
 
 ALTER TABLE ONLY public.orders
     ADD CONSTRAINT orders_seller_office_id_offices_id_fk FOREIGN KEY (seller_office_id) REFERENCES public.offices(id);

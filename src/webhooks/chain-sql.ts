@@ -41,7 +41,10 @@ const LEASE = `leased_until = now() + make_interval(secs => $3::float8), attempt
 const CLAIMED_FIELDS = `returning d.id, d.order_id, d.seq, d.event_id, d.kind, d.event_at, d.attempts, d.redelivery, e.url,
   e.brokerage_id, e.secret_ciphertext,
   case when e.previous_secret_expires_at > now() then e.previous_secret_ciphertext end as previous_secret_ciphertext`;
-// A ping has no shipment_events row: the left join leaves the event columns null.
+// The event's row is found by its order and seq (the unique index shipment_events_order_seq; event_id
+// has no index since drizzle/0023, D-144), and the event id must match as well, so the row read is
+// that very event. A ping (order_id null, seq 0) matches no row: the left join leaves the event
+// columns null.
 const WITH_EVENT = `
 select c.id, c.order_id as "orderId", c.seq, c.event_id as "eventId", c.kind, (extract(epoch from c.event_at) * 1000)::float8 as "eventAtMs",
   c.attempts, c.redelivery, c.url, c.brokerage_id as "brokerageId", c.secret_ciphertext, c.previous_secret_ciphertext,
@@ -51,7 +54,7 @@ select c.id, c.order_id as "orderId", c.seq, c.event_id as "eventId", c.kind, (e
   ev.actor_reason as "actorReason", ev.command_id as "commandId", ev.details,
   (extract(epoch from ev.at) * 1000)::float8 as "evAtMs",
   ${shipmentVersionAsLeftJson('ev')} as "version"
-from claimed c left join shipment_events ev on ev.event_id = c.event_id`;
+from claimed c left join shipment_events ev on ev.order_id = c.order_id and ev.seq = c.seq and ev.event_id = c.event_id`;
 
 /**
  * The locks of the chains (endpoint $1, each order of $2) until the transaction ends, taken in one

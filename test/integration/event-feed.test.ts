@@ -40,7 +40,8 @@ describe('event feed', () => {
     }
   }
 
-  const outboxDrained = async () => ((await t.db.database.sql!`select count(*)::int as n from event_feed where position is null`)[0]!.n === 0 ? true : undefined);
+  const outboxDrained = async () =>
+    (await t.db.database.sql!`select count(*)::int as n from event_feed where position is null`)[0]!.n === 0 ? true : undefined;
 
   beforeAll(async () => {
     t = await startTestService({ env: { RELAY_INTERVAL_MS: '50' } });

@@ -260,7 +260,10 @@ for (const shards of [3, 6]) {
 
     it('delivers webhooks to both parties from the webhook queue’s own tag: each event once per endpoint, in order, signed', async () => {
       // Earlier events fanned out first: they are owed to no endpoint, so the receivers get only these orders'.
-      await until('outbox drained', async () => (await sql()`select count(*)::int as n from event_feed where position is null`)[0]!.n === 0);
+      await until(
+        'outbox drained',
+        async () => (await sql()`select count(*)::int as n from event_feed where position is null`)[0]!.n === 0,
+      );
       // The seller's receiver refuses every fifth request, so retries (delayed jobs) run on the cluster too.
       const { parties, close } = await startPartyEndpoints(call, { seller: (_r, n) => (n % 5 === 0 ? 503 : 200) });
       try {
@@ -303,7 +306,11 @@ for (const shards of [3, 6]) {
     }, 90_000);
 
     it('relays every event, in order per order, to the events stream on its own tag', async () => {
-      await until('outbox drained', async () => (await sql()`select count(*)::int as n from event_feed where position is null`)[0]!.n === 0, 50_000);
+      await until(
+        'outbox drained',
+        async () => (await sql()`select count(*)::int as n from event_feed where position is null`)[0]!.n === 0,
+        50_000,
+      );
       const connection = blockingConnection(cluster.url) as Cluster;
       try {
         const events = await streamMessages(connection, t.config.QUEUE_PREFIX);

@@ -61,9 +61,9 @@ describe('two relays at once', () => {
     const prefix = testPrefix();
     try {
       const { ids } = await fillOutbox();
-      const inOrder = (
-        await db.database.sql!`select event_id from shipment_events where id = any(${ids}) order by id`
-      ).map((r) => r.event_id);
+      const inOrder = (await db.database.sql!`select event_id from shipment_events where id = any(${ids}) order by id`).map(
+        (r) => r.event_id,
+      );
       await drainWithTwo(
         () => new OutboxRelay({ database: db.database, connection: redis, prefix, log, batchSize: 13, stream: { maxLen: 10_000 } }),
       );

@@ -196,6 +196,14 @@ describe('refused commands', () => {
       message: /reviewer_id/,
     },
     {
+      // No foreign key on orders.reviewer_id (D-142): the accept's own statement refuses it.
+      name: 'reviewer that is no user',
+      run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: 999_999 }),
+      status: 400,
+      code: 'invalid_params',
+      message: /reviewer_id/,
+    },
+    {
       name: 'seats not matching the quantity',
       run: () => call(SELLER, 'POST', '/v9/orders/700/accept', { reviewer_id: 100, seats: [1] }),
       status: 400,

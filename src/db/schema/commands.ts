@@ -61,7 +61,8 @@ export const shipmentEvents = pgTable(
   'shipment_events',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    eventId: text('event_id').notNull().unique(),
+    /** A random UUID (v4) drawn per event (src/db/sql/append-event.ts): unique by how it is made, not by an index (D-144). */
+    eventId: text('event_id').notNull(),
     orderId: bigint('order_id', { mode: 'number' }).notNull(),
     seq: integer('seq').notNull(),
     kind: text('kind').notNull(),

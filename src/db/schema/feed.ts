@@ -26,10 +26,16 @@ export const eventFeed = pgTable(
   },
   (t) => [
     // The outbox: the relay takes the waiting rows in event row order.
-    uniqueIndex('event_feed_waiting').on(t.eventRowId).where(sql`${t.position} is null`),
+    uniqueIndex('event_feed_waiting')
+      .on(t.eventRowId)
+      .where(sql`${t.position} is null`),
     // Each party's feed, a keyset scan at any depth; a waiting row is in neither.
-    index('event_feed_seller').on(t.sellerBrokerageId, t.position).where(sql`${t.position} is not null`),
-    index('event_feed_buyer').on(t.buyerBrokerageId, t.position).where(sql`${t.position} is not null`),
+    index('event_feed_seller')
+      .on(t.sellerBrokerageId, t.position)
+      .where(sql`${t.position} is not null`),
+    index('event_feed_buyer')
+      .on(t.buyerBrokerageId, t.position)
+      .where(sql`${t.position} is not null`),
   ],
 );
 

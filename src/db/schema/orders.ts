@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, bigserial, date, index, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { addresses, emailAddresses, phoneNumbers } from './contact.ts';
 import { ORDER_STATES, SHIPMENT_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
-import { brokerages, offices, users } from './tenancy.ts';
+import { brokerages, offices } from './tenancy.ts';
 
 const ref = (name: string) => bigint(name, { mode: 'number' });
 
@@ -30,7 +30,11 @@ export const orders = pgTable(
     state: text('state', { enum: ORDER_STATES }).notNull().default('pending'),
     /** Persisted snapshot of machines/order.ts; null until the first transition. */
     snapshot: jsonb('snapshot'),
-    reviewerId: ref('reviewer_id').references(() => users.id),
+    /**
+     * The user (of the seller's brokerage) who accepted it. No foreign key (D-142): the accept reads
+     * it in its own transaction (src/db/sql/lock-order.ts) and refuses any other; no user is ever deleted.
+     */
+    reviewerId: ref('reviewer_id'),
     seats: jsonb('seats').$type<number[]>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /**
