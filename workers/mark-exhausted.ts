@@ -11,7 +11,11 @@ import type { Envelope, JobName } from '@fulfil/contract';
  * recorded (a synchronous call, an upstream job: D-145) gets its row here, from its job, so the
  * failure is on record all the same.
  */
-export async function markExhausted(database: Database, commandId: string, job?: { name: JobName; data: Envelope<unknown> }): Promise<void> {
+export async function markExhausted(
+  database: Database,
+  commandId: string,
+  job?: { name: JobName; data: Envelope<unknown> },
+): Promise<void> {
   if (job && typeof job.data.requestHash === 'string' && typeof job.data.actor?.brokerageId === 'number') {
     await database.db
       .insert(commands)
@@ -25,7 +29,11 @@ export async function markExhausted(database: Database, commandId: string, job?:
         status: 'failed',
         finishedAt: new Date(),
       })
-      .onConflictDoUpdate({ target: commands.id, set: { status: 'failed', finishedAt: new Date() }, setWhere: isNull(commands.resultStatus) });
+      .onConflictDoUpdate({
+        target: commands.id,
+        set: { status: 'failed', finishedAt: new Date() },
+        setWhere: isNull(commands.resultStatus),
+      });
     return;
   }
   await database.db

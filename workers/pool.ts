@@ -106,9 +106,7 @@ export function startWorkers(opts: {
       const commandId = (job?.data as Envelope<unknown> | undefined)?.commandId;
       if (job && typeof commandId === 'string' && job.attemptsMade >= (job.opts.attempts ?? 1)) {
         const recorded = isJobName(job.name) ? { name: job.name, data: job.data as Envelope<unknown> } : undefined;
-        markExhausted(database, commandId, recorded).catch((e) =>
-          log.warn({ err: e, commandId }, 'could not mark command failed'),
-        );
+        markExhausted(database, commandId, recorded).catch((e) => log.warn({ err: e, commandId }, 'could not mark command failed'));
       }
     });
     w.on('error', (err) => log.error({ err, queue: name, prefix }, 'worker error'));

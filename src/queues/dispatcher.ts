@@ -1,6 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SqlRunner } from '../db/client.ts';
-import { findCommand, forgetCommand, insertCommand, requeueCommand, type NewCommand, type StoredCommand } from '../db/sql/insert-command.ts';
+import {
+  findCommand,
+  forgetCommand,
+  insertCommand,
+  requeueCommand,
+  type NewCommand,
+  type StoredCommand,
+} from '../db/sql/insert-command.ts';
 import { CommandRows } from './command-rows.ts';
 import { isSameCommand, IdempotencyConflict, Unavailable } from '@fulfil/contract';
 import { storedPayload } from '../commands/stored-payload.ts';

@@ -74,7 +74,13 @@ describe('when a backing service is down', () => {
     expect((await t.db.database.sql!`select count(*)::int as n from commands`)[0]!.n).toBe(0);
     expect(await failures()).toBe(counted);
 
-    const res = await apiClient(t.url)(SELLER, 'POST', `/v9/orders/${ORDERS.tbd2}/accept`, { reviewer_id: 100 }, { prefer: 'respond-async' });
+    const res = await apiClient(t.url)(
+      SELLER,
+      'POST',
+      `/v9/orders/${ORDERS.tbd2}/accept`,
+      { reviewer_id: 100 },
+      { prefer: 'respond-async' },
+    );
     expect(res.status).toBe(202);
     expect(res.headers.get('location')).toBe(`/v9/commands/${res.body.id}`);
     // Recorded and unfinished: lost-command recovery runs it once Redis is back.

@@ -44,8 +44,11 @@ describe('webhook endpoints and event kinds', () => {
   /** The endpoints the relay's fan-out owes one event of each kind to, by kind; rolled back. */
   async function fannedOut(kinds: readonly string[]): Promise<Map<string, number[]>> {
     // The relay's batch statement runs the fan-out over the events it takes (their rows' event_id,
-    // order_id, seq, kind and at); here over these.
-    const fanOut = `with taken as (select * from jsonb_to_recordset($1::jsonb) as r(event_id text, order_id bigint, seq int, kind text, at timestamptz)),
+    // order_id, seq, kind and at, and their feed rows' parties); here over these.
+    const fanOut = `with taken as (
+        select r.*, f.brokerage_id as seller_brokerage_id, o.buyer_brokerage_id
+        from jsonb_to_recordset($1::jsonb) as r(event_id text, order_id bigint, seq int, kind text, at timestamptz)
+        join orders o on o.id = r.order_id join offices f on f.id = o.seller_office_id),
       followed as (${fanOutOver('taken')}) select out from followed`;
     const owed = new Map<string, number[]>(kinds.map((k) => [k, []]));
     const rollback = new Error('rollback');
