@@ -13,18 +13,19 @@ import { commandShardPlace, inventoryPlace } from '@fulfil/contract';
 
 /**
  * The command path stays short: every statement each command sends to Postgres is counted, on
- * the API side (credential, command row) and on the worker side (its one transaction), and so is
+ * the API side (a credential not yet cached; a synchronous call records no command row there:
+ * D-145) and on the worker side (its one transaction), and so is
  * every round trip: statements issued in the same tick leave in one write (postgres.js flushes
  * on setImmediate) and are answered together, so they count as one. A command that grows past
  * either budget fails here. The API process runs without workers; the worker pool runs alone,
  * without the relay and housekeeping, so nothing else is counted. On the Redis side, each answer
  * must go out on the connection its job is finished on, so that both leave in one write.
  */
-const BUDGET = { api: 2, total: 9 };
-// The first call of a credential reads it (API: 2 trips, else 1); a statement new to the worker's
-// connection costs one more (the buyer pickup below): warm, every command is at most 5 trips.
-const TRIP_BUDGET = { api: 2, total: 6 };
-// [BEGIN + claim + the handler's lock and live read (+ a pickup's new contact rows)], [a new
+const BUDGET = { api: 1, total: 9 };
+// The first call of a credential reads it (API: 1 trip, else none); a statement new to the worker's
+// connection costs one more (the buyer pickup below): warm, every command is at most 4 trips.
+const TRIP_BUDGET = { api: 1, total: 4 };
+// [BEGIN + the command's lock and row + the handler's lock and live read (+ a pickup's new contact rows)], [a new
 // e-mail row], [the write that stores the answer + COMMIT].
 const WORKER_TRIPS: Record<string, number> = {
   accept: 2,
@@ -59,15 +60,16 @@ function sent() {
     },
   };
 }
-// BEGIN, claim, lock, [live read], [new contact rows], the write that also stores the answer, COMMIT.
+// BEGIN, the command's lock, its row, the order's lock, [live read], [new contact rows], the write
+// that also stores the answer (and, for a synchronous call, records the command: D-145), COMMIT.
 const WORKER_BUDGET: Record<string, number> = {
-  accept: 5,
-  'accept (XSeats, new e-mail row)': 6,
-  'update: mobile transfer (new e-mail row)': 7,
-  'update: mobile transfer': 6,
-  'update: seller pickup': 7,
-  'update: buyer pickup (join, delivers)': 7,
-  complete: 6,
+  accept: 6,
+  'accept (XSeats, new e-mail row)': 7,
+  'update: mobile transfer (new e-mail row)': 8,
+  'update: mobile transfer': 7,
+  'update: seller pickup': 8,
+  'update: buyer pickup (join, delivers)': 8,
+  complete: 7,
 };
 
 const WARM_PICKUP = 705;

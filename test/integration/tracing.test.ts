@@ -73,8 +73,8 @@ describe('traces', () => {
     const statements = tx.attributes['fulfil.db.statements'] as string[];
     expect(statements.length).toBeGreaterThanOrEqual(2);
     expect(tx.attributes['db.operation.batch.size']).toBe(statements.length);
-    // The claim first: it locks the command's row (inserting it only for an upstream job).
-    expect(statements[0]).toBe('with commands');
+    // The claim first: the command's advisory lock, then its row read (D-145).
+    expect(statements.slice(0, 2)).toEqual(['select', 'select commands']);
     for (const name of statements) expect(name).toMatch(/^(select|insert|update|delete|with)( \w+)?$/);
     // The request waited for the worker: its span holds the command's start and the transaction's.
     // Times of different spans are compared to within 1 ms: the SDK pins each span's clock to
