@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { RedisConnection } from '@fulfil/client/transport';
 import type { Database } from '../src/db/client.ts';
 import { markExhausted } from './mark-exhausted.ts';
+import { commandClaimOf } from '../src/commands/command-claim.ts';
 import { runCommand } from './runner.ts';
 import type { Registry } from './registry.ts';
 import { observeCommand } from '../src/telemetry/metrics-registry.ts';
@@ -105,7 +106,11 @@ export function startWorkers(opts: {
       if (job?.processedOn) observeCommand(job.name, 'error', (Date.now() - job.processedOn) / 1000);
       const commandId = (job?.data as Envelope<unknown> | undefined)?.commandId;
       if (job && typeof commandId === 'string' && job.attemptsMade >= (job.opts.attempts ?? 1)) {
-        const recorded = isJobName(job.name) ? { name: job.name, data: job.data as Envelope<unknown> } : undefined;
+        const data = job.data as Envelope<unknown>;
+        const recorded =
+          isJobName(job.name) && typeof data.requestHash === 'string' && typeof data.actor?.brokerageId === 'number'
+            ? commandClaimOf(job.name, data as Envelope<unknown> & { actor: { brokerageId: number } })
+            : undefined;
         markExhausted(database, commandId, recorded).catch((e) => log.warn({ err: e, commandId }, 'could not mark command failed'));
       }
     });

@@ -1,9 +1,9 @@
 import { answerOutcome } from '../src/commands/command-outcome.ts';
 import { subjectOf, traced, tracedTransaction, type TraceSpan } from '../src/telemetry/tracing.ts';
 import type { Database } from '../src/db/client.ts';
-import { claimCommand, type CommandClaim } from '../src/db/sql/claim-command.ts';
+import { claimCommand } from '../src/db/sql/claim-command.ts';
+import { commandClaimOf } from '../src/commands/command-claim.ts';
 import { storeRejection, storeResult } from '../src/db/sql/store-result.ts';
-import { storedPayload } from '../src/commands/stored-payload.ts';
 import { AppError, IdempotencyConflict, InvalidParams, toErrorBody } from '@fulfil/contract';
 import type { CommandResult, Envelope, JobName } from '@fulfil/contract';
 import type { Handler, HandlerContext, HandlerResult } from './handler.ts';
@@ -82,14 +82,7 @@ async function runOnce<N extends JobName>(
     throw new Error('malformed job: the envelope needs commandId, actor.brokerageId and requestHash');
   }
   const parsed = safeParse(handler, raw);
-  const claim: CommandClaim = {
-    commandId: raw.commandId,
-    name: handler.name,
-    brokerageId: raw.actor.brokerageId,
-    requestHash: raw.requestHash,
-    payload: JSON.stringify(storedPayload(handler.name, raw.payload)),
-    actor: JSON.stringify(raw.actor),
-  };
+  const claim = commandClaimOf(handler.name, raw);
   try {
     return await tracedTransaction(database, span, async (tx) => {
       const claiming = claimCommand(tx, claim);

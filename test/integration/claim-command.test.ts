@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimCommand, type CommandClaim } from '../../src/db/sql/claim-command.ts';
 import { storeResult } from '../../src/db/sql/store-result.ts';
+import { markExhausted } from '../../workers/mark-exhausted.ts';
 import type { TestDatabase } from '../support/database.ts';
 import { createSeededTestDatabase } from '../support/seeded-database.ts';
 import { baseFixture } from '../support/fixtures.ts';
@@ -47,13 +48,13 @@ describe('claiming a command', () => {
     // A claim that is rolled back (a refusal, a crash) leaves the row as it was: same version.
     await db.database
       .transaction(async (tx) => {
-        expect(await claimCommand(tx, claimOf('c-producer'))).toEqual({ kind: 'claimed', recorded: true });
+        expect(await claimCommand(tx, claimOf('c-producer'))).toEqual({ kind: 'claimed' });
         throw new Error('roll back');
       })
       .catch(() => {});
     expect(await row('c-producer')).toEqual(before);
     await db.database.transaction(async (tx) => {
-      expect(await claimCommand(tx, claimOf('c-producer'))).toEqual({ kind: 'claimed', recorded: true });
+      expect(await claimCommand(tx, claimOf('c-producer'))).toEqual({ kind: 'claimed' });
       await storeResult(tx, 'c-producer', 200, { ok: true });
     });
     expect(await row('c-producer')).toMatchObject({ status: 'succeeded', attempts: 1, result_status: 200 });
@@ -85,7 +86,7 @@ describe('claiming a command', () => {
     const second = db.database.transaction((tx) => claimCommand(tx, claimOf('c-upstream')));
     await new Promise((r) => setTimeout(r, 200));
     finish.open();
-    expect(await first).toEqual({ kind: 'claimed', recorded: false });
+    expect(await first).toEqual({ kind: 'claimed' });
     expect(await second).toEqual({ kind: 'finished', status: 200, body: { first: true } });
     expect(await row('c-upstream')).toMatchObject({ status: 'succeeded', attempts: 1, result_status: 200 });
   });
@@ -110,14 +111,16 @@ describe('claiming a command', () => {
     await new Promise((r) => setTimeout(r, 200));
     finish.open();
     expect(await first).toBe('crashed');
-    expect(await second).toEqual({ kind: 'claimed', recorded: false });
+    expect(await second).toEqual({ kind: 'claimed' });
     expect(await row('c-upstream-2')).toMatchObject({ status: 'succeeded', attempts: 1, result_status: 201 });
   });
 
   it('a command with no row gets one row, written once with its answer, from the claim', async () => {
     const claim = claimOf('c-sync', { payload: JSON.stringify({ order_id: 701 }), actor: JSON.stringify({ brokerageId: 1, userId: 7 }) });
     await db.database.transaction(async (tx) => {
-      expect(await claimCommand(tx, claim)).toEqual({ kind: 'claimed', recorded: false });
+      expect(await claimCommand(tx, claim)).toEqual({ kind: 'claimed' });
+      // The claim wrote nothing: the row comes with the answer.
+      expect(await tx.rows('select 1 from commands where id = $1', ['c-sync'])).toEqual([]);
       await storeResult(tx, 'c-sync', 200, { done: 1 });
     });
     const [stored] = await db.database.sql!`select name, brokerage_id::int as b, request_hash, payload, actor, status, attempts,
@@ -142,7 +145,7 @@ describe('claiming a command', () => {
     const claimed = gate();
     const finish = gate();
     const first = db.database.transaction(async (tx) => {
-      expect(await claimCommand(tx, claimOf('c-receipt'))).toEqual({ kind: 'claimed', recorded: false });
+      expect(await claimCommand(tx, claimOf('c-receipt'))).toEqual({ kind: 'claimed' });
       claimed.open();
       await finish.wait;
       await storeResult(tx, 'c-receipt', 200, { first: true });
@@ -157,5 +160,14 @@ describe('claiming a command', () => {
     await db.database.transaction(async (tx) => {
       expect(await claimCommand(tx, claimOf('c-receipt'))).toEqual({ kind: 'finished', status: 200, body: { first: true } });
     });
+  });
+
+  it('a job that used up its attempts with no row gets a failed one from its claim; an answered command is left alone', async () => {
+    await markExhausted(db.database, 'c-exhausted', claimOf('c-exhausted', { payload: JSON.stringify({ order_id: 702 }) }));
+    const [failed] = await db.database.sql!`select status, result_status, payload, request_hash from commands where id = 'c-exhausted'`;
+    expect(failed).toEqual({ status: 'failed', result_status: null, payload: { order_id: 702 }, request_hash: 'h1' });
+    // c-sync was answered above: a late exhaustion report changes nothing.
+    await markExhausted(db.database, 'c-sync', claimOf('c-sync'));
+    expect(await row('c-sync')).toMatchObject({ status: 'succeeded', result_status: 200 });
   });
 });

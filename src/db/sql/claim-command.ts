@@ -13,8 +13,8 @@ export interface CommandClaim {
 }
 
 export type ClaimOutcome =
-  /** `recorded`: a row exists (a producer's receipt); false: the answer's statement writes the row (store-result.ts). */
-  | { kind: 'claimed'; recorded: boolean }
+  /** Ours to run; with no row yet, the answer's statement writes it (store-result.ts). */
+  | { kind: 'claimed' }
   | { kind: 'finished'; status: number; body: unknown }
   /** The id belongs to another command (another name, brokerage or request). */
   | { kind: 'conflict' }
@@ -55,9 +55,9 @@ const answerOf = (p: Placeholders<Identity>) =>
  */
 const CLAIM = named<Identity>(
   (p) => `
-select ${answerOf(p)}, true as "recorded" from commands where id = ${p.commandId}
+select ${answerOf(p)} from commands where id = ${p.commandId}
 union all
-select null, null, true, false
+select null, null, true
 where not exists (select 1 from commands where id = ${p.commandId}) and exists (select 1 from brokerages where id = ${p.brokerageId}::bigint)`,
 );
 
@@ -66,7 +66,7 @@ function claimNote(c: CommandClaim): string {
   return `{"name":${JSON.stringify(c.name)},"brokerage_id":${c.brokerageId},"request_hash":${JSON.stringify(c.requestHash)},"payload":${c.payload},"actor":${c.actor}}`;
 }
 
-type ClaimRow = { status: number | null; body: unknown; mine: boolean; recorded: boolean };
+type ClaimRow = { status: number | null; body: unknown; mine: boolean };
 
 /**
  * Takes a command inside the worker's transaction, writing nothing: the command's lock, then its
@@ -81,5 +81,5 @@ export async function claimCommand(tx: SqlRunner, c: CommandClaim): Promise<Clai
   if (!row) return { kind: 'unknown-brokerage' };
   if (!row.mine) return { kind: 'conflict' };
   if (row.status !== null) return { kind: 'finished', status: row.status, body: row.body };
-  return { kind: 'claimed', recorded: row.recorded };
+  return { kind: 'claimed' };
 }

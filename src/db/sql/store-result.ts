@@ -13,12 +13,12 @@ function storeAnswerCtes(p: Placeholders<AnswerValues>, when: string): string {
   const status = `case when ${p.status}::int < 400 then 'succeeded' else 'failed' end`;
   return `a as (update commands set status = ${status},
     result_status = ${p.status}::int, result_body = ${p.body}::text::json, finished_at = now(), attempts = attempts + 1
-    where ${when} and id = ${p.commandId}),
+    where ${when} and id = ${p.commandId} returning 1),
 a_new as (insert into commands (id, name, brokerage_id, request_hash, payload, actor, status, result_status, result_body, finished_at, attempts)
     select ${p.commandId}, c->>'name', (c->>'brokerage_id')::bigint, c->>'request_hash', c->'payload', c->'actor', ${status},
       ${p.status}::int, ${p.body}::text::json, now(), 1
     from (select current_setting('${CLAIM_SETTING}', true)::jsonb as c) as claim
-    where ${when} and c is not null and not exists (select 1 from commands where id = ${p.commandId}))`;
+    where ${when} and c is not null and not exists (select 1 from a))`;
 }
 
 const STORE = named<AnswerValues>((p) => `with ${storeAnswerCtes(p, 'true')} select 1`);
