@@ -169,9 +169,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     brief: 'Closes an escalated delivery issue with an outcome (operator).',
     summary:
       "Closes an escalated delivery issue as an operator: the command delivery_issue.close, run by the service's\n" +
-      'workers (QUEUE_PREFIX, REDIS_URL and DATABASE_URL as the service has them). Both parties get order.delivery_issue_closed.\n' +
-      '--outcome seller_at_fault|buyer_at_fault|no_fault; --notes and --operator (who closed it) are kept with it.',
-    usage: 'issues close <issue_id> --outcome seller_at_fault|buyer_at_fault|no_fault [--notes …] [--operator name]',
+      'workers. The service is REDIS_URL (with QUEUE_PREFIX) if set, else the one running with this DATA_DIR\n' +
+      '(DATA_DIR/service.json); with nobody there it fails at once. Both parties get order.delivery_issue_closed.\n' +
+      '--outcome seller_at_fault|buyer_at_fault|no_fault; --notes and --operator (who closed it) are kept with it.\n' +
+      'Exits 0 closed, 1 refused or no service, 3 queued but not answered within --wait seconds (30).',
+    usage: 'issues close <issue_id> --outcome seller_at_fault|buyer_at_fault|no_fault [--notes …] [--operator name] [--wait 30]',
     load: () => import('./issues.ts').then((m) => m.issuesClose),
   },
   {
