@@ -211,7 +211,7 @@ for (const shards of [3, 6]) {
       );
       const shipment = (accepted as { body: { shipments: Array<{ id: number }> } }).body.shipments[0]!.id;
       const updated = await client.updateShipment(
-        { shipmentId: shipment, body: { mobile_transfer_type: 'XMobile' } },
+        { shipment_id: shipment, mobile_transfer_type: 'XMobile' },
         { brokerageId: 1, await: true, commandId: 'cl-760-update' },
       );
       expect(updated).toMatchObject({ status: 200, body: { type: 'XMobile' } });
