@@ -216,7 +216,7 @@ for (const shards of [3, 6]) {
       );
       expect(updated).toMatchObject({ status: 200, body: { type: 'XMobile' } });
       const done = await client.completeShipment(
-        { shipmentId: (updated as { body: { id: number } }).body.id },
+        { shipment_id: (updated as { body: { id: number } }).body.id },
         { brokerageId: 1, await: true, commandId: 'cl-760-complete' },
       );
       expect(done).toMatchObject({ status: 200, body: { state: 'delivered' } });

@@ -61,7 +61,8 @@ export const COMMANDS: readonly CommandEntry[] = [
     path: ['call'],
     brief: 'Sends one signed request to a running service and prints the answer.',
     summary:
-      'Sends one signed request to a running service and prints the status and the JSON answer; exits 0 on 2xx,\n' +
+      'Sends one signed request to a running service: the status line to stderr, the answer alone to stdout, byte for\n' +
+      'byte (`> label.pdf` is the file; JSON is indented on a terminal only); exits 0 on 2xx,\n' +
       '1 otherwise. Credentials come from --token/--secret, or from FULFIL_TOKEN and FULFIL_SECRET (which keeps\n' +
       'the secret out of the shell history). The service is --base if given, else the one running with this\n' +
       'DATA_DIR (a started service leaves its address there, whatever its PORT), else http://127.0.0.1:$PORT (8080).\n' +
@@ -106,6 +107,15 @@ export const COMMANDS: readonly CommandEntry[] = [
       "first, with its source (the carrier's scan or the seller's report).",
     usage: 'shipments tracking <shipment_id> [--json]',
     load: () => import('./shipment-tracking.ts').then((m) => m.shipmentsTracking),
+  },
+  {
+    path: ['shipments', 'airbill'],
+    brief: "Downloads a mailed shipment's label to a file (seller or buyer).",
+    summary:
+      "Downloads a mailed shipment's label (GET /v9/shipments/:id/airbill) to -o/--out, by default airbill-<id>.pdf,\n" +
+      'byte for byte. Signed with --token/--secret or FULFIL_TOKEN/FULFIL_SECRET; --base as for `call`.',
+    usage: 'shipments airbill <shipment_id> [-o file.pdf] [--token … --secret …] [--base url]',
+    load: () => import('./airbill.ts').then((m) => m.shipmentsAirbill),
   },
   {
     path: ['shipments', 'etickets', 'upload'],

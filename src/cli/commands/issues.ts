@@ -14,6 +14,7 @@ import { CommandDispatcher } from '../../queues/dispatcher.ts';
 import { openCliDatabase, withCliDatabase } from '../database.ts';
 import { requireWorkers, serviceQueues } from '../service-queues.ts';
 import { CliFailure, intArg, UsageError, type CommandModule } from '../command.ts';
+import { tableLines } from '../table.ts';
 
 /** The exit status of a command that was queued but not answered in time (D-161): neither done nor refused. */
 export const EXIT_NOT_ANSWERED = 3;
@@ -41,15 +42,18 @@ export const issuesList: CommandModule = {
         io.out(JSON.stringify({ delivery_issues: issues }));
         return 0;
       }
-      io.out(
-        `${'ISSUE'.padEnd(8)}${'ORDER'.padEnd(9)}${'STATE'.padEnd(18)}${'REASON'.padEnd(23)}${'OPENED'.padEnd(26)}${'RESPOND BY'.padEnd(26)}ESCALATED`,
-      );
-      for (const i of issues) {
-        io.out(
-          `${String(i.id).padEnd(8)}${String(i.order_id).padEnd(9)}${i.state.padEnd(18)}${i.reason.padEnd(23)}${i.opened_at.padEnd(26)}${i.respond_by.padEnd(26)}` +
-            (i.escalated_at ? `${i.escalated_at} by ${i.escalated_by}` : '-'),
-        );
-      }
+      const rows = issues.map((i) => [
+        String(i.id),
+        String(i.order_id),
+        i.state,
+        i.reason,
+        i.outcome ?? '-',
+        i.opened_at,
+        i.respond_by,
+        i.escalated_at ? `${i.escalated_at} by ${i.escalated_by}` : '-',
+      ]);
+      for (const line of tableLines(['ISSUE', 'ORDER', 'STATE', 'REASON', 'OUTCOME', 'OPENED', 'RESPOND BY', 'ESCALATED'], rows))
+        io.out(line);
       io.out(`${issues.length} issue(s)`);
       return 0;
     });
