@@ -12,6 +12,7 @@ import { startEmbeddedService } from '../support/built-service.ts';
 import { completedEticketOrder } from '../support/delivery-issue-flow.ts';
 import { baseFixture, BUYER } from '../support/fixtures.ts';
 import { testPrefix } from '../support/redis.ts';
+import { startTestService, type TestService } from '../support/service.ts';
 
 // Issue 54, finding 1 (D-160, D-161): a CLI command that changes something reaches the service
 // its DATA_DIR names (DATA_DIR/service.json), whatever Redis that service runs on, and exits
@@ -118,6 +119,25 @@ describe('fulfil issues close with only DATA_DIR set, the service on its private
     const id = await issueOn(service, 984);
     const closed = await cli({ DATA_DIR: dataDir }, ['issues', 'close', String(id), '--outcome', 'buyer_at_fault']);
     expect(closed).toEqual({ code: 0, out: `issue ${id} closed: buyer_at_fault\n`, err: '' });
+  });
+});
+
+describe('the CLI beside a service on Postgres, given only DATA_DIR', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService();
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('refuses at once, naming DATABASE_URL, rather than write to an embedded database nobody reads', async () => {
+    const only = { DATA_DIR: t.config.DATA_DIR };
+    const want = `the service of DATA_DIR=${t.config.DATA_DIR} runs on Postgres: set DATABASE_URL as the service has it\n`;
+    const created = await cli(only, ['credentials', 'create', '--brokerage', '1'], 10_000);
+    expect([created.code, created.out, created.err]).toEqual([1, '', `fulfil credentials create: ${want}`]);
+    const closed = await cli(only, ['issues', 'close', '1', '--outcome', 'no_fault'], 10_000);
+    expect([closed.code, closed.err]).toEqual([1, `fulfil issues close: ${want}`]);
   });
 });
 
