@@ -136,6 +136,24 @@ describe('@fulfil/client, packed and installed', () => {
     expect(Object.keys(contract.dependencies)).toEqual(['zod']);
   });
 
+  it('implements, in both builds, every method its declarations promise', async () => {
+    const installed = path.join(scratch, 'node_modules/@fulfil/client/dist');
+    for (const build of ['esm', 'cjs']) {
+      const declared = [
+        ...readFileSync(path.join(installed, build, 'client/fulfilment-client.d.ts'), 'utf8').matchAll(/^ {4}(\w+)(?:<[^>]*>)?\(/gm),
+      ].map((m) => m[1]!);
+      expect(declared).toEqual(expect.arrayContaining(['openDeliveryIssue', 'reissueShipment', 'chooseMailedDelivery', 'attachAirbill']));
+      // Each build run by node as a consumer runs it, listing what its class really has.
+      const code =
+        build === 'esm'
+          ? `import('@fulfil/client').then((m) => console.log(JSON.stringify(Object.getOwnPropertyNames(m.FulfilmentClient.prototype))))`
+          : `console.log(JSON.stringify(Object.getOwnPropertyNames(require('@fulfil/client').FulfilmentClient.prototype)))`;
+      const { stdout } = await run(process.execPath, ['-e', code], { cwd: scratch });
+      const implemented = JSON.parse(stdout) as string[];
+      expect([build, declared.filter((m) => !implemented.includes(m))]).toEqual([build, []]);
+    }
+  });
+
   it('works from a plain ES module (import)', async () => {
     writeFileSync(path.join(scratch, 'use.mjs'), `${ESM_IMPORT}\n${consumer('mjs')}\n`);
     await expectAccepted('mjs', await node('use.mjs'));
