@@ -8,5 +8,13 @@ if (!existsSync(built)) {
   console.error('fulfil: the service is not built (no dist/): run `npm run build` (npm ci does it)');
   process.exit(1);
 }
+// A reader that stops early (`fulfil call … | head -1`) ends the output, not the command with a
+// stack trace: stop quietly, as cat and grep do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode ?? 0);
+  });
+}
 const { main } = await import(built.href);
 process.exitCode = await main(process.argv.slice(2));

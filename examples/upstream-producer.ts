@@ -37,7 +37,7 @@ try {
   // refuses this one; a JavaScript caller gets the runtime check.)
   try {
     // @ts-expect-error: 'Pigeon' is not a mobile_transfer_type
-    await client.updateShipment({ shipmentId: 1, body: { mobile_transfer_type: 'Pigeon' } }, { brokerageId: SELLER_BROKERAGE });
+    await client.updateShipment({ shipment_id: 1, mobile_transfer_type: 'Pigeon' }, { brokerageId: SELLER_BROKERAGE });
   } catch (err) {
     if (!(err instanceof InvalidParams)) throw err;
     console.log(`refused before sending: ${err.message}`);
@@ -54,7 +54,7 @@ try {
   const link = ok(
     'update',
     await client.updateShipment(
-      { shipmentId: tbd.id, body: { mobile_transfer_type: 'XMobileLink', transfer_source: 'example' } },
+      { shipment_id: tbd.id, mobile_transfer_type: 'XMobileLink', transfer_source: 'example' },
       { ...seller, commandId: `example-update-${ORDER}` },
     ),
   );
@@ -62,7 +62,7 @@ try {
   ok(
     'complete',
     await client.completeShipment(
-      { shipmentId: link.id, body: { x_mobile_link: 'https://claim.example.test/701' } },
+      { shipment_id: link.id, x_mobile_link: 'https://claim.example.test/701' },
       { ...seller, commandId: `example-complete-${ORDER}` },
     ),
   );

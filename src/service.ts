@@ -197,7 +197,12 @@ export async function startService(
       service.app = started.app;
       service.url = started.url;
       // Left last, once it answers; taken away first at stop.
-      const takeAway = leaveServiceAddress(config.DATA_DIR, started.url);
+      const takeAway = leaveServiceAddress(config.DATA_DIR, started.url, {
+        redis_url: redis.url,
+        queue_prefix: prefix,
+        command_shards: config.COMMAND_SHARDS,
+        database: database.embedded ? 'embedded' : 'postgres',
+      });
       onStop({ phase: 'http', name: 'service address', close: async () => takeAway() });
     }
     return service;

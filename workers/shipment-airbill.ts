@@ -1,4 +1,4 @@
-import { airbillCommand, Forbidden, InvalidParams, InvalidTransition, isMailedType, parseOrThrow } from '@fulfil/contract';
+import { airbillCommand, Forbidden, InvalidParams, InvalidTransition, isMailedType, LabelBought, parseOrThrow } from '@fulfil/contract';
 import { attachFileSet, drawFileSetIds, fileSetsOf, holdStoredFiles } from '../src/db/sql/file-sets.ts';
 import { addressRow, setLabelFacts } from '../src/db/sql/mailed-shipment.ts';
 import { storeResult } from '../src/db/sql/store-result.ts';
@@ -16,7 +16,7 @@ const opening = (by: 'seller' | 'buyer') =>
  * POST /v9/shipments/:id/airbill: attaches a label the HTTP side stored (uploaded, or bought
  * through the carrier account) and sets the tracking number it carries. The seller gives it;
  * for ProvidedAirbill, the buyer. A label bought once is the label: a second purchase answers the
- * first (idempotent). An upload replaces an uploaded label until the envelope is shipped.
+ * first (idempotent), an upload is 409 label_bought. An upload replaces an uploaded label until the envelope is shipped.
  */
 export default defineHandler({
   name: 'shipment.airbill',
@@ -35,8 +35,10 @@ export default defineHandler({
     const contacts = { shipToAddress: await addressRow(tx, shipment.shipToAddressId) };
     const sets = await fileSetsOf(tx, shipment.id, 'airbill');
     const current = sets.at(-1);
-    // Bought already: the first label stands, whoever asks again.
-    if (current && shipment.carrierLabelId !== null && (payload.purchase || labelSource(current) === 'purchased')) {
+    // Bought already: the first label stands. A purchase asked again answers it; an upload is refused (D-164).
+    const bought = current && shipment.carrierLabelId !== null && labelSource(current) === 'purchased';
+    if (bought && !payload.purchase) throw new LabelBought(shipment.id);
+    if (current && shipment.carrierLabelId !== null && (payload.purchase || bought)) {
       const body = {
         ...mailedShipmentJson(shipment, contacts),
         airbill: airbillJson(shipment.id, current, 'purchased', giver),

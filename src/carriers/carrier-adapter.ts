@@ -67,3 +67,11 @@ export class CarrierSignatureInvalid extends Error {
     this.name = 'CarrierSignatureInvalid';
   }
 }
+
+/** A webhook correctly signed whose body is not JSON: the sender's mistake to fix (400), not a forgery (401). */
+export class CarrierWebhookMalformed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CarrierWebhookMalformed';
+  }
+}

@@ -1,8 +1,10 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import EasyPost from '@easypost/api';
 import type { AddressAttributes, CarrierScan, TrackingStatus } from '@fulfil/contract';
 import {
   CarrierFailure,
   CarrierSignatureInvalid,
+  CarrierWebhookMalformed,
   type BoughtLabel,
   type CarrierAdapter,
   type CarrierWebhook,
@@ -157,6 +159,10 @@ export class EasyPostAdapter implements CarrierAdapter {
     try {
       event = utils.validateWebhook(rawBody, headers, secret);
     } catch (err) {
+      // The SDK says "did not originate from EasyPost" of a signed body that is not JSON, too.
+      if (!isJson(rawBody) && signedBy(rawBody, headers, secret)) {
+        throw new CarrierWebhookMalformed('body: not valid JSON (the signature is right: EasyPost sends an Event object as JSON)');
+      }
       throw new CarrierSignatureInvalid(`X-Hmac-Signature: ${(err as Error).message}`);
     }
     return readTrackerEvent(event);
@@ -236,4 +242,25 @@ async function fetchBytes(url: string, timeoutMs: number): Promise<Buffer> {
   const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   if (!res.ok) throw new CarrierFailure(`EasyPost's label URL answered ${res.status}`, 'LABEL_DOWNLOAD');
   return Buffer.from(await res.arrayBuffer());
+}
+
+function isJson(body: Buffer): boolean {
+  try {
+    JSON.parse(body.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** EasyPost's documented signature, `hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the NFKD-normalised secret. */
+function signedBy(body: Buffer, headers: Readonly<Record<string, string | string[] | undefined>>, secret: string): boolean {
+  const given = headers['x-hmac-signature'] ?? headers['X-Hmac-Signature'];
+  if (typeof given !== 'string') return false;
+  const expected = `hmac-sha256-hex=${createHmac('sha256', Buffer.from(secret.normalize('NFKD'), 'utf8'))
+    .update(body)
+    .digest('hex')}`;
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -4,6 +4,10 @@ import { OperatorError } from '../operator-error.ts';
 export interface CliIo {
   out: (line: string) => void;
   err: (line: string) => void;
+  /** Bytes to stdout exactly as given (a downloaded file); absent where only lines are taken. */
+  write?: (bytes: Uint8Array) => Promise<void>;
+  /** stdout is a terminal: a person reads it (JSON may be indented), not a file or a pipe. */
+  outIsTTY?: boolean;
 }
 
 export type CliArgs = { values: Record<string, string | boolean | undefined>; positionals: string[] };

@@ -1,9 +1,11 @@
+import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { assertDriverPatched } from '../db/driver-patch.ts';
 import { EmbeddedDatabaseBusy } from '../db/pglite-lock.ts';
 import { openEmbeddedGuest } from '../db/pglite-socket.ts';
 import { openMigratedDatabase, pgliteDir } from '../service/database.ts';
+import { runningService } from '../service/service-address.ts';
 import { CliFailure } from './command.ts';
 
 export interface CliDatabase {
@@ -19,6 +21,13 @@ export interface CliDatabase {
  */
 export async function openCliDatabase(config: Config): Promise<CliDatabase> {
   assertDriverPatched();
+  // The service of this DATA_DIR runs on Postgres: the embedded database here would be another,
+  // empty one, and what the command wrote would reach nobody (D-160).
+  if (!config.DATABASE_URL && runningService(config.DATA_DIR)?.queues?.database === 'postgres') {
+    throw new CliFailure(
+      `the service of DATA_DIR=${path.resolve(config.DATA_DIR)} runs on Postgres: set DATABASE_URL as the service has it`,
+    );
+  }
   if (!config.DATABASE_URL) {
     const guest = await openEmbeddedGuest(pgliteDir(config));
     if (guest) return { database: guest, borrowed: true };

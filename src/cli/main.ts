@@ -10,6 +10,8 @@ import { COMMANDS, GROUPS } from './commands/index.ts';
 const defaultIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
+  write: (bytes) => new Promise((resolve) => process.stdout.write(bytes, () => resolve())),
+  outIsTTY: process.stdout.isTTY === true,
 };
 
 export function version(): string {

@@ -5,6 +5,7 @@ import {
   InvalidParams,
   InvalidTransition,
   isMailedType,
+  LabelBought,
   MAX_FILE_BYTES,
   NotFound,
   parseOrThrow,
@@ -98,6 +99,8 @@ export async function prepareAirbill(
   if (s.liveId !== null && s.liveId !== shipmentId) throw new ShipmentReplaced(s.liveId);
 
   if ('airbill' in parsed) {
+    // A bought label is the label: an upload beside it would be dropped, so it is refused (D-164).
+    if (s.carrierLabelId !== null) throw new LabelBought(shipmentId);
     assertTrackingFits(s.type, parsed.tracking_number);
     const { sha256 } = await checkAndStorePdf(deps, parsed.airbill, 'airbill');
     const trackerId = await registerBestEffort(deps, shipmentId, parsed.tracking_number, s.type);

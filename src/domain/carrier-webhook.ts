@@ -1,6 +1,6 @@
-import { IdempotencyConflict, requestFingerprint, Unauthorized, type CarrierUpdateCommand } from '@fulfil/contract';
+import { IdempotencyConflict, InvalidParams, requestFingerprint, Unauthorized, type CarrierUpdateCommand } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
-import { CarrierSignatureInvalid, type CarrierAdapter } from '../carriers/carrier-adapter.ts';
+import { CarrierSignatureInvalid, CarrierWebhookMalformed, type CarrierAdapter } from '../carriers/carrier-adapter.ts';
 import { takeCarrierEvent } from '../db/sql/mailed-shipment.ts';
 import type { Dispatch } from '../queues/dispatcher.ts';
 
@@ -32,6 +32,7 @@ export async function takeCarrierWebhook(
     event = deps.carrier.readWebhook(rawBody, headers);
   } catch (err) {
     if (err instanceof CarrierSignatureInvalid) throw new Unauthorized(err.message);
+    if (err instanceof CarrierWebhookMalformed) throw new InvalidParams(err.message, 'body');
     throw err;
   }
   if (!event) return { kind: 'ignored', reason: 'not a tracker event' };

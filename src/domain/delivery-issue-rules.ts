@@ -46,7 +46,7 @@ export async function assertSeatsOfOrder(db: SqlRunner, orderId: number, seats: 
   if (stranger < 0) return;
   const list = [...known].sort();
   throw new InvalidParams(
-    `seats[${stranger}]: seat ${seats[stranger]} is not on order ${orderId}${list.length ? ` (its seats: ${list.join(', ')})` : '; the order names no seats, leave seats out'}`,
+    `seats.${stranger}: seat ${seats[stranger]} is not on order ${orderId}${list.length ? ` (its seats: ${list.join(', ')})` : '; the order names no seats, leave seats out'}`,
     `seats.${stranger}`,
   );
 }

@@ -1,4 +1,4 @@
-import { getTracking } from 'ts-tracking-number';
+import { fedex, getTracking, ups, usps, type TrackingCourier } from 'ts-tracking-number';
 import { InvalidParams, type MailedType } from '@fulfil/contract';
 
 /** The courier codes of ts-tracking-number that are a mailed type's carrier. */
@@ -32,14 +32,41 @@ export function assertTrackingFits(type: MailedType, number: string, field = 'tr
       : tracked.carrier === type;
   if (fits) return tracked;
   const expected = type === 'ProvidedAirbill' ? 'FedEx, UPS or USPS' : type;
+  const misdigited = tracked.carrier ? undefined : checkDigitWrongFor(type, number);
   const err = new InvalidParams(
     tracked.carrier
       ? `${field}: ${number} is a ${tracked.carrier} tracking number, not one of ${expected}`
-      : `${field}: ${number} is not a tracking number of ${expected} (nor of any carrier known)`,
+      : misdigited
+        ? `${field}: ${number} has the form of a ${misdigited} tracking number, but its check digit is wrong (a digit mistyped?)`
+        : `${field}: ${number} is not a tracking number of ${expected} (nor of any carrier known)`,
     field,
   );
   err.extra.detected_carrier = tracked.carrier;
   throw err;
+}
+
+const COURIERS: ReadonlyArray<[MailedType, TrackingCourier]> = [
+  ['FedEx', fedex as TrackingCourier],
+  ['UPS', ups as TrackingCourier],
+  ['USPS', usps as TrackingCourier],
+];
+
+/**
+ * The carrier (of those the shipment's type allows) whose number format, check digit aside, the
+ * number has: one mistyped digit fails the check digit, and "not a tracking number" would send
+ * the seller looking at the wrong thing.
+ */
+function checkDigitWrongFor(type: MailedType, number: string): MailedType | undefined {
+  const compact = number.replace(/[^a-zA-Z\d]/g, '');
+  for (const [carrier, courier] of COURIERS) {
+    if (type !== 'ProvidedAirbill' && type !== carrier) continue;
+    for (const format of courier.tracking_numbers) {
+      if (!format.validation.checksum) continue;
+      const pattern = typeof format.regex === 'string' ? format.regex : format.regex.join('');
+      if (new RegExp(`^${pattern}$`).test(compact)) return carrier;
+    }
+  }
+  return undefined;
 }
 
 /** The carrier's page for a number, for the operators' view. */

@@ -1,6 +1,7 @@
 import { DELIVERY_ISSUE_OUTCOMES } from '@fulfil/contract';
 import type { IssueRow } from '../db/sql/delivery-issues.ts';
 import type { EvidenceEntry } from '../read/evidence-sources.ts';
+import { FORM_TOKEN_FIELD } from './form-guard.ts';
 import { escapeHtml as e } from './html.ts';
 
 export interface EscalatedIssue {
@@ -17,10 +18,11 @@ function facts(entry: EvidenceEntry): string {
     .join(' · ');
 }
 
-function closeForm(issue: IssueRow, write: boolean): string {
+function closeForm(issue: IssueRow, write: boolean, formToken: string | undefined): string {
   if (!write) return '<p><small>Closing needs OPS_WRITE=true (or <code>fulfil issues close</code>).</small></p>';
   const outcomes = DELIVERY_ISSUE_OUTCOMES.map((o) => `<option value="${e(o)}">${e(o.replace(/_/g, ' '))}</option>`).join('');
   return `<form method="post" action="/ops/delivery_issues/${e(issue.id)}/close" class="close">
+<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${e(formToken ?? '')}">
 <label>outcome <select name="outcome" required>${outcomes}</select></label>
 <label>notes <input name="notes" size="40" maxlength="2000"></label>
 <label>operator <input name="operator" size="16" maxlength="200"></label>
@@ -33,7 +35,7 @@ function closeForm(issue: IssueRow, write: boolean): string {
  */
 export function renderEscalatedIssues(
   issues: readonly EscalatedIssue[],
-  opts: { write: boolean; notice?: string; problem?: string },
+  opts: { write: boolean; formToken?: string; notice?: string; problem?: string },
 ): string {
   const cards = issues.map(({ issue, evidence }) => {
     const rows = evidence
@@ -47,7 +49,7 @@ export function renderEscalatedIssues(
 <p>${e(issue.reason)}${issue.seats.length ? ` · seats ${e(issue.seats.join(', '))}` : ''} · opened ${e(issue.openedAt.toISOString())} · escalated ${e(
       issue.escalatedAt?.toISOString() ?? '–',
     )} by ${e(issue.escalatedBy ?? '–')}${issue.notes ? `<br>buyer: ${e(issue.notes)}` : ''}</p>
-<div class="side"><div>${closeForm(issue, opts.write)}</div>
+<div class="side"><div>${closeForm(issue, opts.write, opts.formToken)}</div>
 <table><thead><tr><th>at</th><th>what</th><th>by</th><th>facts</th></tr></thead><tbody>${rows}</tbody></table></div>
 </section>`;
   });
@@ -73,14 +75,14 @@ ${issues.length ? cards.join('\n') : '<p>None: no issue waits for an operator.</
  * The order view's section of the order's delivery issues (the page itself is order-view-page.ts):
  * each issue's state, and the close action on an escalated one.
  */
-export function orderIssuesSection(issues: readonly IssueRow[], write: boolean): string {
+export function orderIssuesSection(issues: readonly IssueRow[], write: boolean, formToken?: string): string {
   if (issues.length === 0) return '';
   const rows = issues
     .map(
       (i) =>
         `<tr data-issue="${e(i.id)}"><td>${e(i.id)}</td><td>${e(i.state)}</td><td>${e(i.reason)}</td><td class="mono">${e(i.openedAt.toISOString())}</td><td class="mono">${e(
           i.respondBy.toISOString(),
-        )}</td><td>${e(i.outcome ?? '–')}</td><td>${i.state === 'escalated' ? closeForm(i, write) : ''}</td></tr>`,
+        )}</td><td>${e(i.outcome ?? '–')}</td><td>${i.state === 'escalated' ? closeForm(i, write, formToken) : ''}</td></tr>`,
     )
     .join('');
   return `<section id="delivery-issues"><h2>Delivery issues (${e(issues.length)})</h2>

@@ -6,6 +6,7 @@ import type { Dispatch } from '../queues/dispatcher.ts';
 import { evidenceOf } from '../read/delivery-evidence.ts';
 import { closeIssueAsOperator } from './close-issue.ts';
 import { renderEscalatedIssues, type EscalatedIssue } from './delivery-issues-page.ts';
+import type { FormGuard } from './form-guard.ts';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 
 const PAGE = 100;
@@ -36,14 +37,16 @@ export function deliveryIssueOpsRoutes(
     opsToken: string | undefined;
     failures?: FailureLimiter | undefined;
     write: boolean;
+    forms: FormGuard;
   },
 ): void {
   const guard = requireOpsToken(deps.opsToken, 'basic', deps.failures);
   const html = (reply: FastifyReply, status: number, page: string) =>
     reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page);
   const write = deps.write && deps.dispatcher !== undefined;
-  app.get('/ops/delivery_issues', { onRequest: guard }, async (_request, reply) => {
-    return html(reply, 200, renderEscalatedIssues(await escalatedIssues(deps.database), { write }));
+  app.get('/ops/delivery_issues', { onRequest: guard }, async (request, reply) => {
+    const formToken = deps.forms.tokenFor(request, reply);
+    return html(reply, 200, renderEscalatedIssues(await escalatedIssues(deps.database), { write, formToken }));
   });
   // The close is a browser form: its own scope reads url-encoded bodies (nothing else under /ops takes one).
   void app.register(async (scope) => {
@@ -54,12 +57,15 @@ export function deliveryIssueOpsRoutes(
   });
   function closeRoute(scope: FastifyInstance) {
     scope.post<{ Params: { id: string } }>('/ops/delivery_issues/:id/close', { onRequest: guard }, async (request, reply) => {
+      const formToken = deps.forms.tokenFor(request, reply);
       const page = async (status: number, said: { notice?: string; problem?: string }) =>
-        html(reply, status, renderEscalatedIssues(await escalatedIssues(deps.database), { write, ...said }));
+        html(reply, status, renderEscalatedIssues(await escalatedIssues(deps.database), { write, formToken, ...said }));
       if (!write) return page(403, { problem: 'closing an issue here needs OPS_WRITE=true' });
-      if (request.headers['sec-fetch-site'] === 'cross-site') return page(403, { problem: 'refused: the form was sent from another site' });
+      const form = (request.body ?? {}) as Record<string, string | undefined>;
+      // Only from this service's page, with the session's form token (D-162): never another site's.
+      const refused = deps.forms.refusal(request, form);
+      if (refused) return page(403, { problem: refused });
       try {
-        const form = (request.body ?? {}) as Record<string, string | undefined>;
         const payload = closeIssueCommand.parse({
           issue_id: parseId(request.params.id, 'id'),
           outcome: form.outcome,

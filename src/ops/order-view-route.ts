@@ -3,6 +3,7 @@ import type { Executor, SqlRunner } from '../db/client.ts';
 import { issuesOfOrder } from '../db/sql/delivery-issues.ts';
 import { orderIssuesSection } from './delivery-issues-page.ts';
 import { InvalidParams, NotFound } from '@fulfil/contract';
+import type { FormGuard } from './form-guard.ts';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 import { loadOrderView } from './order-view-data.ts';
 import { renderOrderView } from './order-view-page.ts';
@@ -21,7 +22,13 @@ function orderId(raw: unknown, field: string): number {
  */
 export function orderViewRoutes(
   app: FastifyInstance,
-  deps: { database: { db: Executor } & SqlRunner; opsToken: string | undefined; failures?: FailureLimiter | undefined; write?: boolean },
+  deps: {
+    database: { db: Executor } & SqlRunner;
+    opsToken: string | undefined;
+    failures?: FailureLimiter | undefined;
+    write?: boolean;
+    forms: FormGuard;
+  },
 ): void {
   const guard = requireOpsToken(deps.opsToken, 'basic', deps.failures);
   const html = (reply: FastifyReply, status: number, page: string) =>
@@ -47,7 +54,7 @@ export function orderViewRoutes(
       const data = await loadOrderView(deps.database.db, id);
       if (!data) throw new NotFound(`there is no order ${id}`);
       // The order's delivery issues, with the close action on an escalated one (delivery-issues-page.ts).
-      const issues = orderIssuesSection(await issuesOfOrder(deps.database, id), deps.write ?? false);
+      const issues = orderIssuesSection(await issuesOfOrder(deps.database, id), deps.write ?? false, deps.forms.tokenFor(request, reply));
       return html(reply, 200, renderOrderView(data).replace('</body>', `${issues}</body>`));
     } catch (err) {
       return problemPage(reply, {}, err);

@@ -3,8 +3,9 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
-import { AppError, toErrorBody } from '@fulfil/contract';
+import { AppError, Forbidden, toErrorBody } from '@fulfil/contract';
 import { MethodNotAllowed } from '../http-errors.ts';
+import type { FormGuard } from './form-guard.ts';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 
 export const QUEUE_BOARD_PATH = '/ops/queues';
@@ -42,6 +43,8 @@ export interface QueueBoardOptions {
   failures?: FailureLimiter | undefined;
   /** OPS_WRITE: retry, clean, promote and the like; off, the board only shows. */
   write: boolean;
+  /** Its changes come from its own page only (D-162); bull-board's page sends no form token of ours. */
+  forms?: FormGuard;
 }
 
 /**
@@ -78,6 +81,8 @@ export async function registerQueueBoard(app: FastifyInstance, opts: QueueBoardO
         if (!opts.write && request.method !== 'GET' && request.method !== 'HEAD') {
           throw new MethodNotAllowed('the queue board is read-only; set OPS_WRITE=true to retry or clean jobs', ['GET', 'HEAD']);
         }
+        const refused = request.method === 'GET' || request.method === 'HEAD' ? undefined : opts.forms?.sameOrigin(request);
+        if (refused) throw new Forbidden(`${refused} (the queue board's actions come from its own page)`);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         return reply.code(err.status).headers(err.headers).send(toErrorBody(err));

@@ -64,7 +64,7 @@ export async function resolveRedis(opts: {
 }
 
 /** The URL a private redis-server of a running service left in DATA_DIR, if any. */
-function runningPrivateUrl(dataDir: string): string | undefined {
+export function runningPrivateUrl(dataDir: string): string | undefined {
   try {
     return readFileSync(path.join(dataDir, 'redis', 'url'), 'utf8').trim() || undefined;
   } catch {

@@ -6,17 +6,30 @@ import { makePrivateDir } from '../private-dir.ts';
 // DATA_DIR) calls it on whatever PORT it took, as the CLI finds the embedded database (D-134).
 const FILE = 'service.json';
 
-interface Address {
+/**
+ * Where the commands of the running service go (D-160): the Redis its workers consume (with its
+ * password: the file is 0600, as DATA_DIR/redis/url), the queue prefix and the command shards, and
+ * whether its database is the embedded one (lent to the CLI) or a Postgres the CLI must be told of.
+ */
+export interface ServiceQueuesAddress {
+  redis_url: string;
+  queue_prefix: string;
+  command_shards: number;
+  database: 'embedded' | 'postgres';
+}
+
+export interface Address {
   url: string;
   pid: number;
+  queues?: ServiceQueuesAddress;
 }
 
 /** Leaves the API's address in DATA_DIR; answers how to take it away at stop (only if it is still this process's). */
-export function leaveServiceAddress(dataDir: string, url: string): () => void {
+export function leaveServiceAddress(dataDir: string, url: string, queues?: ServiceQueuesAddress): () => void {
   const file = path.join(dataDir, FILE);
   try {
     makePrivateDir(dataDir);
-    writeFileSync(file, `${JSON.stringify({ url, pid: process.pid } satisfies Address)}\n`, { mode: 0o600 });
+    writeFileSync(file, `${JSON.stringify({ url, pid: process.pid, ...(queues ? { queues } : {}) } satisfies Address)}\n`, { mode: 0o600 });
   } catch {
     return () => {}; // a read-only DATA_DIR: the CLI falls back to PORT, as before
   }
@@ -27,6 +40,11 @@ export function leaveServiceAddress(dataDir: string, url: string): () => void {
 
 /** The address a running service of DATA_DIR left, if its process still runs. */
 export function runningServiceUrl(dataDir: string): string | undefined {
+  return runningService(dataDir)?.url;
+}
+
+/** What a running service of DATA_DIR left (address and queues), if its process still runs. */
+export function runningService(dataDir: string): Address | undefined {
   const found = readAddress(path.join(dataDir, FILE));
   if (!found) return undefined;
   try {
@@ -35,7 +53,7 @@ export function runningServiceUrl(dataDir: string): string | undefined {
     // EPERM: it runs, as another user; anything else: it is gone and the file is stale.
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
-  return found.url;
+  return found;
 }
 
 function readAddress(file: string): Address | undefined {

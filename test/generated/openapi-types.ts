@@ -525,7 +525,7 @@ export interface paths {
         };
         /**
          * Download the label of a mailed shipment (seller or buyer)
-         * @description The label PDF, byte for byte. Anyone but the order's two parties is told 404, as is a shipment without a label.
+         * @description The label PDF, byte for byte. Anyone but the order's two parties is told 404, as is a shipment without a label. A shipment since replaced (a reissue, a type change) is 410 with `replaced_by`, the live shipment.
          */
         get: operations["getAirbill"];
         put?: never;
@@ -569,7 +569,7 @@ export interface paths {
         };
         /**
          * List the tracking events of a mailed shipment (seller or buyer)
-         * @description Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`.
+         * @description Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`. A shipment since replaced is 410 with `replaced_by`, the live shipment (the order's events keep the old scans).
          */
         get: operations["listTrackingEvents"];
         put?: never;
@@ -1393,7 +1393,7 @@ export interface components {
         ErrorBody: {
             errors: {
                 /** @enum {string} */
-                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "carrier_error" | "unavailable" | "limit_reached" | "delivery_issue_open" | "address_refused" | "internal_error";
+                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "carrier_error" | "unavailable" | "limit_reached" | "delivery_issue_open" | "label_bought" | "address_refused" | "internal_error";
                 message: string;
                 /** @description 400: the field, parameter or header at fault */
                 field?: string;
@@ -8039,6 +8039,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "shipment_replaced",
+                     *           "message": "shipment was replaced by shipment 12; use the new id",
+                     *           "replaced_by": 12
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
             429: {
                 headers: {
@@ -8275,7 +8295,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            /** @description `label_bought`: an upload (`airbill`) onto a shipment whose label was bought through the carrier account: the bought label stands; nothing changes (or `idempotency_conflict`: an Idempotency-Key reused with a different request) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8285,8 +8305,8 @@ export interface operations {
                      * @example {
                      *       "errors": [
                      *         {
-                     *           "code": "idempotency_conflict",
-                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *           "code": "label_bought",
+                     *           "message": "shipment 42 has a label bought through the carrier account; it stands, and an uploaded one cannot replace it (send {} to get the bought label again)"
                      *         }
                      *       ]
                      *     }
@@ -8775,6 +8795,26 @@ export interface operations {
                      *         {
                      *           "code": "not_found",
                      *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "shipment_replaced",
+                     *           "message": "shipment was replaced by shipment 12; use the new id",
+                     *           "replaced_by": 12
                      *         }
                      *       ]
                      *     }
@@ -11555,6 +11595,25 @@ export interface operations {
                      *         {
                      *           "code": "not_found",
                      *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
                      *         }
                      *       ]
                      *     }

@@ -16,7 +16,6 @@ async function freePort(): Promise<number> {
 // The built bin, as users run it; no credentials in the environment unless a test gives them.
 const call = (args: string[], env: Record<string, string | undefined> = {}) =>
   runCli(['call', ...args], { FULFIL_TOKEN: undefined, FULFIL_SECRET: undefined, ...env });
-const lines = (s: string) => s.replace(/\n$/, '').split('\n');
 
 describe('fulfil call', () => {
   let t: TestService;
@@ -28,12 +27,12 @@ describe('fulfil call', () => {
     await t?.stop();
   });
 
-  it('signs a GET and prints the status line and the pretty JSON body; exit 0', async () => {
+  it('signs a GET: the status line on stderr, the body alone on stdout, byte for byte; exit 0', async () => {
     const r = await call(['GET', '/v9/credentials/current', '--token', SELLER_USER.token, '--secret', SELLER_USER.secret, '--base', t.url]);
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toBe('200 OK\n');
     expect(r.code).toBe(0);
     const body = { token: SELLER_USER.token, kind: 'user', brokerage_id: 1, user_id: 100 };
-    expect(r.stdout).toBe(`200 OK\n${JSON.stringify(body, null, 2)}\n`);
+    expect(r.stdout).toBe(JSON.stringify(body));
   });
 
   it('signs a POST with a JSON body and a query-bearing path', async () => {
@@ -49,7 +48,7 @@ describe('fulfil call', () => {
       t.url,
     ]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('200 OK\n{\n  "ok": true\n}\n');
+    expect([r.stderr, r.stdout]).toEqual(['200 OK\n', '{"ok":true}']);
     const q = await call([
       'GET',
       '/v9/credentials/current?page[items]=2&page[cursor]=1',
@@ -66,15 +65,14 @@ describe('fulfil call', () => {
   it('reads FULFIL_TOKEN and FULFIL_SECRET when the flags are absent', async () => {
     const r = await call(['GET', '/v9/credentials/current', '--base', t.url], { FULFIL_TOKEN: BUYER.token, FULFIL_SECRET: BUYER.secret });
     expect(r.code).toBe(0);
-    expect(JSON.parse(lines(r.stdout).slice(1).join('\n'))).toMatchObject({ token: BUYER.token, brokerage_id: 2 });
+    expect(JSON.parse(r.stdout)).toMatchObject({ token: BUYER.token, brokerage_id: 2 });
   });
 
   it('exit 1 and the error body on a non-2xx answer', async () => {
     const r = await call(['GET', '/v9/credentials/current', '--token', BUYER.token, '--secret', SELLER_USER.secret, '--base', t.url]);
     expect(r.code).toBe(1);
-    const out = lines(r.stdout);
-    expect(out[0]).toBe('401 Unauthorized');
-    expect(JSON.parse(out.slice(1).join('\n'))).toEqual({ errors: [{ code: 'unauthorized', message: 'invalid credentials' }] });
+    expect(r.stderr).toBe('401 Unauthorized\n');
+    expect(JSON.parse(r.stdout)).toEqual({ errors: [{ code: 'unauthorized', message: 'invalid credentials' }] });
   });
 
   it('sends a malformed body as typed: the server answers 400, exit 1', async () => {
@@ -90,9 +88,8 @@ describe('fulfil call', () => {
       t.url,
     ]);
     expect(r.code).toBe(1);
-    const out = lines(r.stdout);
-    expect(out[0]).toBe('400 Bad Request');
-    expect(out.slice(1).join('\n')).toContain('"invalid_params"');
+    expect(r.stderr).toBe('400 Bad Request\n');
+    expect(r.stdout).toContain('"invalid_params"');
   });
 
   it('without credentials: a usage error naming both ways to give them, exit 2', async () => {

@@ -31,7 +31,7 @@ describe('the CLI and the running service', () => {
 
   it('finds the service by the address it left in DATA_DIR; --base still wins', async () => {
     const found = await runCli(['call', 'GET', `/v9/orders/${ORDER}`], env());
-    expect(found.text).toMatch(/^200 OK/);
+    expect(found.stderr).toBe('200 OK\n');
     expect(found.code).toBe(0);
     const based = await runCli(['call', 'GET', `/v9/orders/${ORDER}`, '--base', `http://127.0.0.1:${wrongPort}`], env());
     expect(based.code).toBe(1);
@@ -41,11 +41,11 @@ describe('the CLI and the running service', () => {
   it('-H sends a header with the signed request: Idempotency-Key', async () => {
     const key = ['-H', 'Idempotency-Key: cli-accept-1'];
     const first = await runCli(['call', 'POST', `/v9/orders/${ORDER}/accept`, '{"reviewer_id":100}', ...key], env());
-    expect(first.text).toMatch(/^200 OK/);
+    expect(first.stderr).toBe('200 OK\n');
     const other = await runCli(['call', 'POST', `/v9/orders/${ORDER}/accept`, '{"reviewer_id":100,"seats":[1,2]}', ...key], env());
     expect(other.code).toBe(1);
-    expect(other.text).toMatch(/^409 Conflict/);
-    expect(other.text).toContain('idempotency_conflict');
+    expect(other.stderr).toBe('409 Conflict\n');
+    expect(other.stdout).toContain('idempotency_conflict');
     const bad = await runCli(['call', 'GET', '/v9/orders', '-H', 'no colon'], env());
     expect(bad.code).toBe(2);
     expect(bad.text).toContain("-H: expected 'Name: value'");

@@ -64,7 +64,7 @@ describe('FulfilmentClient refusals and failures', () => {
           // The input types are the schemas' input side: an unknown transfer type does not compile
           // (tsc fails if this line stops being an error), and is refused at run time too.
           // @ts-expect-error: 'CarrierPigeon' is not a mobile_transfer_type
-          () => refuser.updateShipment({ shipmentId: 5, body: { mobile_transfer_type: 'CarrierPigeon' } }, { ...SELLER, await: true }),
+          () => refuser.updateShipment({ shipment_id: 5, mobile_transfer_type: 'CarrierPigeon' }, { ...SELLER, await: true }),
           'mobile_transfer_type',
         ],
         [() => refuser.acceptOrder({ order_id: ORDERS.flash } as any, { ...SELLER, await: true }), 'reviewer_id'],
@@ -73,17 +73,14 @@ describe('FulfilmentClient refusals and failures', () => {
         [() => refuser.acceptOrder(flash, { ...SELLER, commandId: '12345' }), 'commandId'],
         [() => refuser.acceptOrder(flash, {} as any), 'brokerageId'],
         [() => refuser.acceptOrder(flash, { ...SELLER, await: true, timeoutMs: -1 }), 'timeoutMs'],
-        [
-          () => refuser.updateShipment({ shipmentId: 5, body: { mobile_transfer_type: 'XMobile', ship_to_name: 'x' } as any }, SELLER),
-          'body',
-        ],
-        [() => refuser.updateShipment({ shipmentId: 0, body: { mobile_transfer_type: 'XMobile' } }, SELLER), 'shipmentId'],
-        [() => refuser.completeShipment({ shipmentId: 5, body: { x_mobile_link: 'ftp://nope' } }, SELLER), 'x_mobile_link'],
+        [() => refuser.updateShipment({ shipment_id: 5, mobile_transfer_type: 'XMobile', ship_to_name: 'x' } as any, SELLER), 'body'],
+        [() => refuser.updateShipment({ shipment_id: 0, mobile_transfer_type: 'XMobile' }, SELLER), 'shipment_id'],
+        [() => refuser.completeShipment({ shipment_id: 5, x_mobile_link: 'ftp://nope' }, SELLER), 'x_mobile_link'],
         [
           () =>
             refuser.upsertInventory(
               {
-                officeId: 10,
+                office_id: 10,
                 records: [
                   { remote_id: 1, quantity: 1 },
                   { remote_id: 1, quantity: 2 },

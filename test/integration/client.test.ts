@@ -66,7 +66,7 @@ describe('FulfilmentClient', () => {
     const tbd = accepted.body.shipments[0]!;
 
     const updated = await client.updateShipment(
-      { shipmentId: tbd.id, body: { mobile_transfer_type: 'XMobileLink', transfer_source: 'ticketmaster' } },
+      { shipment_id: tbd.id, mobile_transfer_type: 'XMobileLink', transfer_source: 'ticketmaster' },
       { ...SELLER, await: true },
     );
     if (updated.status !== 200) throw new Error(`update refused: ${JSON.stringify(updated.body)}`);
@@ -77,7 +77,7 @@ describe('FulfilmentClient', () => {
     expect(link.id).not.toBe(tbd.id);
 
     const completed = await client.completeShipment(
-      { shipmentId: link.id, body: { x_mobile_link: 'https://claim.example.test/abc', transfer_source: 'ticketmaster' } },
+      { shipment_id: link.id, x_mobile_link: 'https://claim.example.test/abc', transfer_source: 'ticketmaster' },
       { ...SELLER, await: true },
     );
     if (completed.status !== 200) throw new Error(`complete refused: ${JSON.stringify(completed.body)}`);
@@ -117,7 +117,7 @@ describe('FulfilmentClient', () => {
     });
     // A legacy type name is answered with the new one, as over HTTP; XMobile carries the recipient.
     const shipmentId = row.result_body.shipments[0].id;
-    const updated = await client.updateShipment({ shipmentId, body: { mobile_transfer_type: 'TMMobile' } }, { ...SELLER, await: true });
+    const updated = await client.updateShipment({ shipment_id: shipmentId, mobile_transfer_type: 'TMMobile' }, { ...SELLER, await: true });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({
       type: 'XMobile',
@@ -206,7 +206,7 @@ describe('FulfilmentClient', () => {
   it('a domain rejection is a result, not a throw', async () => {
     const accepted = await client.acceptOrder({ order_id: 742, reviewer_id: 100 }, { ...SELLER, await: true });
     const tbdId = (accepted.body as any).shipments[0].id;
-    const completeTbd = await client.completeShipment({ shipmentId: tbdId }, { ...SELLER, await: true });
+    const completeTbd = await client.completeShipment({ shipment_id: tbdId }, { ...SELLER, await: true });
     expect(completeTbd.status).toBe(422);
     expect((completeTbd.body as any).errors[0]).toMatchObject({ code: 'invalid_transition' });
     const again = await client.acceptOrder({ order_id: 742, reviewer_id: 100 }, { ...SELLER, await: true });
@@ -226,11 +226,11 @@ describe('FulfilmentClient', () => {
       { remote_id: 9001, quantity: 2, section: '101', row: 'A', seats: [{ seat: '1' }, { seat: '2' }], price: '150.00' },
       { remote_id: 9002, quantity: 4, price: 80 },
     ];
-    const upserted = await client.upsertInventory({ officeId: 10, records }, { ...SELLER, await: true });
+    const upserted = await client.upsertInventory({ office_id: 10, records }, { ...SELLER, await: true });
     expect(upserted).toMatchObject({ status: 200, body: { upserted: 2 } });
     const mapped = await client.mapInventory(
       {
-        officeId: 10,
+        office_id: 10,
         mappings: [
           { remote_id: 9001, id: 990001, event_id: 5000 },
           { remote_id: 9002, id: null, event_id: null },
@@ -243,7 +243,7 @@ describe('FulfilmentClient', () => {
     expect(row).toEqual({ id: 990001, event_id: 5000 });
     const removed = await client.send('inventory.remove', { officeId: 10, remoteIds: [9001, 9002, 9003] }, { ...SELLER, await: true });
     expect(removed).toMatchObject({ status: 200, body: { removed: 2 } });
-    const foreign = await client.removeInventory({ officeId: 20, remoteIds: [1] }, { ...SELLER, await: true });
+    const foreign = await client.removeInventory({ office_id: 20, remote_ids: [1] }, { ...SELLER, await: true });
     if (foreign.status === 200) throw new Error('a foreign office was answered 200');
     // A refusal narrows the body to the error body; its status to the statuses workers refuse with.
     expectTypeOf(foreign.status).toEqualTypeOf<400 | 401 | 403 | 404 | 409 | 410 | 422>();
@@ -260,7 +260,7 @@ describe('FulfilmentClient', () => {
       // Eight racing updates of one shipment: one wins, the rest are 410 results naming the winner.
       const types = ['XMobile', 'XMobileLink', 'XSeats', 'Eticket', 'XMobile', 'XSeats', 'XMobileLink', 'Eticket'] as const;
       const results: CommandOutcome[] = await Promise.all(
-        types.map((type) => shared.updateShipment({ shipmentId: id, body: { mobile_transfer_type: type } }, { ...SELLER, await: true })),
+        types.map((type) => shared.updateShipment({ shipment_id: id, mobile_transfer_type: type }, { ...SELLER, await: true })),
       );
       const winners = results.filter((r) => r.status === 200);
       expect(winners).toHaveLength(1);

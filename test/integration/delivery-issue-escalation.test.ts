@@ -106,11 +106,15 @@ describe('delivery issue escalation', () => {
     expect(page).toContain('<td>delivery_issue_escalated</td><td>system</td>');
     expect(page).toContain('<td>eticket_downloaded</td><td>buyer</td>');
     expect(page).not.toContain(`data-issue="${other.body.id}"`);
+    // As the page's form sends it: from the page (Origin), with the session's cookie and form token.
+    const session = await fetch(`${t.url}/ops/delivery_issues`);
+    const cookie = session.headers.get('set-cookie')!.split(';')[0]!;
+    const formToken = /name="form_token" value="([^"]+)"/.exec(await session.text())![1]!;
     const close = (form: Record<string, string>, headers: Record<string, string> = {}) =>
       fetch(`${t.url}/ops/delivery_issues/${id}/close`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-        body: new URLSearchParams(form).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.url, cookie, ...headers },
+        body: new URLSearchParams({ form_token: formToken, ...form }).toString(),
       });
     const bad = await close({ outcome: 'nobody_at_fault' });
     expect(bad.status).toBe(400);

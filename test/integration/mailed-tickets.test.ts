@@ -499,13 +499,10 @@ describe('mailed tickets', () => {
     const client = new FulfilmentClient({ redisUrl: t.config.REDIS_URL, prefix: t.prefix, defaultTimeoutMs: 15_000 });
     try {
       const seller = { brokerageId: 1, await: true } as const;
-      const chosen = await client.chooseMailedDelivery(
-        { shipmentId: tbd, body: { type: 'USPS', ship_to_address_attributes: ADDRESS } },
-        seller,
-      );
+      const chosen = await client.chooseMailedDelivery({ shipment_id: tbd, type: 'USPS', ship_to_address_attributes: ADDRESS }, seller);
       expect(chosen.status).toBe(200);
       const id = (chosen.body as { id: number }).id;
-      await expect(client.chooseMailedDelivery({ shipmentId: id, body: { type: 'UPS' } as never }, seller)).rejects.toThrow(
+      await expect(client.chooseMailedDelivery({ shipment_id: id, type: 'UPS' } as never, seller)).rejects.toThrow(
         /ship_to_address_attributes/,
       );
       const attached = await client.attachAirbill(
@@ -518,11 +515,8 @@ describe('mailed tickets', () => {
         seller,
       );
       expect(wrong.status).toBe(400);
-      expect((await client.completeShipment({ shipmentId: id }, seller)).status).toBe(200);
-      const done = await client.addTrackingEvent(
-        { shipmentId: id, body: { status: 'delivered', occurred_at: '2026-11-23T12:00:00Z' } },
-        seller,
-      );
+      expect((await client.completeShipment({ shipment_id: id }, seller)).status).toBe(200);
+      const done = await client.addTrackingEvent({ shipment_id: id, status: 'delivered', occurred_at: '2026-11-23T12:00:00Z' }, seller);
       expect(done.status).toBe(200);
       expect(await state(orderId)).toMatchObject({ order: 'completed', shipment: 'delivered' });
       await retireTracking(id);

@@ -96,7 +96,7 @@ describe('with a read replica', () => {
       const shipmentId = accepted.body.shipments[0].id;
       const commandId = accepted.headers.get('x-command-id');
       const upserted = await client.upsertInventory(
-        { officeId: 10, records: [{ remote_id: 7001, quantity: 2, price: 80 }] },
+        { office_id: 10, records: [{ remote_id: 7001, quantity: 2, price: 80 }] },
         { brokerageId: 1, await: true },
       );
       expect(upserted).toMatchObject({ status: 200 });

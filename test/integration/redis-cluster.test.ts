@@ -211,12 +211,12 @@ for (const shards of [3, 6]) {
       );
       const shipment = (accepted as { body: { shipments: Array<{ id: number }> } }).body.shipments[0]!.id;
       const updated = await client.updateShipment(
-        { shipmentId: shipment, body: { mobile_transfer_type: 'XMobile' } },
+        { shipment_id: shipment, mobile_transfer_type: 'XMobile' },
         { brokerageId: 1, await: true, commandId: 'cl-760-update' },
       );
       expect(updated).toMatchObject({ status: 200, body: { type: 'XMobile' } });
       const done = await client.completeShipment(
-        { shipmentId: (updated as { body: { id: number } }).body.id },
+        { shipment_id: (updated as { body: { id: number } }).body.id },
         { brokerageId: 1, await: true, commandId: 'cl-760-complete' },
       );
       expect(done).toMatchObject({ status: 200, body: { state: 'delivered' } });

@@ -10,6 +10,10 @@ export {
   type FulfilmentClientOptions,
   type SendOptions,
   type SendResult,
+  type WithShipmentId,
+  type InventoryMapArgs,
+  type InventoryRemoveArgs,
+  type InventoryUpsertArgs,
 } from './client/fulfilment-client.ts';
 export { SHIPMENT_TYPES, type AnswerBodies, type RefusalStatus, type ShipmentType } from '@fulfil/contract';
 export { CommandFailed, CommandTimeout, NoWorkers } from './client/errors.ts';

@@ -104,6 +104,18 @@ export class DeliveryIssueConflict extends AppError {
   }
 }
 
+/** An upload onto a mailed shipment whose label was bought through the carrier account: that label stands (D-164). */
+export class LabelBought extends AppError {
+  readonly code = 'label_bought';
+  readonly status = 409 as const;
+  constructor(shipmentId: number) {
+    super(
+      `shipment ${shipmentId} has a label bought through the carrier account; it stands, and an uploaded one cannot replace it ` +
+        '(send {} to get the bought label again)',
+    );
+  }
+}
+
 /** A mailed shipment's address the chosen carrier does not deliver to (a PO box for FedEx or UPS): 422 naming the field. */
 export class AddressRefused extends AppError {
   readonly code = 'address_refused';

@@ -13,7 +13,14 @@ export const call: CommandModule = {
     if (!method || !path || extra.length > 0) throw new UsageError('expected <METHOD> <path> and at most one JSON body');
     if (!/^[A-Za-z]+$/.test(method)) throw new UsageError(`not an HTTP method: ${method}`);
     if (!path.startsWith('/')) throw new UsageError(`the path must start with "/": ${path}`);
-    return signedCall(values, method, path, body, io, headersOf(values.header));
+    const res = await signedResponse(values, method, path, body, io, headersOf(values.header));
+    if (typeof res === 'number') return res;
+    // The status to stderr, the body alone to stdout as it came (D-168): `> label.pdf` is the PDF.
+    io.err(`${res.status} ${res.statusText}`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    if (io.write && !io.outIsTTY) await io.write(bytes);
+    else if (bytes.length > 0) io.out(prettyJson(new TextDecoder().decode(bytes)));
+    return res.ok ? 0 : 1;
   },
 };
 
@@ -57,6 +64,24 @@ export async function signedCall(
   io: CliIo,
   headers: Record<string, string> = {},
 ): Promise<number> {
+  const res = await signedResponse(values, method, path, body, io, headers);
+  if (typeof res === 'number') return res;
+  io.out(`${res.status} ${res.statusText}`);
+  const text = await res.text();
+  if (text !== '') io.out(prettyJson(text));
+  return res.ok ? 0 : 1;
+}
+
+/** The signed request's response; an exit status when the service could not be reached (said on stderr). */
+export async function signedResponse(
+  values: CliArgs['values'],
+  method: string,
+  path: string,
+  body: string | undefined,
+  io: CliIo,
+  headers: Record<string, string> = {},
+  name = 'fulfil call',
+): Promise<Response | number> {
   const token = (values.token as string | undefined) ?? process.env.FULFIL_TOKEN;
   const secret = (values.secret as string | undefined) ?? process.env.FULFIL_SECRET;
   if (!token || !secret) throw new UsageError('credentials: give --token and --secret, or set FULFIL_TOKEN and FULFIL_SECRET');
@@ -64,17 +89,12 @@ export async function signedCall(
   if (!URL.canParse(base)) throw new UsageError(`--base: not a URL: ${base}`);
 
   // The body is sent exactly as typed: a malformed one is a legitimate thing to try.
-  let res: Response;
   try {
-    res = await signedFetch(base, { token, secret }, method, path, body, headers);
+    return await signedFetch(base, { token, secret }, method, path, body, headers);
   } catch (err) {
-    io.err(`fulfil call: cannot reach ${new URL(base).origin} (${unreachableReason(err)}); set --base or PORT`);
+    io.err(`${name}: cannot reach ${new URL(base).origin} (${unreachableReason(err)}); set --base or PORT`);
     return 1;
   }
-  io.out(`${res.status} ${res.statusText}`);
-  const text = await res.text();
-  if (text !== '') io.out(prettyJson(text));
-  return res.ok ? 0 : 1;
 }
 
 const REASONS: Record<string, string> = {

@@ -76,7 +76,7 @@ export const eticketsGet: CommandModule = {
 };
 
 /** A refusal said in words: the status and the service's messages (`404 Not Found: no e-ticket 7 of shipment 5`). */
-async function refusalSentence(res: Response): Promise<string> {
+export async function refusalSentence(res: Response): Promise<string> {
   const text = await res.text();
   let messages: string[] = [];
   try {

@@ -62,7 +62,8 @@ export const COMMANDS: readonly CommandEntry[] = [
     path: ['call'],
     brief: 'Sends one signed request to a running service and prints the answer.',
     summary:
-      'Sends one signed request to a running service and prints the status and the JSON answer; exits 0 on 2xx,\n' +
+      'Sends one signed request to a running service: the status line to stderr, the answer alone to stdout, byte for\n' +
+      'byte (`> label.pdf` is the file; JSON is indented on a terminal only); exits 0 on 2xx,\n' +
       '1 otherwise. Credentials come from --token/--secret, or from FULFIL_TOKEN and FULFIL_SECRET (which keeps\n' +
       'the secret out of the shell history). The service is --base if given, else the one running with this\n' +
       'DATA_DIR (a started service leaves its address there, whatever its PORT), else http://127.0.0.1:$PORT (8080).\n' +
@@ -107,6 +108,15 @@ export const COMMANDS: readonly CommandEntry[] = [
       "first, with its source (the carrier's scan or the seller's report).",
     usage: 'shipments tracking <shipment_id> [--json]',
     load: () => import('./shipment-tracking.ts').then((m) => m.shipmentsTracking),
+  },
+  {
+    path: ['shipments', 'airbill'],
+    brief: "Downloads a mailed shipment's label to a file (seller or buyer).",
+    summary:
+      "Downloads a mailed shipment's label (GET /v9/shipments/:id/airbill) to -o/--out, by default airbill-<id>.pdf,\n" +
+      'byte for byte. Signed with --token/--secret or FULFIL_TOKEN/FULFIL_SECRET; --base as for `call`.',
+    usage: 'shipments airbill <shipment_id> [-o file.pdf] [--token … --secret …] [--base url]',
+    load: () => import('./airbill.ts').then((m) => m.shipmentsAirbill),
   },
   {
     path: ['shipments', 'etickets', 'upload'],
@@ -170,9 +180,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     brief: 'Closes an escalated delivery issue with an outcome (operator).',
     summary:
       "Closes an escalated delivery issue as an operator: the command delivery_issue.close, run by the service's\n" +
-      'workers (QUEUE_PREFIX, REDIS_URL and DATABASE_URL as the service has them). Both parties get order.delivery_issue_closed.\n' +
-      '--outcome seller_at_fault|buyer_at_fault|no_fault; --notes and --operator (who closed it) are kept with it.',
-    usage: 'issues close <issue_id> --outcome seller_at_fault|buyer_at_fault|no_fault [--notes …] [--operator name]',
+      'workers. The service is REDIS_URL (with QUEUE_PREFIX) if set, else the one running with this DATA_DIR\n' +
+      '(DATA_DIR/service.json); with nobody there it fails at once. Both parties get order.delivery_issue_closed.\n' +
+      '--outcome seller_at_fault|buyer_at_fault|no_fault; --notes and --operator (who closed it) are kept with it.\n' +
+      'Exits 0 closed, 1 refused or no service, 3 queued but not answered within --wait seconds (30).',
+    usage: 'issues close <issue_id> --outcome seller_at_fault|buyer_at_fault|no_fault [--notes …] [--operator name] [--wait 30]',
     load: () => import('./issues.ts').then((m) => m.issuesClose),
   },
   {

@@ -8,7 +8,7 @@ import { readJsonlRecords } from '../../inventory/jsonl-records.ts';
 import type { TicketGroupInput, Actor, CommandResult } from '@fulfil/contract';
 import { CommandQueues, CommandWaiters } from '@fulfil/client/transport';
 import { blockingConnection, producerConnection, type RedisConnection } from '@fulfil/client/transport';
-import { resolveRedis } from '../../redis/resolve.ts';
+import { requireWorkers, serviceQueues } from '../service-queues.ts';
 import { openCliDatabase } from '../database.ts';
 import { intArg, UsageError, type CommandModule, type CliIo } from '../command.ts';
 import { Progress } from '../progress.ts';
@@ -39,6 +39,9 @@ export const inventoryImport: CommandModule = {
     // The workers of a running service do the writes; with the embedded database the CLI borrows it from the service.
     const closers: Array<() => Promise<unknown>> = [];
     try {
+      // The service first (D-160): batches for nobody are refused before anything is written.
+      const redis = await serviceQueues(config);
+      await requireWorkers(redis, [inventoryPlace(redis.prefix)]);
       const { database } = await openCliDatabase(config);
       closers.push(() => database.close());
       const [office] = await database.db.select({ brokerageId: offices.brokerageId }).from(offices).where(eq(offices.id, officeId));
@@ -46,8 +49,6 @@ export const inventoryImport: CommandModule = {
         io.err(`fulfil inventory import: office ${officeId} does not exist`);
         return 1;
       }
-      // A private Redis started here would have no workers behind it: only a shared one will do.
-      const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR, binary: undefined });
       const connections: RedisConnection[] = [];
       closers.push(async () => connections.forEach((c) => c.disconnect()));
       const connect = (make: () => RedisConnection) => {
@@ -56,10 +57,10 @@ export const inventoryImport: CommandModule = {
         return c;
       };
       const queues = new CommandQueues({
-        prefix: config.QUEUE_PREFIX,
+        prefix: redis.prefix,
         connection: connect(() => producerConnection(redis.url, { enableOfflineQueue: true })),
       });
-      const waiters = new CommandWaiters([inventoryPlace(config.QUEUE_PREFIX)], {
+      const waiters = new CommandWaiters([inventoryPlace(redis.prefix)], {
         connection: () => connect(() => blockingConnection(redis.url)),
       });
       closers.push(async () => {
@@ -70,7 +71,7 @@ export const inventoryImport: CommandModule = {
       const log = { error: (_detail: object, message: string) => io.err(`fulfil inventory import: ${message}`) };
       const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: PATIENCE_MS, log });
       const actor: Actor = { brokerageId: office.brokerageId, userId: null, via: 'upstream' };
-      return await sendBatches({ file, officeId, batchSize, records, actor, dispatcher, waiters, prefix: config.QUEUE_PREFIX }, io);
+      return await sendBatches({ file, officeId, batchSize, records, actor, dispatcher, waiters, prefix: redis.prefix }, io);
     } finally {
       // The import's outcome is decided; a connection that fails to close goes with the process.
       for (const close of closers.reverse()) await close().catch(() => {});

@@ -11,12 +11,13 @@ import { issueById } from '../../db/sql/delivery-issues.ts';
 import { issueJson } from '../../domain/delivery-issue-json.ts';
 import { closeIssueAsOperator } from '../../ops/close-issue.ts';
 import { CommandDispatcher } from '../../queues/dispatcher.ts';
-import { resolveRedis } from '../../redis/resolve.ts';
 import { openCliDatabase, withCliDatabase } from '../database.ts';
+import { requireWorkers, serviceQueues } from '../service-queues.ts';
 import { CliFailure, intArg, UsageError, type CommandModule } from '../command.ts';
+import { tableLines } from '../table.ts';
 
-/** How long to wait for the close's answer before saying it is queued (the workers may not be running). */
-const PATIENCE_MS = 30_000;
+/** The exit status of a command that was queued but not answered in time (D-161): neither done nor refused. */
+export const EXIT_NOT_ANSWERED = 3;
 
 /** `fulfil issues list [--state escalated]`: delivery issues, oldest first, from the database. */
 export const issuesList: CommandModule = {
@@ -41,15 +42,18 @@ export const issuesList: CommandModule = {
         io.out(JSON.stringify({ delivery_issues: issues }));
         return 0;
       }
-      io.out(
-        `${'ISSUE'.padEnd(8)}${'ORDER'.padEnd(9)}${'STATE'.padEnd(18)}${'REASON'.padEnd(23)}${'OPENED'.padEnd(26)}${'RESPOND BY'.padEnd(26)}ESCALATED`,
-      );
-      for (const i of issues) {
-        io.out(
-          `${String(i.id).padEnd(8)}${String(i.order_id).padEnd(9)}${i.state.padEnd(18)}${i.reason.padEnd(23)}${i.opened_at.padEnd(26)}${i.respond_by.padEnd(26)}` +
-            (i.escalated_at ? `${i.escalated_at} by ${i.escalated_by}` : '-'),
-        );
-      }
+      const rows = issues.map((i) => [
+        String(i.id),
+        String(i.order_id),
+        i.state,
+        i.reason,
+        i.outcome ?? '-',
+        i.opened_at,
+        i.respond_by,
+        i.escalated_at ? `${i.escalated_at} by ${i.escalated_by}` : '-',
+      ]);
+      for (const line of tableLines(['ISSUE', 'ORDER', 'STATE', 'REASON', 'OUTCOME', 'OPENED', 'RESPOND BY', 'ESCALATED'], rows))
+        io.out(line);
       io.out(`${issues.length} issue(s)`);
       return 0;
     });
@@ -61,9 +65,15 @@ export const issuesList: CommandModule = {
  * the running service's workers as every command is (the same handler as the ops page's form).
  */
 export const issuesClose: CommandModule = {
-  options: { outcome: { type: 'string' }, notes: { type: 'string' }, operator: { type: 'string' } },
+  options: {
+    outcome: { type: 'string' },
+    notes: { type: 'string' },
+    operator: { type: 'string' },
+    wait: { type: 'string', default: '30' },
+  },
   async run({ values, positionals }, io) {
     if (positionals.length !== 1) throw new UsageError('expected one delivery issue id');
+    const waitMs = intArg(values.wait as string, '--wait') * 1000;
     const parsed = closeIssueCommand.safeParse({
       issue_id: intArg(positionals[0], 'issue_id'),
       outcome: values.outcome,
@@ -74,10 +84,12 @@ export const issuesClose: CommandModule = {
     const config = loadConfig();
     const closers: Array<() => Promise<unknown>> = [];
     try {
+      // The service first (D-160): a command for nobody is refused before anything is written.
+      const redis = await serviceQueues(config);
+      const places = commandShardPlaces(redis.prefix, redis.shards);
+      await requireWorkers(redis, places);
       const { database } = await openCliDatabase(config);
       closers.push(() => database.close());
-      // A private Redis started here would have no workers behind it: only a shared one will do.
-      const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR, binary: undefined });
       const connections: RedisConnection[] = [];
       closers.push(async () => connections.forEach((c) => c.disconnect()));
       const connect = (make: () => RedisConnection) => {
@@ -86,11 +98,11 @@ export const issuesClose: CommandModule = {
         return c;
       };
       const queues = new CommandQueues({
-        prefix: config.QUEUE_PREFIX,
+        prefix: redis.prefix,
         connection: connect(() => producerConnection(redis.url, { enableOfflineQueue: true })),
-        shards: config.COMMAND_SHARDS,
+        shards: redis.shards,
       });
-      const waiters = new CommandWaiters(commandShardPlaces(config.QUEUE_PREFIX, config.COMMAND_SHARDS), {
+      const waiters = new CommandWaiters(places, {
         connection: () => connect(() => blockingConnection(redis.url)),
       });
       closers.push(async () => {
@@ -99,14 +111,15 @@ export const issuesClose: CommandModule = {
       });
       await waiters.ready();
       const log = { error: (_detail: object, message: string) => io.err(`fulfil issues close: ${message}`) };
-      const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: PATIENCE_MS, log });
+      const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs, log });
       const done = await closeIssueAsOperator({ database, dispatcher }, parsed.data);
       if (!done) throw new CliFailure(`there is no delivery issue ${parsed.data.issue_id}`);
       if (!done.result) {
-        io.out(
-          `issue ${parsed.data.issue_id}: the close is queued (command ${done.commandId}); is the service running with QUEUE_PREFIX=${config.QUEUE_PREFIX}?`,
+        io.err(
+          `fulfil issues close: issue ${parsed.data.issue_id}: no answer within ${waitMs / 1000} s; the close stays queued ` +
+            `(command ${done.commandId}) and runs when a worker at ${redis.source} takes it: check with fulfil issues list`,
         );
-        return 0;
+        return EXIT_NOT_ANSWERED;
       }
       if (done.result.status !== 200) {
         const body = done.result.body as { errors?: Array<{ message: string }> };

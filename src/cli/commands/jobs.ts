@@ -4,7 +4,7 @@ import { findJob, listJobs, retryFailed, summarize, type JobSummary } from '../.
 import { JOB_STATES } from '../../ops/queue-stats.ts';
 import { COMMAND_QUEUES, WEBHOOKS_QUEUE, serviceQueuePlaces } from '@fulfil/contract';
 import { blockingConnection } from '@fulfil/client/transport';
-import { resolveRedis } from '../../redis/resolve.ts';
+import { serviceQueues } from '../service-queues.ts';
 import { redactedUrl } from '../../redact-url.ts';
 import { intArg, UsageError, type CommandModule } from '../command.ts';
 import { isoTime } from '../../iso-time.ts';
@@ -21,15 +21,15 @@ export interface QueueSource {
 async function withQueues<T>(only: string | undefined, fn: (queues: Queue[], from: QueueSource) => Promise<T>): Promise<T> {
   if (only !== undefined && !ALL_QUEUES.includes(only as never)) throw new UsageError(`--queue: one of ${ALL_QUEUES.join(', ')}`);
   const config = loadConfig();
-  // Never start a private Redis here: an empty one would only hide the real queues.
-  const redis = await resolveRedis({ redisUrl: config.REDIS_URL, dataDir: config.DATA_DIR, binary: undefined });
+  // The running service's Redis, found as every command finds it (D-160); never a new private one.
+  const redis = await serviceQueues(config);
   const connection = blockingConnection(redis.url);
   // Every shard of the command queue is a queue named `commands` under a prefix of its own.
-  const queues = serviceQueuePlaces(config.QUEUE_PREFIX, config.COMMAND_SHARDS)
+  const queues = serviceQueuePlaces(redis.prefix, redis.shards)
     .filter(({ name }) => only === undefined || name === only)
     .map(({ name, prefix }) => new Queue(name, { prefix, connection }));
   try {
-    return await fn(queues, { redis: redactedUrl(redis.url), source: redis.source, prefix: config.QUEUE_PREFIX });
+    return await fn(queues, { redis: redactedUrl(redis.url), source: redis.source, prefix: redis.prefix });
   } finally {
     await Promise.all(queues.map((q) => q.close()));
     connection.disconnect();

@@ -5,6 +5,7 @@ import { shipmentHistory } from '../../events/shipment-history.ts';
 import { openCliDatabase } from '../database.ts';
 import { intArg, UsageError, type CommandModule } from '../command.ts';
 import { isoTime } from '../../iso-time.ts';
+import { tableLines } from '../table.ts';
 
 export const shipmentsHistory: CommandModule = {
   options: { json: { type: 'boolean' } },
@@ -22,15 +23,16 @@ export const shipmentsHistory: CommandModule = {
         for (const e of history) io.out(snakeJson(e));
         return 0;
       }
-      io.out('SEQ  AT                        KIND            SHIPMENT        FROM                  TO                    BY');
-      for (const e of history) {
-        const from = e.fromType ? `${e.fromType}/${e.fromState}` : '-';
-        const ids = e.shipmentId === null || e.shipmentId === e.newShipmentId ? `${e.newShipmentId}` : `${e.shipmentId}→${e.newShipmentId}`;
-        io.out(
-          `${String(e.seq).padEnd(5)}${isoTime(e.at).padEnd(26)}${e.kind.padEnd(16)}${ids.padEnd(16)}` +
-            `${from.padEnd(22)}${`${e.toType}/${e.toState}`.padEnd(22)}${actorText(e)}${e.commandId ? `, command ${e.commandId}` : ''}`,
-        );
-      }
+      const rows = history.map((e) => [
+        String(e.seq),
+        isoTime(e.at),
+        e.kind,
+        e.shipmentId === null || e.shipmentId === e.newShipmentId ? `${e.newShipmentId}` : `${e.shipmentId}→${e.newShipmentId}`,
+        e.fromType ? `${e.fromType}/${e.fromState}` : '-',
+        `${e.toType}/${e.toState}`,
+        `${actorText(e)}${e.commandId ? `, command ${e.commandId}` : ''}`,
+      ]);
+      for (const line of tableLines(['SEQ', 'AT', 'KIND', 'SHIPMENT', 'FROM', 'TO', 'BY'], rows)) io.out(line);
       return 0;
     } finally {
       await database.close();

@@ -7,6 +7,9 @@ import type { Dispatch } from '../../queues/dispatcher.ts';
 import { BODY_LIMIT } from '../body.ts';
 import { EASYPOST_WEBHOOK_DOC } from './mailed-shipments.docs.ts';
 
+/** The most a carrier webhook's body may hold (256 KiB). */
+export const CARRIER_BODY_LIMIT = 4 * BODY_LIMIT;
+
 export interface CarrierWebhookRouteDeps {
   database: SqlRunner;
   dispatcher: Dispatch;
@@ -22,8 +25,10 @@ export function carrierWebhookRoutes(deps: CarrierWebhookRouteDeps) {
   return async (scope: FastifyInstance) => {
     const carrier = deps.easypost;
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 4 * BODY_LIMIT }, (_request, body, done) => done(null, body));
-    scope.post('/carriers/easypost/events', { schema: EASYPOST_WEBHOOK_DOC }, async (request, reply) => {
+    // EasyPost's events carry the whole tracker (every scan): four times the API's limit, said as such in a 413.
+    const bodyLimit = CARRIER_BODY_LIMIT;
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
+    scope.post('/carriers/easypost/events', { schema: EASYPOST_WEBHOOK_DOC, bodyLimit }, async (request, reply) => {
       if (!carrier) throw new NotFound('no EasyPost webhook secret is configured (EASYPOST_WEBHOOK_SECRET)');
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const outcome = await takeCarrierWebhook({ ...deps, carrier }, raw, request.headers);

@@ -1,5 +1,5 @@
 import { airbillBody, mailedAnswers, MAX_FILE_BYTES, trackingEventBody, trackingNumberBody } from '@fulfil/contract';
-import { errorResponses } from '../openapi/error-responses.ts';
+import { errorResponses, routeError } from '../openapi/error-responses.ts';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
 import { accepted202, COMMAND_ERRORS, commandHeaders, idParam, ok, toCommand, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
 
@@ -16,8 +16,17 @@ export const MAILED_DOCS = {
     params: shipmentId,
     headers: commandHeaders,
     body: jsonSchemaOf(airbillBody),
-    response: { ...ok(mailedAnswers.airbillAnswer, 'the shipment with its label'), ...accepted202 },
-    errors: [...COMMAND_ERRORS, 408, 410, 502],
+    response: {
+      ...ok(mailedAnswers.airbillAnswer, 'the shipment with its label'),
+      ...accepted202,
+      409: routeError(
+        'label_bought',
+        'an upload (`airbill`) onto a shipment whose label was bought through the carrier account: the bought label stands; nothing changes (or `idempotency_conflict`: an Idempotency-Key reused with a different request)',
+        'shipment 42 has a label bought through the carrier account; it stands, and an uploaded one cannot replace it (send {} to get the bought label again)',
+      ),
+    },
+    // 409 is this route's own (above), idempotency_conflict said beside label_bought.
+    errors: [...COMMAND_ERRORS.filter((status) => status !== 409), 408, 410, 502],
     badRequest:
       'an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill',
     links: toCommand,
@@ -26,10 +35,11 @@ export const MAILED_DOCS = {
     tag: TAG,
     operationId: 'getAirbill',
     summary: 'Download the label of a mailed shipment (seller or buyer)',
-    description: "The label PDF, byte for byte. Anyone but the order's two parties is told 404, as is a shipment without a label.",
+    description:
+      "The label PDF, byte for byte. Anyone but the order's two parties is told 404, as is a shipment without a label. A shipment since replaced (a reissue, a type change) is 410 with `replaced_by`, the live shipment.",
     params: shipmentId,
     response: { 200: { description: 'the PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } } },
-    errors: [400, ...V9_ERRORS, 404],
+    errors: [400, ...V9_ERRORS, 404, 410],
   }),
   setTracking: v9({
     tag: TAG,
@@ -63,10 +73,11 @@ export const MAILED_DOCS = {
     tag: TAG,
     operationId: 'listTrackingEvents',
     summary: 'List the tracking events of a mailed shipment (seller or buyer)',
-    description: "Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`.",
+    description:
+      "Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`. A shipment since replaced is 410 with `replaced_by`, the live shipment (the order's events keep the old scans).",
     params: shipmentId,
     response: ok(mailedAnswers.trackingEventList, 'the tracking events'),
-    errors: [400, ...V9_ERRORS, 404],
+    errors: [400, ...V9_ERRORS, 404, 410],
   }),
 };
 
@@ -80,6 +91,6 @@ export const EASYPOST_WEBHOOK_DOC = {
   security: [],
   response: {
     200: { description: 'taken (or ignored, with the reason)', ...jsonSchemaOf(mailedAnswers.carrierWebhookAnswer, 'output') },
-    ...errorResponses([400, 401, 404, 503]),
+    ...errorResponses([400, 401, 404, 413, 503]),
   },
 };

@@ -7,6 +7,7 @@ import { orderViewRoutes } from '../../ops/order-view-route.ts';
 import { deliveryIssueOpsRoutes } from '../../ops/delivery-issues-route.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { jobOrderRoute } from '../../ops/job-order.ts';
+import { FormGuard } from '../../ops/form-guard.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics } from '../../telemetry/metrics-scrape.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
@@ -25,7 +26,7 @@ export interface OpsDeps {
 export function opsRoutes(
   app: FastifyInstance,
   deps: {
-    config: Pick<Config, 'OPS_TOKEN'>;
+    config: Pick<Config, 'OPS_TOKEN' | 'PUBLIC_HOST'>;
     database: Database;
     rateLimiter?: FailureLimiter | undefined;
     dispatcher?: Dispatch | undefined;
@@ -34,6 +35,7 @@ export function opsRoutes(
 ): void {
   const opsToken = deps.config.OPS_TOKEN;
   const failures = deps.rateLimiter;
+  const forms = new FormGuard(opsToken, deps.config.PUBLIC_HOST ?? []);
   app.addHook('onRequest', async (request, reply) => {
     if (request.url.startsWith('/ops/') || request.url === '/ops') await denyFraming(request, reply);
   });
@@ -42,9 +44,22 @@ export function opsRoutes(
     return reply.type(METRICS_CONTENT_TYPE).send(text);
   });
   void app.register(async (scope) => {
-    await registerQueueBoard(scope, { queues: ops.queues, opsToken, failures, write: ops.write ?? false });
+    await registerQueueBoard(scope, { queues: ops.queues, opsToken, failures, write: ops.write ?? false, forms });
   });
-  orderViewRoutes(app, { database: deps.database, opsToken, failures, write: (ops.write ?? false) && deps.dispatcher !== undefined });
-  deliveryIssueOpsRoutes(app, { database: deps.database, dispatcher: deps.dispatcher, opsToken, failures, write: ops.write ?? false });
+  orderViewRoutes(app, {
+    database: deps.database,
+    opsToken,
+    failures,
+    write: (ops.write ?? false) && deps.dispatcher !== undefined,
+    forms,
+  });
+  deliveryIssueOpsRoutes(app, {
+    database: deps.database,
+    dispatcher: deps.dispatcher,
+    opsToken,
+    failures,
+    write: ops.write ?? false,
+    forms,
+  });
   jobOrderRoute(app, { queues: ops.queues, database: deps.database, opsToken, failures });
 }

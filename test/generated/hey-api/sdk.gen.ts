@@ -429,7 +429,7 @@ export const reissueShipment = <ThrowOnError extends boolean = false>(options: O
 /**
  * Download the label of a mailed shipment (seller or buyer)
  *
- * The label PDF, byte for byte. Anyone but the order's two parties is told 404, as is a shipment without a label.
+ * The label PDF, byte for byte. Anyone but the order's two parties is told 404, as is a shipment without a label. A shipment since replaced (a reissue, a type change) is 410 with `replaced_by`, the live shipment.
  */
 export const getAirbill = <ThrowOnError extends boolean = false>(options: Options<GetAirbillData, ThrowOnError>) => (options.client ?? client).get<GetAirbillResponses, GetAirbillErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
@@ -470,7 +470,7 @@ export const setTrackingNumber = <ThrowOnError extends boolean = false>(options:
 /**
  * List the tracking events of a mailed shipment (seller or buyer)
  *
- * Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`.
+ * Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`. A shipment since replaced is 410 with `replaced_by`, the live shipment (the order's events keep the old scans).
  */
 export const listTrackingEvents = <ThrowOnError extends boolean = false>(options: Options<ListTrackingEventsData, ThrowOnError>) => (options.client ?? client).get<ListTrackingEventsResponses, ListTrackingEventsErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],

@@ -11,7 +11,7 @@ export type Webhooks = ReceiveShipmentCreatedWebhookRequest | ReceiveShipmentUpd
  */
 export type ErrorBody = {
     errors: Array<{
-        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'carrier_error' | 'unavailable' | 'limit_reached' | 'delivery_issue_open' | 'address_refused' | 'internal_error';
+        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'carrier_error' | 'unavailable' | 'limit_reached' | 'delivery_issue_open' | 'label_bought' | 'address_refused' | 'internal_error';
         message: string;
         /**
          * 400: the field, parameter or header at fault
@@ -3676,6 +3676,10 @@ export type GetAirbillErrors = {
      */
     404: ErrorBody;
     /**
+     * `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id
+     */
+    410: ErrorBody;
+    /**
      * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
      */
     429: ErrorBody;
@@ -3748,7 +3752,7 @@ export type CreateAirbillErrors = {
      */
     408: ErrorBody;
     /**
-     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     * `label_bought`: an upload (`airbill`) onto a shipment whose label was bought through the carrier account: the bought label stands; nothing changes (or `idempotency_conflict`: an Idempotency-Key reused with a different request)
      */
     409: ErrorBody;
     /**
@@ -3994,6 +3998,10 @@ export type ListTrackingEventsErrors = {
      * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
      */
     404: ErrorBody;
+    /**
+     * `shipment_replaced`: the shipment id was replaced by an update; `replaced_by` is the live id
+     */
+    410: ErrorBody;
     /**
      * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
      */
@@ -5691,6 +5699,10 @@ export type ReceiveEasyPostEventErrors = {
      * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
      */
     404: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
     /**
      * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
      */

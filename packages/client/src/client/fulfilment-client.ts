@@ -42,10 +42,18 @@ import type {
   JobInput,
   UpdateShipmentBody,
 } from '@fulfil/contract';
-import { checkId, parseSendOptions, type SendOptions } from './options.ts';
+import { parseSendOptions, type SendOptions } from './options.ts';
+import {
+  inventoryCommand,
+  splitShipmentId,
+  type InventoryMapArgs,
+  type InventoryRemoveArgs,
+  type InventoryUpsertArgs,
+  type WithShipmentId,
+} from './arguments.ts';
 import { outcomeWithin, whenConnected } from './redis-ready.ts';
 
-export type { SendOptions };
+export type { SendOptions, WithShipmentId, InventoryMapArgs, InventoryRemoveArgs, InventoryUpsertArgs };
 
 export interface FulfilmentClientOptions {
   /**
@@ -162,21 +170,22 @@ export class FulfilmentClient {
     return this.send('order.update', command, opts);
   }
 
-  /** shipment.update: `PUT /v9/shipments/:shipmentId` with exactly that body. */
+  /** shipment.update: `PUT /v9/shipments/:shipment_id` with the rest as its body. */
   async updateShipment<O extends SendOptions>(
-    { shipmentId, body }: { shipmentId: number; body: UpdateShipmentBody },
+    command: WithShipmentId<UpdateShipmentBody>,
     opts: O,
   ): Promise<SendResult<O, 'shipment.update'>> {
-    return this.dispatch('shipment.update', updateCommandFromBody(checkId(shipmentId, 'shipmentId'), body), opts);
+    const { id, body } = splitShipmentId(command);
+    return this.dispatch('shipment.update', updateCommandFromBody(id, body as UpdateShipmentBody), opts);
   }
 
-  /** shipment.complete: `PUT /v9/shipments/:shipmentId/complete` with that body (or none). */
+  /** shipment.complete: `PUT /v9/shipments/:shipment_id/complete` with the rest (or nothing) as its body. */
   async completeShipment<O extends SendOptions>(
-    { shipmentId, body }: { shipmentId: number; body?: CompleteShipmentBody },
+    command: WithShipmentId<CompleteShipmentBody>,
     opts: O,
   ): Promise<SendResult<O, 'shipment.complete'>> {
-    const id = checkId(shipmentId, 'shipmentId');
-    const parsed = parseOrThrow(completeBody, body ?? {});
+    const { id, body } = splitShipmentId(command);
+    const parsed = parseOrThrow(completeBody, body);
     return this.dispatch('shipment.complete', { ...parsed, shipment_id: id }, opts);
   }
 
@@ -193,15 +202,16 @@ export class FulfilmentClient {
   }
 
   /**
-   * Mailed delivery: `PUT /v9/shipments/:shipmentId` with `type` (FedEx, UPS, USPS, ProvidedAirbill), an optional
+   * Mailed delivery: `PUT /v9/shipments/:shipment_id` with `type` (FedEx, UPS, USPS, ProvidedAirbill), an optional
    * `service_type` and `ship_to_address_attributes`. The shipment is replaced (a new id) by one of that type, pending.
    */
   async chooseMailedDelivery<O extends SendOptions>(
-    { shipmentId, body }: { shipmentId: number; body: z.input<typeof mailBody> },
+    command: WithShipmentId<z.input<typeof mailBody>>,
     opts: O,
   ): Promise<SendResult<O, 'shipment.update'>> {
+    const { id, body } = splitShipmentId(command);
     const parsed = parseOrThrow(mailBody, body);
-    return this.dispatch('shipment.update', updateCommandFromBody(checkId(shipmentId, 'shipmentId'), parsed), opts);
+    return this.dispatch('shipment.update', updateCommandFromBody(id, parsed), opts);
   }
 
   /**
@@ -213,22 +223,24 @@ export class FulfilmentClient {
     return this.send('shipment.airbill', command, opts);
   }
 
-  /** shipment.tracking_event: the seller reports a tracking event (`POST /v9/shipments/:id/tracking_events`). */
+  /** shipment.tracking_event: the seller reports a tracking event (`POST /v9/shipments/:shipment_id/tracking_events`). */
   async addTrackingEvent<O extends SendOptions>(
-    { shipmentId, body }: { shipmentId: number; body: z.input<typeof trackingEventBody> },
+    command: WithShipmentId<z.input<typeof trackingEventBody>>,
     opts: O,
   ): Promise<SendResult<O, 'shipment.tracking_event'>> {
+    const { id, body } = splitShipmentId(command);
     const parsed = parseOrThrow(trackingEventBody, body);
-    return this.dispatch('shipment.tracking_event', { ...parsed, shipment_id: checkId(shipmentId, 'shipmentId') }, opts);
+    return this.dispatch('shipment.tracking_event', { ...parsed, shipment_id: id }, opts);
   }
 
-  /** shipment.tracking_number: `PUT /v9/shipments/:id/tracking` (seller). */
+  /** shipment.tracking_number: `PUT /v9/shipments/:shipment_id/tracking` with body `{ tracking_number }` (seller). */
   async setTrackingNumber<O extends SendOptions>(
-    { shipmentId, trackingNumber }: { shipmentId: number; trackingNumber: string },
+    command: WithShipmentId<z.input<typeof trackingNumberBody>>,
     opts: O,
   ): Promise<SendResult<O, 'shipment.tracking_number'>> {
-    const parsed = parseOrThrow(trackingNumberBody, { tracking_number: trackingNumber });
-    return this.dispatch('shipment.tracking_number', { ...parsed, shipment_id: checkId(shipmentId, 'shipmentId') }, opts);
+    const { id, body } = splitShipmentId(command);
+    const parsed = parseOrThrow(trackingNumberBody, body);
+    return this.dispatch('shipment.tracking_number', { ...parsed, shipment_id: id }, opts);
   }
 
   /** shipment.transfer_verification: a proof of transfer made of files the service already stores (by sha256). */
@@ -280,19 +292,19 @@ export class FulfilmentClient {
     return this.send('shipment.reissue', command, opts);
   }
 
-  /** inventory.upsert: ticket groups of one office, inserted or replaced by remote_id. */
-  async upsertInventory<O extends SendOptions>(command: InventoryUpsertInput, opts: O): Promise<SendResult<O, 'inventory.upsert'>> {
-    return this.send('inventory.upsert', command, opts);
+  /** inventory.upsert: `{ office_id, records }`, ticket groups of one office, inserted or replaced by remote_id. */
+  async upsertInventory<O extends SendOptions>(command: InventoryUpsertArgs, opts: O): Promise<SendResult<O, 'inventory.upsert'>> {
+    return this.send('inventory.upsert', inventoryCommand(command, 'records') as InventoryUpsertInput, opts);
   }
 
-  /** inventory.map: map (id + event_id) or unmap (both null) ticket groups of one office. */
-  async mapInventory<O extends SendOptions>(command: InventoryMapInput, opts: O): Promise<SendResult<O, 'inventory.map'>> {
-    return this.send('inventory.map', command, opts);
+  /** inventory.map: `{ office_id, mappings }`, map (id + event_id) or unmap (both null) ticket groups of one office. */
+  async mapInventory<O extends SendOptions>(command: InventoryMapArgs, opts: O): Promise<SendResult<O, 'inventory.map'>> {
+    return this.send('inventory.map', inventoryCommand(command, 'mappings') as InventoryMapInput, opts);
   }
 
-  /** inventory.remove: delete ticket groups of one office by remote_id. */
-  async removeInventory<O extends SendOptions>(command: InventoryRemoveInput, opts: O): Promise<SendResult<O, 'inventory.remove'>> {
-    return this.send('inventory.remove', command, opts);
+  /** inventory.remove: `{ office_id, remote_ids }`, delete ticket groups of one office by remote_id. */
+  async removeInventory<O extends SendOptions>(command: InventoryRemoveArgs, opts: O): Promise<SendResult<O, 'inventory.remove'>> {
+    return this.send('inventory.remove', inventoryCommand(command, 'remote_ids') as InventoryRemoveInput, opts);
   }
 
   /** Any job of the job map, its payload checked by the schema its worker parses with. */

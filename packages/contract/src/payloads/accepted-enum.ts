@@ -6,6 +6,9 @@ import { z } from 'zod';
  */
 export const ACCEPTED_ENUMS: Array<{ field: string; values: readonly string[]; schema: z.ZodType }> = [];
 
+/** The enum object zod makes of a list of values, spelled out so the published declarations need no inference (D-166). */
+type EnumOf<T extends string> = { [K in T]: K };
+
 /**
  * One field's accepted values: its values and its aliases (older or longer names, answered as the
  * value they stand for), all of them in the enum, spelled exactly (no case folding: a generated
@@ -15,7 +18,7 @@ export function acceptedEnum<const V extends string, const A extends string = ne
   field: string,
   values: readonly [V, ...V[]],
   aliases: Readonly<Record<A, V>> = {} as Record<A, V>,
-) {
+): z.ZodPipe<z.ZodEnum<EnumOf<V | A>>, z.ZodTransform<V, V | A>> {
   const accepted = [...values, ...(Object.keys(aliases) as A[])] as [V | A, ...(V | A)[]];
   const schema = z
     .enum(accepted, { message: `must be one of ${accepted.join(', ')}` })

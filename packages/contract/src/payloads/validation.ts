@@ -102,7 +102,36 @@ function allProblemsOf(error: z.ZodError, where: string): Problem[] {
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where = 'body'): z.output<S> {
   const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return parsed.data;
-  throw InvalidParams.of(problemsOf(parsed.error, where));
+  throw InvalidParams.of(closestFormProblems(schema, value, where) ?? problemsOf(parsed.error, where));
+}
+
+/**
+ * A body that may take several forms (a union of objects, such as the airbill's upload or
+ * purchase) is told against the form closest to it: the one that knows most of its fields, then
+ * the one with fewest problems. Its missing fields are "required with" the fields given (zod alone
+ * answers with whichever form failed last, so `{"airbill": …}` read "airbill: unknown field").
+ */
+function closestFormProblems(schema: z.ZodType, value: unknown, where: string): Problem[] | undefined {
+  // A discriminated union names its form itself (its discriminator's problems are the ones to tell).
+  if (!(schema instanceof z.ZodUnion) || schema instanceof z.ZodDiscriminatedUnion) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const forms = schema.options as readonly z.ZodType[];
+  if (!forms.every((f) => f instanceof z.ZodObject)) return undefined;
+  const given = Object.keys(value);
+  const ranked = forms.map((form) => {
+    const known = Object.keys((form as z.ZodObject).shape);
+    const parsed = form.safeParse(value, { reportInput: true });
+    return { known, overlap: given.filter((k) => known.includes(k)).length, issues: parsed.error?.issues.length ?? 0, parsed };
+  });
+  ranked.sort((a, b) => b.overlap - a.overlap || a.issues - b.issues);
+  const best = ranked[0]!;
+  if (!best.parsed.error) return undefined;
+  const present = given.filter((k) => best.known.includes(k));
+  return problemsOf(best.parsed.error, where).map((p) =>
+    present.length > 0 && best.known.includes(p.field) && p.message === `${p.field}: is missing`
+      ? { ...p, message: `${p.field}: required with ${present.join(' and ')}` }
+      : p,
+  );
 }
 
 /** Path ids: positive integers within the safe range, or 400 naming the parameter. */
