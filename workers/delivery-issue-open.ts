@@ -22,7 +22,11 @@ export default defineHandler({
     const undecided = await undecidedIssueOf(tx, order.id);
     if (undecided) throw new DeliveryIssueConflict(undecided.id);
     const seats = payload.seats ?? [];
-    await assertSeatsOfOrder(tx, order.id, seats);
+    await assertSeatsOfOrder(
+      tx,
+      order.id,
+      seats.map((seat, i) => ({ seat, field: `seats.${i}` })),
+    );
     const respondBy = new Date(now.getTime() + (ctx.deadlines.issueResponseWindowMs ?? DEFAULT_ISSUE_RESPONSE_WINDOW_MS));
     const { shipmentId, at } = shipmentFacts(order);
     const issue = await insertIssue(tx, {

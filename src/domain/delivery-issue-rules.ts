@@ -37,16 +37,20 @@ select array(
   union select b.seat from shipment_barcodes b where b.order_id = $1::bigint and b.seat is not null
 ) as seats`;
 
-/** Seats named by an issue must be the order's (400 naming the first that is not). */
-export async function assertSeatsOfOrder(db: SqlRunner, orderId: number, seats: readonly string[]): Promise<void> {
+/** Seats named by an issue, or by a reissue's barcodes, must be the order's (400 naming the first that is not). */
+export async function assertSeatsOfOrder(
+  db: SqlRunner,
+  orderId: number,
+  seats: ReadonlyArray<{ seat: string; field: string }>,
+): Promise<void> {
   if (seats.length === 0) return;
   const [row] = await db.rows<{ seats: string[] }>(SEATS, [orderId]);
   const known = new Set(row?.seats ?? []);
-  const stranger = seats.findIndex((s) => !known.has(s));
-  if (stranger < 0) return;
+  const stranger = seats.find((s) => !known.has(s.seat));
+  if (!stranger) return;
   const list = [...known].sort();
   throw new InvalidParams(
-    `seats[${stranger}]: seat ${seats[stranger]} is not on order ${orderId}${list.length ? ` (its seats: ${list.join(', ')})` : '; the order names no seats, leave seats out'}`,
-    `seats.${stranger}`,
+    `${stranger.field}: seat ${stranger.seat} is not on order ${orderId}${list.length ? ` (its seats: ${list.join(', ')})` : '; the order names no seats, leave the seat out'}`,
+    stranger.field,
   );
 }

@@ -206,7 +206,7 @@ export interface paths {
         get: operations["getOrder"];
         /**
          * Move an order's in-hand date (seller)
-         * @description While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date after the event's day is 400.
+         * @description While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date before today (in DEADLINE_TIME_ZONE) or after the event's day is 400.
          */
         put: operations["updateOrder"];
         post?: never;
@@ -3283,7 +3283,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date or lies after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date, lies before today or after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
             400: {
                 headers: {
                     [name: string]: unknown;

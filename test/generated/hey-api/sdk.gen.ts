@@ -161,7 +161,7 @@ export const getOrder = <ThrowOnError extends boolean = false>(options: Options<
 /**
  * Move an order's in-hand date (seller)
  *
- * While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date after the event's day is 400.
+ * While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date before today (in DEADLINE_TIME_ZONE) or after the event's day is 400.
  */
 export const updateOrder = <ThrowOnError extends boolean = false>(options: Options<UpdateOrderData, ThrowOnError>) => (options.client ?? client).put<UpdateOrderResponses, UpdateOrderErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],

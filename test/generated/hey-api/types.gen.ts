@@ -1056,7 +1056,7 @@ export type UpdateOrderData = {
 
 export type UpdateOrderErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date or lies after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date, lies before today or after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
      */
     400: ErrorBody;
     /**
