@@ -18,7 +18,6 @@ export default defineHandler({
       shipment: order.shipment,
       by: { brokerageId: actor.brokerageId, userId: actor.userId, role: 'buyer', commandId },
       details: { notes: payload.notes ?? null },
-      responses,
     });
     return { status: 200, body: issueJson(after, responses), timersOf: order.id };
   },

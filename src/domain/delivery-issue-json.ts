@@ -38,3 +38,9 @@ export function issueJson(i: IssueRow, responses: readonly ResponseRow[] = []) {
   };
 }
 export type IssueJson = ReturnType<typeof issueJson>;
+
+/** The issue as its events carry it: without the answers (the step's own answer is beside it). */
+export function issueEventJson(i: IssueRow) {
+  const { responses: _all, ...issue } = issueJson(i);
+  return issue;
+}

@@ -27,6 +27,32 @@ export function assertIssueAllowed(order: LockedPartyOrder, now: Date): void {
   );
 }
 
+/**
+ * How many delivery issues one order may have, and how many answers (reissues and responses) its
+ * seller may give across them: each issue, answer and event stays in the order's history for
+ * good, so a loop of them must end (D-173). Past either: 422 saying so.
+ */
+export const MAX_ISSUES_PER_ORDER = 10;
+export const MAX_ANSWERS_PER_ORDER = 20;
+
+const COUNTS = `select (select count(*) from delivery_issues where order_id = $1::bigint)::int as issues,
+  (select count(*) from delivery_issue_responses where order_id = $1::bigint)::int as answers`;
+
+/** Room for one more issue (the buyer) or one more answer (the seller) on the order, or 422 with the limit. */
+export async function assertRoomFor(db: SqlRunner, orderId: number, what: 'issue' | 'answer'): Promise<void> {
+  const [row] = await db.rows<{ issues: number; answers: number }>(COUNTS, [orderId]);
+  if (what === 'issue' && (row?.issues ?? 0) >= MAX_ISSUES_PER_ORDER) {
+    throw new InvalidTransition(
+      `order ${orderId} has had ${MAX_ISSUES_PER_ORDER} delivery issues, the most one order may have; an operator can still look at it (docs/OPERATIONS.md, Delivery issues)`,
+    );
+  }
+  if (what === 'answer' && (row?.answers ?? 0) >= MAX_ANSWERS_PER_ORDER) {
+    throw new InvalidTransition(
+      `order ${orderId} has had ${MAX_ANSWERS_PER_ORDER} answers from its seller (reissues and responses), the most one order may have; the buyer may escalate the issue for an operator to decide`,
+    );
+  }
+}
+
 // The seats an order names: those given at acceptance, on its e-tickets, and with its barcodes.
 const SEATS = `
 select array(
