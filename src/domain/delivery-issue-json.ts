@@ -34,6 +34,8 @@ export function issueJson(i: IssueRow, responses: readonly ResponseRow[] = []) {
     closed_at: iso(i.closedAt),
     outcome: i.outcome,
     close_notes: i.closeNotes,
+    resolution_notes: i.resolutionNotes,
+    escalation_notes: i.escalationNotes,
     responses: responses.filter((r) => r.issueId === i.id).map(responseJson),
   };
 }

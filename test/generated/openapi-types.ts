@@ -6044,7 +6044,12 @@ export interface operations {
                             closed_at: string | null;
                             /** @description an operator's decision on an escalated issue (closed only) */
                             outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                            /** @description the operator's words on closing it, shown to both parties */
                             close_notes: string | null;
+                            /** @description the buyer's words on resolving it */
+                            resolution_notes: string | null;
+                            /** @description the buyer's words on escalating it */
+                            escalation_notes: string | null;
                             /** @description the seller's answers, oldest first */
                             responses: {
                                 /** @description the answer (reissue) id */
@@ -6236,7 +6241,12 @@ export interface operations {
                         closed_at: string | null;
                         /** @description an operator's decision on an escalated issue (closed only) */
                         outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        /** @description the operator's words on closing it, shown to both parties */
                         close_notes: string | null;
+                        /** @description the buyer's words on resolving it */
+                        resolution_notes: string | null;
+                        /** @description the buyer's words on escalating it */
+                        escalation_notes: string | null;
                         /** @description the seller's answers, oldest first */
                         responses: {
                             /** @description the answer (reissue) id */
@@ -6626,7 +6636,12 @@ export interface operations {
                         closed_at: string | null;
                         /** @description an operator's decision on an escalated issue (closed only) */
                         outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        /** @description the operator's words on closing it, shown to both parties */
                         close_notes: string | null;
+                        /** @description the buyer's words on resolving it */
+                        resolution_notes: string | null;
+                        /** @description the buyer's words on escalating it */
+                        escalation_notes: string | null;
                         /** @description the seller's answers, oldest first */
                         responses: {
                             /** @description the answer (reissue) id */
@@ -6806,7 +6821,12 @@ export interface operations {
                         closed_at: string | null;
                         /** @description an operator's decision on an escalated issue (closed only) */
                         outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        /** @description the operator's words on closing it, shown to both parties */
                         close_notes: string | null;
+                        /** @description the buyer's words on resolving it */
+                        resolution_notes: string | null;
+                        /** @description the buyer's words on escalating it */
+                        escalation_notes: string | null;
                         /** @description the seller's answers, oldest first */
                         responses: {
                             /** @description the answer (reissue) id */
@@ -7074,7 +7094,12 @@ export interface operations {
                         closed_at: string | null;
                         /** @description an operator's decision on an escalated issue (closed only) */
                         outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        /** @description the operator's words on closing it, shown to both parties */
                         close_notes: string | null;
+                        /** @description the buyer's words on resolving it */
+                        resolution_notes: string | null;
+                        /** @description the buyer's words on escalating it */
+                        escalation_notes: string | null;
                         /** @description the seller's answers, oldest first */
                         responses: {
                             /** @description the answer (reissue) id */
@@ -7342,7 +7367,12 @@ export interface operations {
                         closed_at: string | null;
                         /** @description an operator's decision on an escalated issue (closed only) */
                         outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        /** @description the operator's words on closing it, shown to both parties */
                         close_notes: string | null;
+                        /** @description the buyer's words on resolving it */
+                        resolution_notes: string | null;
+                        /** @description the buyer's words on escalating it */
+                        escalation_notes: string | null;
                         /** @description the seller's answers, oldest first */
                         responses: {
                             /** @description the answer (reissue) id */
@@ -7701,7 +7731,12 @@ export interface operations {
                             closed_at: string | null;
                             /** @description an operator's decision on an escalated issue (closed only) */
                             outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                            /** @description the operator's words on closing it, shown to both parties */
                             close_notes: string | null;
+                            /** @description the buyer's words on resolving it */
+                            resolution_notes: string | null;
+                            /** @description the buyer's words on escalating it */
+                            escalation_notes: string | null;
                             /** @description the seller's answers, oldest first */
                             responses: {
                                 /** @description the answer (reissue) id */

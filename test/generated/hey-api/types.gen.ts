@@ -2614,7 +2614,18 @@ export type ListDeliveryIssuesResponses = {
              * an operator's decision on an escalated issue (closed only)
              */
             outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+            /**
+             * the operator's words on closing it, shown to both parties
+             */
             close_notes: string | null;
+            /**
+             * the buyer's words on resolving it
+             */
+            resolution_notes: string | null;
+            /**
+             * the buyer's words on escalating it
+             */
+            escalation_notes: string | null;
             /**
              * the seller's answers, oldest first
              */
@@ -2753,7 +2764,18 @@ export type OpenDeliveryIssueResponses = {
          * an operator's decision on an escalated issue (closed only)
          */
         outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        /**
+         * the operator's words on closing it, shown to both parties
+         */
         close_notes: string | null;
+        /**
+         * the buyer's words on resolving it
+         */
+        resolution_notes: string | null;
+        /**
+         * the buyer's words on escalating it
+         */
+        escalation_notes: string | null;
         /**
          * the seller's answers, oldest first
          */
@@ -2929,7 +2951,18 @@ export type GetDeliveryIssueResponses = {
          * an operator's decision on an escalated issue (closed only)
          */
         outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        /**
+         * the operator's words on closing it, shown to both parties
+         */
         close_notes: string | null;
+        /**
+         * the buyer's words on resolving it
+         */
+        resolution_notes: string | null;
+        /**
+         * the buyer's words on escalating it
+         */
+        escalation_notes: string | null;
         /**
          * the seller's answers, oldest first
          */
@@ -3059,7 +3092,18 @@ export type RespondToDeliveryIssueResponses = {
          * an operator's decision on an escalated issue (closed only)
          */
         outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        /**
+         * the operator's words on closing it, shown to both parties
+         */
         close_notes: string | null;
+        /**
+         * the buyer's words on resolving it
+         */
+        resolution_notes: string | null;
+        /**
+         * the buyer's words on escalating it
+         */
+        escalation_notes: string | null;
         /**
          * the seller's answers, oldest first
          */
@@ -3200,7 +3244,18 @@ export type ResolveDeliveryIssueResponses = {
          * an operator's decision on an escalated issue (closed only)
          */
         outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        /**
+         * the operator's words on closing it, shown to both parties
+         */
         close_notes: string | null;
+        /**
+         * the buyer's words on resolving it
+         */
+        resolution_notes: string | null;
+        /**
+         * the buyer's words on escalating it
+         */
+        escalation_notes: string | null;
         /**
          * the seller's answers, oldest first
          */
@@ -3341,7 +3396,18 @@ export type EscalateDeliveryIssueResponses = {
          * an operator's decision on an escalated issue (closed only)
          */
         outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        /**
+         * the operator's words on closing it, shown to both parties
+         */
         close_notes: string | null;
+        /**
+         * the buyer's words on resolving it
+         */
+        resolution_notes: string | null;
+        /**
+         * the buyer's words on escalating it
+         */
+        escalation_notes: string | null;
         /**
          * the seller's answers, oldest first
          */
@@ -3604,7 +3670,18 @@ export type ReissueShipmentResponses = {
              * an operator's decision on an escalated issue (closed only)
              */
             outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+            /**
+             * the operator's words on closing it, shown to both parties
+             */
             close_notes: string | null;
+            /**
+             * the buyer's words on resolving it
+             */
+            resolution_notes: string | null;
+            /**
+             * the buyer's words on escalating it
+             */
+            escalation_notes: string | null;
             /**
              * the seller's answers, oldest first
              */
