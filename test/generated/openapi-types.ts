@@ -11197,11 +11197,65 @@ export interface operations {
     receiveEasyPostEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description hmac-sha256-hex= and the hex HMAC-SHA256 of the raw body (NFKD) under EASYPOST_WEBHOOK_SECRET (NFKD); docs/OPERATIONS.md, "Simulating the carrier", shows how to make one */
+                "x-hmac-signature"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description EasyPost's Event object; only the fields listed are read */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event's id (evt_…): an event is taken once by it, a retry changes nothing */
+                    id: string;
+                    /** @enum {string} */
+                    object?: "Event";
+                    /** @description tracker.updated or tracker.created; any other event is answered 200 and ignored */
+                    description: string;
+                    /** @description the tracker */
+                    result: {
+                        /** @description the tracker's id (trk_…) */
+                        id?: string;
+                        /** @enum {string} */
+                        object?: "Tracker";
+                        /** @description matched to a mailed shipment's tracking number (spaces dropped, upper case) */
+                        tracking_code: string;
+                        /** @description the tracker's latest status (the scans are what counts) */
+                        status?: string;
+                        carrier?: string;
+                        /** @description becomes the shipment's estimated_delivery_at */
+                        est_delivery_date?: string | null;
+                        /** @description every scan so far, each stored once */
+                        tracking_details: ({
+                            /** @description EasyPost's status (unknown, pre_transit, in_transit, out_for_delivery, delivered, available_for_pickup, return_to_sender, failure, cancelled, error): in_transit, out_for_delivery, delivered are taken as they are; available_for_pickup, failure, error as exception; return_to_sender as returned; any other is skipped */
+                            status: string;
+                            /** @description when the scan happened, ISO 8601; a scan without one is skipped */
+                            datetime: string;
+                            /** @description the carrier's words, stored as the scan's description (500 characters) */
+                            message?: string | null;
+                            description?: string | null;
+                            /** @description joined as the scan's location, "city, state, zip, country" */
+                            tracking_location?: ({
+                                city?: string | null;
+                                state?: string | null;
+                                zip?: string | null;
+                                country?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
             /** @description taken (or ignored, with the reason) */
             200: {

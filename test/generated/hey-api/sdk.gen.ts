@@ -665,7 +665,14 @@ export const pingWebhookEndpoint = <ThrowOnError extends boolean = false>(option
  *
  * Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the mailed shipment by its tracking code and each scan stored once; a retried event changes nothing; a scan never moves a delivered shipment back. An event about an unknown tracking code is answered 200 and kept without effect.
  */
-export const receiveEasyPostEvent = <ThrowOnError extends boolean = false>(options?: Options<ReceiveEasyPostEventData, ThrowOnError>) => (options?.client ?? client).post<ReceiveEasyPostEventResponses, ReceiveEasyPostEventErrors, ThrowOnError>({ url: '/carriers/easypost/events', ...options });
+export const receiveEasyPostEvent = <ThrowOnError extends boolean = false>(options: Options<ReceiveEasyPostEventData, ThrowOnError>) => (options.client ?? client).post<ReceiveEasyPostEventResponses, ReceiveEasyPostEventErrors, ThrowOnError>({
+    url: '/carriers/easypost/events',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
 
 /**
  * The page of a one-time link (no credentials; uses nothing up)
