@@ -44,12 +44,10 @@ const trackingDetail = z
 export const easypostEvent = z
   .looseObject({
     id: z.string().describe("the event's id (evt_…): an event is taken once by it, a retry changes nothing"),
-    object: z.literal('Event').optional(),
     description: z.string().describe('tracker.updated or tracker.created; any other event is answered 200 and ignored'),
     result: z
       .looseObject({
         id: z.string().optional().describe("the tracker's id (trk_…)"),
-        object: z.literal('Tracker').optional(),
         tracking_code: z.string().describe("matched to a mailed shipment's tracking number (spaces dropped, upper case)"),
         status: z.string().optional().describe("the tracker's latest status (the scans are what counts)"),
         carrier: z.string().optional(),

@@ -11210,16 +11210,12 @@ export interface operations {
                 "application/json": {
                     /** @description the event's id (evt_…): an event is taken once by it, a retry changes nothing */
                     id: string;
-                    /** @enum {string} */
-                    object?: "Event";
                     /** @description tracker.updated or tracker.created; any other event is answered 200 and ignored */
                     description: string;
                     /** @description the tracker */
                     result: {
                         /** @description the tracker's id (trk_…) */
                         id?: string;
-                        /** @enum {string} */
-                        object?: "Tracker";
                         /** @description matched to a mailed shipment's tracking number (spaces dropped, upper case) */
                         tracking_code: string;
                         /** @description the tracker's latest status (the scans are what counts) */

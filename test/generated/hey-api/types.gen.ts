@@ -5526,7 +5526,6 @@ export type ReceiveEasyPostEventData = {
          * the event's id (evt_…): an event is taken once by it, a retry changes nothing
          */
         id: string;
-        object?: 'Event';
         /**
          * tracker.updated or tracker.created; any other event is answered 200 and ignored
          */
@@ -5539,7 +5538,6 @@ export type ReceiveEasyPostEventData = {
              * the tracker's id (trk_…)
              */
             id?: string;
-            object?: 'Tracker';
             /**
              * matched to a mailed shipment's tracking number (spaces dropped, upper case)
              */
