@@ -74,7 +74,7 @@ export function renderEscalatedIssues(
       issue.escalatedAt?.toISOString() ?? '–',
     )} by ${e(issue.escalatedBy ?? '–')}</p>
 ${words(issue, responses)}
-${renderOrderMailing(mailing)}
+${renderOrderMailing(mailing, true)}
 <div class="side"><div>${closeForm(issue, opts.write)}</div>
 <table><thead><tr><th>at</th><th>what</th><th>by</th><th>facts</th></tr></thead><tbody>${rows}</tbody></table></div>
 </section>`;
