@@ -1630,7 +1630,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1756,7 +1756,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2054,7 +2054,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2309,7 +2309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `reason` not in the list; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `reason` not in the list; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2558,7 +2558,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3283,7 +3283,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date, lies before today or after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date, lies before today or after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3906,7 +3906,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; mailed delivery: a `ship_to_address_attributes.postal_code` not of the shape its `country_code` uses where the service knows it (US, CA, GB, DE, FR, ES, IT, NL, AU, MX, JP); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; mailed delivery: a `ship_to_address_attributes.postal_code` not of the shape its `country_code` uses where the service knows it (US, CA, GB, DE, FR, ES, IT, NL, AU, MX, JP); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4209,7 +4209,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4512,7 +4512,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4959,7 +4959,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a file that is not base64, not a readable PDF, truncated or encrypted, or a set whose pages differ from the order quantity (`field` names the file); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a file that is not base64, not a readable PDF, truncated or encrypted, or a set whose pages differ from the order quantity (`field` names the file); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5331,7 +5331,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5663,7 +5663,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6287,7 +6287,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `seats` not on the order (`field`: seats.<i>); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `seats` not on the order (`field`: seats.<i>); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6867,7 +6867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7140,7 +7140,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7413,7 +7413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7778,7 +7778,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8193,7 +8193,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8501,7 +8501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8933,7 +8933,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9889,7 +9889,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10195,7 +10195,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10484,7 +10484,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10650,7 +10650,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10947,7 +10947,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11094,7 +11094,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -188,7 +188,7 @@ export type VerifySigningData = {
 
 export type VerifySigningErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -234,7 +234,7 @@ export type VerifySigningWithPutData = {
 
 export type VerifySigningWithPutErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -362,7 +362,7 @@ export type AcceptOrderData = {
 
 export type AcceptOrderErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -491,7 +491,7 @@ export type RejectOrderData = {
 
 export type RejectOrderErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `reason` not in the list; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `reason` not in the list; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -716,7 +716,7 @@ export type CancelOrderData = {
 
 export type CancelOrderErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -1056,7 +1056,7 @@ export type UpdateOrderData = {
 
 export type UpdateOrderErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date, lies before today or after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date, lies before today or after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -1413,7 +1413,7 @@ export type UpdateShipmentData = {
 
 export type UpdateShipmentErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; mailed delivery: a `ship_to_address_attributes.postal_code` not of the shape its `country_code` uses where the service knows it (US, CA, GB, DE, FR, ES, IT, NL, AU, MX, JP); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; mailed delivery: a `ship_to_address_attributes.postal_code` not of the shape its `country_code` uses where the service knows it (US, CA, GB, DE, FR, ES, IT, NL, AU, MX, JP); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -1627,7 +1627,7 @@ export type CompleteShipmentWithPostData = {
 
 export type CompleteShipmentWithPostErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -1789,7 +1789,7 @@ export type CompleteShipmentData = {
 
 export type CompleteShipmentErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -2049,7 +2049,7 @@ export type UploadEticketsData = {
 
 export type UploadEticketsErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a file that is not base64, not a readable PDF, truncated or encrypted, or a set whose pages differ from the order quantity (`field` names the file); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a file that is not base64, not a readable PDF, truncated or encrypted, or a set whose pages differ from the order quantity (`field` names the file); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -2226,7 +2226,7 @@ export type CreateEticketLinkData = {
 
 export type CreateEticketLinkErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -2388,7 +2388,7 @@ export type CreateTransferVerificationData = {
 
 export type CreateTransferVerificationErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -2696,7 +2696,7 @@ export type OpenDeliveryIssueData = {
 
 export type OpenDeliveryIssueErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `seats` not on the order (`field`: seats.<i>); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `seats` not on the order (`field`: seats.<i>); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3024,7 +3024,7 @@ export type RespondToDeliveryIssueData = {
 
 export type RespondToDeliveryIssueErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3176,7 +3176,7 @@ export type ResolveDeliveryIssueData = {
 
 export type ResolveDeliveryIssueErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3328,7 +3328,7 @@ export type EscalateDeliveryIssueData = {
 
 export type EscalateDeliveryIssueErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3526,7 +3526,7 @@ export type ReissueShipmentData = {
 
 export type ReissueShipmentErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3804,7 +3804,7 @@ export type CreateAirbillData = {
 
 export type CreateAirbillErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3953,7 +3953,7 @@ export type SetTrackingNumberData = {
 
 export type SetTrackingNumberErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -4146,7 +4146,7 @@ export type AddTrackingEventData = {
 
 export type AddTrackingEventErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -4872,7 +4872,7 @@ export type CreateWebhookEndpointData = {
 
 export type CreateWebhookEndpointErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5087,7 +5087,7 @@ export type UpdateWebhookEndpointData = {
 
 export type UpdateWebhookEndpointErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5179,7 +5179,7 @@ export type UpdateWebhookEndpointWithPutData = {
 
 export type UpdateWebhookEndpointWithPutErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5263,7 +5263,7 @@ export type RotateWebhookEndpointSecretData = {
 
 export type RotateWebhookEndpointSecretErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5428,7 +5428,7 @@ export type RedeliverWebhookEventsData = {
 
 export type RedeliverWebhookEventsErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5483,7 +5483,7 @@ export type PingWebhookEndpointData = {
 
 export type PingWebhookEndpointErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
