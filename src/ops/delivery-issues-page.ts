@@ -100,19 +100,22 @@ ${issues.length ? cards.join('\n') : '<p>None: no issue waits for an operator.</
 
 /**
  * The order view's section of the order's delivery issues (the page itself is order-view-page.ts):
- * each issue's state, and the close action on an escalated one.
+ * each issue's state, both parties' words and the operator's, and the close action on an escalated one.
  */
-export function orderIssuesSection(issues: readonly IssueRow[], write: boolean): string {
+export function orderIssuesSection(issues: readonly IssueRow[], write: boolean, responses: readonly ResponseRow[] = []): string {
   if (issues.length === 0) return '';
   const rows = issues
     .map(
       (i) =>
         `<tr data-issue="${e(i.id)}"><td>${e(i.id)}</td><td>${e(i.state)}</td><td>${e(i.reason)}</td><td class="mono">${e(i.openedAt.toISOString())}</td><td class="mono">${e(
           i.respondBy.toISOString(),
-        )}</td><td>${e(i.outcome ?? '–')}</td><td>${i.state === 'escalated' ? closeForm(i, write) : ''}</td></tr>`,
+        )}</td><td>${e(i.outcome ?? '–')}${i.closeNotes ? `<br><span class="words">${e(i.closeNotes)}</span>` : ''}</td><td>${words(
+          i,
+          responses.filter((r) => r.issueId === i.id),
+        )}</td><td>${i.state === 'escalated' ? closeForm(i, write) : ''}</td></tr>`,
     )
     .join('');
   return `<section id="delivery-issues"><h2>Delivery issues (${e(issues.length)})</h2>
 <p><a href="/ops/delivery_issues">every escalated issue, with its evidence</a></p>
-<table><thead><tr><th>issue</th><th>state</th><th>reason</th><th>opened</th><th>respond by</th><th>outcome</th><th>close</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+<table><thead><tr><th>issue</th><th>state</th><th>reason</th><th>opened</th><th>respond by</th><th>outcome</th><th>words</th><th>close</th></tr></thead><tbody>${rows}</tbody></table></section>`;
 }

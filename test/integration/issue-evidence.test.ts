@@ -111,6 +111,11 @@ describe('evidence of a mailed order and both parties words', () => {
     expect(card).toContain('<option value="" selected disabled>choose an outcome</option>');
     expect(card).not.toMatch(/<option value="[a-z_]+" selected/);
     expect(card).toContain('The notes are shown to both parties');
+    // The order view's issues carry the same words.
+    const view = await (await fetch(`${t.url}/ops/orders/${MAILED}`)).text();
+    const issues = view.slice(view.indexOf('<section id="delivery-issues">'));
+    for (const said of ['Nothing in the mailbox.', 'USPS shows it delivered at 2pm.', 'The building has no mail room.'])
+      expect(issues).toContain(said);
   });
 
   it('lists a tracking number given alone', async () => {
