@@ -135,6 +135,8 @@ CREATE TABLE public.delivery_issues (
     closed_at timestamp with time zone,
     outcome text,
     close_notes text,
+    resolution_notes text,
+    escalation_notes text,
     CONSTRAINT delivery_issues_outcome CHECK (((state = 'closed'::text) = (outcome IS NOT NULL)))
 );
 

@@ -28,7 +28,6 @@ export default defineHandler({
       shipment: live ? { ...live, id: Number(live.id) } : null,
       by: { reason: OPERATOR_CLOSE_REASON },
       details: { outcome: payload.outcome, notes: payload.notes ?? null, operator: payload.operator ?? null },
-      responses,
     });
     return { status: 200, body: issueJson(after, responses) };
   },

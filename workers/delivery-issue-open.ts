@@ -2,8 +2,13 @@ import { initialIssueSnapshot } from '../machines/index.ts';
 import { DeliveryIssueConflict, openIssueCommand, parseOrThrow } from '@fulfil/contract';
 import { appendOrderEvent } from '../src/db/sql/append-order-event.ts';
 import { insertIssue, undecidedIssueOf } from '../src/db/sql/delivery-issues.ts';
-import { issueJson } from '../src/domain/delivery-issue-json.ts';
-import { assertIssueAllowed, assertSeatsOfOrder, DEFAULT_ISSUE_RESPONSE_WINDOW_MS } from '../src/domain/delivery-issue-rules.ts';
+import { issueEventJson, issueJson } from '../src/domain/delivery-issue-json.ts';
+import {
+  assertIssueAllowed,
+  assertRoomFor,
+  assertSeatsOfOrder,
+  DEFAULT_ISSUE_RESPONSE_WINDOW_MS,
+} from '../src/domain/delivery-issue-rules.ts';
 import { openPartyOrder, shipmentFacts } from '../src/domain/order-commands.ts';
 import { defineHandler } from './handler.ts';
 
@@ -21,8 +26,13 @@ export default defineHandler({
     assertIssueAllowed(order, now);
     const undecided = await undecidedIssueOf(tx, order.id);
     if (undecided) throw new DeliveryIssueConflict(undecided.id);
+    await assertRoomFor(tx, order.id, 'issue');
     const seats = payload.seats ?? [];
-    await assertSeatsOfOrder(tx, order.id, seats);
+    await assertSeatsOfOrder(
+      tx,
+      order.id,
+      seats.map((seat, i) => ({ seat, field: `seats.${i}` })),
+    );
     const respondBy = new Date(now.getTime() + (ctx.deadlines.issueResponseWindowMs ?? DEFAULT_ISSUE_RESPONSE_WINDOW_MS));
     const { shipmentId, at } = shipmentFacts(order);
     const issue = await insertIssue(tx, {
@@ -45,7 +55,7 @@ export default defineHandler({
       shipmentId,
       from: at,
       to: at,
-      details: { delivery_issue: body },
+      details: { delivery_issue: issueEventJson(issue) },
       actor: { brokerageId: actor.brokerageId, userId: actor.userId, role: 'buyer' },
       commandId,
     });

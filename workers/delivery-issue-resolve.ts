@@ -10,7 +10,7 @@ export default defineHandler({
   parse: (payload) => parseOrThrow(resolveIssueCommand, payload, 'payload'),
   async handle(tx, { payload, actor, commandId }) {
     const { order, issue } = await openIssue(tx, payload.issue_id, actor, { only: 'buyer', operation: 'resolve a delivery issue' });
-    const { after } = await stepIssueBy(tx, issue, { type: 'RESOLVE' });
+    const { after } = await stepIssueBy(tx, issue, { type: 'RESOLVE' }, { resolutionNotes: payload.notes ?? null });
     const responses = await responsesOf(tx, [issue.id]);
     await appendIssueEvent(tx, {
       issue: after,
@@ -18,7 +18,6 @@ export default defineHandler({
       shipment: order.shipment,
       by: { brokerageId: actor.brokerageId, userId: actor.userId, role: 'buyer', commandId },
       details: { notes: payload.notes ?? null },
-      responses,
     });
     return { status: 200, body: issueJson(after, responses), timersOf: order.id };
   },

@@ -2,6 +2,7 @@ import { parseOrThrow, respondIssueCommand } from '@fulfil/contract';
 import { insertResponse, responsesOf } from '../src/db/sql/delivery-issues.ts';
 import { appendIssueEvent, openIssue, stepIssueBy } from '../src/domain/delivery-issue-access.ts';
 import { issueJson, responseJson } from '../src/domain/delivery-issue-json.ts';
+import { assertRoomFor } from '../src/domain/delivery-issue-rules.ts';
 import { defineHandler } from './handler.ts';
 
 /**
@@ -14,6 +15,7 @@ export default defineHandler({
   async handle(tx, { payload, actor, commandId }) {
     const { order, issue } = await openIssue(tx, payload.issue_id, actor, { only: 'seller', operation: 'respond to a delivery issue' });
     const { after } = await stepIssueBy(tx, issue, { type: 'RESPOND' });
+    await assertRoomFor(tx, order.id, 'answer');
     const response = await insertResponse(tx, {
       issueId: issue.id,
       orderId: order.id,
@@ -32,7 +34,6 @@ export default defineHandler({
       shipment: order.shipment,
       by: { brokerageId: actor.brokerageId, userId: actor.userId, role: 'seller', commandId },
       details: { response: responseJson(response) },
-      responses,
     });
     return { status: 200, body: issueJson(after, responses), timersOf: order.id };
   },

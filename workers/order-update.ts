@@ -1,7 +1,7 @@
 import { OPEN_ORDER_STATES } from '../machines/index.ts';
 import { appendOrderEvent } from '../src/db/sql/append-order-event.ts';
 import { setOrderDeadline } from '../src/db/sql/order-writes.ts';
-import { deliverByFor, dueSoonAt } from '../src/domain/deadline-policy.ts';
+import { assertNotBeforeToday, deliverByFor, dueSoonAt } from '../src/domain/deadline-policy.ts';
 import { openPartyOrder, orderAnswerOf, shipmentFacts } from '../src/domain/order-commands.ts';
 import { orderUpdateCommand, parseOrThrow, InvalidTransition } from '@fulfil/contract';
 import { defineHandler } from './handler.ts';
@@ -19,6 +19,7 @@ export default defineHandler({
     if (!(OPEN_ORDER_STATES as readonly string[]).includes(order.state)) {
       throw new InvalidTransition(`order is ${order.state}; its in-hand date can no longer change`);
     }
+    assertNotBeforeToday(payload.in_hand_on, new Date(), ctx.deadlines);
     const deliverBy = deliverByFor(payload.in_hand_on, order.eventStartsAt, ctx.deadlines);
     const dueSoon = dueSoonAt(deliverBy, ctx.deadlines);
     await setOrderDeadline(tx, { orderId: order.id, inHandOn: payload.in_hand_on, deliverBy, dueSoonAt: dueSoon });

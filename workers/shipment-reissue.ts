@@ -10,6 +10,7 @@ import { eticketJson } from '../src/domain/file-json.ts';
 import { assertTicketPages, factsInOrder } from '../src/domain/file-rules.ts';
 import { openShipment } from '../src/domain/shipment-access.ts';
 import { appendOrderEvent } from '../src/db/sql/append-order-event.ts';
+import { assertRoomFor, assertSeatsOfOrder } from '../src/domain/delivery-issue-rules.ts';
 import { defineHandler } from './handler.ts';
 
 const OPENING = { role: 'seller', operation: 'reissue tickets', followOtherPartysPickup: false, replaces: false } as const;
@@ -38,6 +39,11 @@ export default defineHandler({
     if (payload.x_mobile_link !== undefined && !LINK_TYPES.includes(shipment.type)) {
       throw new InvalidParams(`x_mobile_link: a ${shipment.type} shipment takes no transfer link`, 'x_mobile_link');
     }
+    await assertRoomFor(tx, order.id, 'answer');
+    await assertSeatsOfOrder(tx, order.id, [
+      ...(payload.tickets ?? []).map((t, i) => ({ seat: t.seat, field: `tickets.${i}.seat` })),
+      ...(payload.etickets ?? []).flatMap((e, i) => (e.seat !== undefined ? [{ seat: e.seat, field: `etickets.${i}.seat` }] : [])),
+    ]);
     const { after } = await stepIssueBy(tx, issue, { type: 'RESPOND' });
     const at = after.respondedAt!;
 
@@ -117,7 +123,6 @@ export default defineHandler({
       shipment: { id: shipment.id, ...where },
       by: { ...seller, commandId },
       details: { response: responseJson(response) },
-      responses,
     });
     const body = {
       shipment_id: shipment.id,

@@ -104,6 +104,17 @@ export function deliverByFor(inHandOn: string, eventStartsAt: Date | null, polic
   return zonedInstant(day, policy.localTime, policy.timeZone);
 }
 
+/**
+ * A seller moves an in-hand date to today or later: an earlier one would set a deadline already
+ * passed (and its reminder with it). "Today" is the policy's, in its zone (D-172).
+ */
+export function assertNotBeforeToday(inHandOn: string, now: Date, policy: DeadlinePolicy): void {
+  const today = localDateOf(now, policy.timeZone);
+  if (inHandOn < today) {
+    throw new InvalidParams(`in_hand_on: ${inHandOn} lies before today (${today} in ${policy.timeZone})`, 'in_hand_on');
+  }
+}
+
 /** When the reminder of a deadline is due. */
 export function dueSoonAt(deliverBy: Date, policy: DeadlinePolicy): Date {
   return new Date(deliverBy.getTime() - policy.dueSoonBeforeMs);

@@ -2,8 +2,8 @@ import { applyIssueEvent, type DeliveryIssueEvent } from '../../machines/index.t
 import { InvalidTransition, NotFound, type Actor, type DeliveryIssueEventKind, type DeliveryIssueState } from '@fulfil/contract';
 import type { SqlTx } from '../db/database.ts';
 import { appendOrderEvent } from '../db/sql/append-order-event.ts';
-import { issueById, orderOfIssue, stepIssue, type IssueRow, type IssueStep, type ResponseRow } from '../db/sql/delivery-issues.ts';
-import { issueJson } from './delivery-issue-json.ts';
+import { issueById, orderOfIssue, stepIssue, type IssueRow, type IssueStep } from '../db/sql/delivery-issues.ts';
+import { issueEventJson } from './delivery-issue-json.ts';
 import type { LockedPartyOrder } from '../db/sql/lock-order.ts';
 import { openPartyOrder } from './order-commands.ts';
 
@@ -53,7 +53,9 @@ export async function stepIssueBy(
 /**
  * Appends the event of an issue's step: a party's (with its command) or the service's (the
  * escalation timer, an operator), naming the order's live shipment as it is. `details` carries
- * the issue as it now reads (`delivery_issue`) and whatever the step adds.
+ * the issue as it now reads without its answers (`delivery_issue`) and what the step changed
+ * (the new `response`, the buyer's `notes`, the `outcome`): an event's size does not grow with
+ * the issue's history (D-173).
  */
 export async function appendIssueEvent(
   tx: SqlTx,
@@ -63,7 +65,6 @@ export async function appendIssueEvent(
     shipment: { id: number; type: string; state: string } | null;
     by: { brokerageId: number; userId: number | null; role: 'seller' | 'buyer'; commandId: string } | { reason: string };
     details?: Record<string, unknown>;
-    responses?: readonly ResponseRow[];
   },
 ): Promise<void> {
   const at = facts.shipment ? { type: facts.shipment.type, state: facts.shipment.state } : null;
@@ -73,7 +74,7 @@ export async function appendIssueEvent(
     shipmentId: facts.shipment?.id ?? null,
     from: at,
     to: at,
-    details: { delivery_issue: issueJson(facts.issue, facts.responses), ...facts.details },
+    details: { delivery_issue: issueEventJson(facts.issue), ...facts.details },
   };
   const by = facts.by;
   await appendOrderEvent(

@@ -34,7 +34,15 @@ export function issueJson(i: IssueRow, responses: readonly ResponseRow[] = []) {
     closed_at: iso(i.closedAt),
     outcome: i.outcome,
     close_notes: i.closeNotes,
+    resolution_notes: i.resolutionNotes,
+    escalation_notes: i.escalationNotes,
     responses: responses.filter((r) => r.issueId === i.id).map(responseJson),
   };
 }
 export type IssueJson = ReturnType<typeof issueJson>;
+
+/** The issue as its events carry it: without the answers (the step's own answer is beside it). */
+export function issueEventJson(i: IssueRow) {
+  const { responses: _all, ...issue } = issueJson(i);
+  return issue;
+}

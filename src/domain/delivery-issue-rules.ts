@@ -27,6 +27,32 @@ export function assertIssueAllowed(order: LockedPartyOrder, now: Date): void {
   );
 }
 
+/**
+ * How many delivery issues one order may have, and how many answers (reissues and responses) its
+ * seller may give across them: each issue, answer and event stays in the order's history for
+ * good, so a loop of them must end (D-173). Past either: 422 saying so.
+ */
+export const MAX_ISSUES_PER_ORDER = 10;
+export const MAX_ANSWERS_PER_ORDER = 20;
+
+const COUNTS = `select (select count(*) from delivery_issues where order_id = $1::bigint)::int as issues,
+  (select count(*) from delivery_issue_responses where order_id = $1::bigint)::int as answers`;
+
+/** Room for one more issue (the buyer) or one more answer (the seller) on the order, or 422 with the limit. */
+export async function assertRoomFor(db: SqlRunner, orderId: number, what: 'issue' | 'answer'): Promise<void> {
+  const [row] = await db.rows<{ issues: number; answers: number }>(COUNTS, [orderId]);
+  if (what === 'issue' && (row?.issues ?? 0) >= MAX_ISSUES_PER_ORDER) {
+    throw new InvalidTransition(
+      `order ${orderId} has had ${MAX_ISSUES_PER_ORDER} delivery issues, the most one order may have; an operator can still look at it (docs/OPERATIONS.md, Delivery issues)`,
+    );
+  }
+  if (what === 'answer' && (row?.answers ?? 0) >= MAX_ANSWERS_PER_ORDER) {
+    throw new InvalidTransition(
+      `order ${orderId} has had ${MAX_ANSWERS_PER_ORDER} answers from its seller (reissues and responses), the most one order may have; the buyer may escalate the issue for an operator to decide`,
+    );
+  }
+}
+
 // The seats an order names: those given at acceptance, on its e-tickets, and with its barcodes.
 const SEATS = `
 select array(
@@ -37,16 +63,20 @@ select array(
   union select b.seat from shipment_barcodes b where b.order_id = $1::bigint and b.seat is not null
 ) as seats`;
 
-/** Seats named by an issue must be the order's (400 naming the first that is not). */
-export async function assertSeatsOfOrder(db: SqlRunner, orderId: number, seats: readonly string[]): Promise<void> {
+/** Seats named by an issue, or by a reissue's barcodes, must be the order's (400 naming the first that is not). */
+export async function assertSeatsOfOrder(
+  db: SqlRunner,
+  orderId: number,
+  seats: ReadonlyArray<{ seat: string; field: string }>,
+): Promise<void> {
   if (seats.length === 0) return;
   const [row] = await db.rows<{ seats: string[] }>(SEATS, [orderId]);
   const known = new Set(row?.seats ?? []);
-  const stranger = seats.findIndex((s) => !known.has(s));
-  if (stranger < 0) return;
+  const stranger = seats.find((s) => !known.has(s.seat));
+  if (!stranger) return;
   const list = [...known].sort();
   throw new InvalidParams(
-    `seats.${stranger}: seat ${seats[stranger]} is not on order ${orderId}${list.length ? ` (its seats: ${list.join(', ')})` : '; the order names no seats, leave seats out'}`,
-    `seats.${stranger}`,
+    `${stranger.field}: seat ${stranger.seat} is not on order ${orderId}${list.length ? ` (its seats: ${list.join(', ')})` : '; the order names no seats, leave the seat out'}`,
+    stranger.field,
   );
 }

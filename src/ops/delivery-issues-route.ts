@@ -1,18 +1,22 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { closeIssueCommand, parseId, AppError } from '@fulfil/contract';
 import type { Database } from '../db/client.ts';
-import { issueById } from '../db/sql/delivery-issues.ts';
+import { issueById, responsesOf } from '../db/sql/delivery-issues.ts';
 import type { Dispatch } from '../queues/dispatcher.ts';
 import { evidenceOf } from '../read/delivery-evidence.ts';
 import { closeIssueAsOperator } from './close-issue.ts';
 import { renderEscalatedIssues, type EscalatedIssue } from './delivery-issues-page.ts';
 import type { FormGuard } from './form-guard.ts';
+import { loadOrderMailing } from './order-view-mailed.ts';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 
 const PAGE = 100;
 
-/** The escalated issues, oldest first (delivery_issues_escalated_idx), each with its order's evidence. */
-export async function escalatedIssues(database: Pick<Database, 'rows'>, limit = PAGE): Promise<EscalatedIssue[]> {
+/**
+ * The escalated issues, oldest first (delivery_issues_escalated_idx), each with the seller's
+ * answers, its order's evidence and, for a mailed order, the envelope (carrier, tracking, address, label).
+ */
+export async function escalatedIssues(database: Pick<Database, 'rows' | 'db'>, limit = PAGE): Promise<EscalatedIssue[]> {
   const ids = await database.rows<{ id: string }>(
     `select id from delivery_issues where state = 'escalated' order by escalated_at, id limit $1::int`,
     [limit],
@@ -20,7 +24,13 @@ export async function escalatedIssues(database: Pick<Database, 'rows'>, limit = 
   const out: EscalatedIssue[] = [];
   for (const { id } of ids) {
     const issue = await issueById(database, Number(id));
-    if (issue) out.push({ issue, evidence: await evidenceOf(database, issue.orderId) });
+    if (!issue) continue;
+    out.push({
+      issue,
+      responses: await responsesOf(database, [issue.id]),
+      evidence: await evidenceOf(database, issue.orderId),
+      mailing: await loadOrderMailing(database.db, issue.orderId),
+    });
   }
   return out;
 }

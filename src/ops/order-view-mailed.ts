@@ -64,8 +64,10 @@ export async function loadOrderMailing(ex: Executor, orderId: number): Promise<O
   };
 }
 
-export function renderOrderMailing(m: OrderMailing | undefined): string {
+/** `inIssue`: one of several on the delivery issues page, under the issue's heading, so no ids of its own. */
+export function renderOrderMailing(m: OrderMailing | undefined, inIssue = false): string {
   if (!m) return '';
+  const [h, mailingId, scansId] = inIssue ? ['h3', '', ''] : ['h2', ' id="mailing"', ' id="scans"'];
   const tracking = m.trackingNumber
     ? m.trackingUrl
       ? `<a href="${e(m.trackingUrl)}" rel="noreferrer">${e(m.trackingNumber)}</a>`
@@ -77,14 +79,14 @@ export function renderOrderMailing(m: OrderMailing | undefined): string {
         s.description ?? '',
       )}</td></tr>`,
   );
-  return `<h2>Mailing</h2>
-<table id="mailing">
+  return `<${h}>Mailing</${h}>
+<table${mailingId}>
 <tr><td>shipment</td><td>${e(m.shipmentId)}: ${e(m.type)}${m.serviceType ? ` (${e(m.serviceType)})` : ''}, ${e(m.state)}</td></tr>
 <tr><td>ship to</td><td>${e(m.address ?? '–')}</td></tr>
 <tr><td>tracking number</td><td>${tracking}${m.carrierTracked ? ' (tracked by the carrier account)' : ''}</td></tr>
 <tr><td>label</td><td>${m.label ? `${e(m.label.source)}, ${e(m.label.bytes)} bytes, <span class="mono">${e(m.label.sha256.slice(0, 16))}…</span>` : 'none yet'}</td></tr>
 </table>
-<table id="scans"><tr><th>at</th><th>status</th><th>source</th><th>location</th><th>description</th></tr>
+<table${scansId}><tr><th>at</th><th>status</th><th>source</th><th>location</th><th>description</th></tr>
 ${scans.join('\n')}
 </table>`;
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Executor, SqlRunner } from '../db/client.ts';
-import { issuesOfOrder } from '../db/sql/delivery-issues.ts';
+import { issuesOfOrder, responsesOf } from '../db/sql/delivery-issues.ts';
 import { orderIssuesSection } from './delivery-issues-page.ts';
 import { InvalidParams, NotFound } from '@fulfil/contract';
 import type { FormGuard } from './form-guard.ts';
@@ -54,7 +54,12 @@ export function orderViewRoutes(
       const data = await loadOrderView(deps.database.db, id);
       if (!data) throw new NotFound(`there is no order ${id}`);
       // The order's delivery issues, with the close action on an escalated one (delivery-issues-page.ts).
-      const issues = orderIssuesSection(await issuesOfOrder(deps.database, id), deps.write ?? false, deps.forms.tokenFor(request, reply));
+      const rows = await issuesOfOrder(deps.database, id);
+      const answers = await responsesOf(
+        deps.database,
+        rows.map((i) => i.id),
+      );
+      const issues = orderIssuesSection(rows, deps.write ?? false, answers, deps.forms.tokenFor(request, reply));
       return html(reply, 200, renderOrderView(data).replace('</body>', `${issues}</body>`));
     } catch (err) {
       return problemPage(reply, {}, err);

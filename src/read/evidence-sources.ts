@@ -44,6 +44,8 @@ const fileSets: EvidenceSource = async (db, orderId) => {
   return rows.flatMap((r) => {
     const files = parse<Array<{ id: number; seat: string | null; barcode: string | null }>>(r.files);
     const set = Number(r.id);
+    // A label is listed from its event (airbill_created), which also says its tracking number.
+    if (r.kind === 'airbill') return [];
     if (r.kind !== 'etickets')
       return [
         {
@@ -136,13 +138,15 @@ const events: EvidenceSource = async (db, orderId) => {
      where order_id = $1::bigint and kind = any($2::text[]) order by seq`,
     [orderId, [...DELIVERY_EVIDENCE_EVENT_KINDS]],
   );
-  return rows.map((r) => {
+  return rows.flatMap((r) => {
     const details = parse<Record<string, unknown> | null>(r.details) ?? {};
-    const issue = details.delivery_issue as { id: number; state: string } | undefined;
+    const what = evidenceWhat(r.kind as string, details);
+    if (!what) return [];
+    const issue = details.delivery_issue as { id: number; state: string; notes?: string | null } | undefined;
     const by = r.actor_type === 'system' ? 'system' : (r.actor_role as string);
     const entry: EvidenceEntry = {
       at: iso(r.at),
-      what: r.kind as string,
+      what,
       by,
       shipment_id: r.shipment_id === null ? null : Number(r.shipment_id),
     };
@@ -150,10 +154,36 @@ const events: EvidenceSource = async (db, orderId) => {
     if (issue) Object.assign(entry, { delivery_issue_id: issue.id, state: issue.state });
     if (r.kind === 'completed' && details.tickets) entry.tickets = details.tickets;
     if (r.kind === 'reissued') Object.assign(entry, { reissue_id: details.reissue_id, set_id: details.set_id ?? null });
+    if (r.kind === 'airbill_created' || r.kind === 'in_transit') entry.tracking_number = details.tracking_number ?? null;
+    if (what === 'airbill_created') {
+      const airbill = details.airbill as { source: string; sha256: string; bytes: number } | null;
+      Object.assign(entry, { source: airbill?.source ?? null, sha256: airbill?.sha256 ?? null, bytes: airbill?.bytes ?? null });
+    }
     if (details.outcome) entry.outcome = details.outcome;
-    return entry;
+    const notes = wordsOf(r.kind as string, details);
+    if (notes !== undefined) entry.notes = notes;
+    return [entry];
   });
 };
+
+/**
+ * What an event is in the evidence: a label (`airbill_created`) or a tracking number given alone
+ * (`tracking_number_set`), the seller's shipping (`shipped`; a carrier's in_transit is a
+ * tracking_scan), or the event's own kind.
+ */
+function evidenceWhat(kind: string, details: Record<string, unknown>): string | undefined {
+  if (kind === 'airbill_created') return details.airbill ? 'airbill_created' : 'tracking_number_set';
+  if (kind === 'in_transit') return details.shipped_by ? 'shipped' : undefined;
+  return kind;
+}
+
+/** A party's or the operator's words in a step: the buyer's on opening, resolving or escalating, the seller's answer, the close's. */
+function wordsOf(kind: string, details: Record<string, unknown>): string | null | undefined {
+  if (kind === 'delivery_issue_opened') return (details.delivery_issue as { notes?: string | null } | undefined)?.notes ?? null;
+  if (kind === 'delivery_issue_responded') return (details.response as { notes?: string | null } | undefined)?.notes ?? null;
+  if (kind === 'reissued' || kind.startsWith('delivery_issue_')) return (details.notes as string | null | undefined) ?? null;
+  return undefined;
+}
 
 /**
  * Every source of evidence, in the order entries of the same instant are listed. The mailed
@@ -176,7 +206,8 @@ const trackingScans: EvidenceSource = async (db, orderId) => {
     status: r.status as string,
     location: (r.location as string | null) ?? null,
     description: (r.description as string | null) ?? null,
-    seller_claim: Boolean(r.seller_claim),
+    // Every delivery the seller reports is its claim (the carrier's scan is the proof), tracked or not.
+    seller_claim: Boolean(r.seller_claim) || (r.source !== 'carrier' && r.status === 'delivered'),
   }));
 };
 

@@ -206,7 +206,7 @@ export interface paths {
         get: operations["getOrder"];
         /**
          * Move an order's in-hand date (seller)
-         * @description While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date after the event's day is 400.
+         * @description While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date before today (in DEADLINE_TIME_ZONE) or after the event's day is 400.
          */
         put: operations["updateOrder"];
         post?: never;
@@ -1651,7 +1651,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1777,7 +1777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2075,7 +2075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2330,7 +2330,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `reason` not in the list; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `reason` not in the list; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2579,7 +2579,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3304,7 +3304,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date or lies after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date, lies before today or after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3927,7 +3927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; mailed delivery: a `ship_to_address_attributes.postal_code` not of the shape its `country_code` uses where the service knows it (US, CA, GB, DE, FR, ES, IT, NL, AU, MX, JP); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; mailed delivery: a `ship_to_address_attributes.postal_code` not of the shape its `country_code` uses where the service knows it (US, CA, GB, DE, FR, ES, IT, NL, AU, MX, JP); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4230,7 +4230,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4533,7 +4533,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4980,7 +4980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a file that is not base64, not a readable PDF, truncated or encrypted, or a set whose pages differ from the order quantity (`field` names the file); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a file that is not base64, not a readable PDF, truncated or encrypted, or a set whose pages differ from the order quantity (`field` names the file); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5352,7 +5352,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5684,7 +5684,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6065,7 +6065,12 @@ export interface operations {
                             closed_at: string | null;
                             /** @description an operator's decision on an escalated issue (closed only) */
                             outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                            /** @description the operator's words on closing it, shown to both parties */
                             close_notes: string | null;
+                            /** @description the buyer's words on resolving it */
+                            resolution_notes: string | null;
+                            /** @description the buyer's words on escalating it */
+                            escalation_notes: string | null;
                             /** @description the seller's answers, oldest first */
                             responses: {
                                 /** @description the answer (reissue) id */
@@ -6257,7 +6262,12 @@ export interface operations {
                         closed_at: string | null;
                         /** @description an operator's decision on an escalated issue (closed only) */
                         outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        /** @description the operator's words on closing it, shown to both parties */
                         close_notes: string | null;
+                        /** @description the buyer's words on resolving it */
+                        resolution_notes: string | null;
+                        /** @description the buyer's words on escalating it */
+                        escalation_notes: string | null;
                         /** @description the seller's answers, oldest first */
                         responses: {
                             /** @description the answer (reissue) id */
@@ -6298,7 +6308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `seats` not on the order (`field`: seats.<i>); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `seats` not on the order (`field`: seats.<i>); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6647,7 +6657,12 @@ export interface operations {
                         closed_at: string | null;
                         /** @description an operator's decision on an escalated issue (closed only) */
                         outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        /** @description the operator's words on closing it, shown to both parties */
                         close_notes: string | null;
+                        /** @description the buyer's words on resolving it */
+                        resolution_notes: string | null;
+                        /** @description the buyer's words on escalating it */
+                        escalation_notes: string | null;
                         /** @description the seller's answers, oldest first */
                         responses: {
                             /** @description the answer (reissue) id */
@@ -6827,7 +6842,12 @@ export interface operations {
                         closed_at: string | null;
                         /** @description an operator's decision on an escalated issue (closed only) */
                         outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        /** @description the operator's words on closing it, shown to both parties */
                         close_notes: string | null;
+                        /** @description the buyer's words on resolving it */
+                        resolution_notes: string | null;
+                        /** @description the buyer's words on escalating it */
+                        escalation_notes: string | null;
                         /** @description the seller's answers, oldest first */
                         responses: {
                             /** @description the answer (reissue) id */
@@ -6868,7 +6888,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7095,7 +7115,12 @@ export interface operations {
                         closed_at: string | null;
                         /** @description an operator's decision on an escalated issue (closed only) */
                         outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        /** @description the operator's words on closing it, shown to both parties */
                         close_notes: string | null;
+                        /** @description the buyer's words on resolving it */
+                        resolution_notes: string | null;
+                        /** @description the buyer's words on escalating it */
+                        escalation_notes: string | null;
                         /** @description the seller's answers, oldest first */
                         responses: {
                             /** @description the answer (reissue) id */
@@ -7136,7 +7161,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7363,7 +7388,12 @@ export interface operations {
                         closed_at: string | null;
                         /** @description an operator's decision on an escalated issue (closed only) */
                         outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                        /** @description the operator's words on closing it, shown to both parties */
                         close_notes: string | null;
+                        /** @description the buyer's words on resolving it */
+                        resolution_notes: string | null;
+                        /** @description the buyer's words on escalating it */
+                        escalation_notes: string | null;
                         /** @description the seller's answers, oldest first */
                         responses: {
                             /** @description the answer (reissue) id */
@@ -7404,7 +7434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7722,7 +7752,12 @@ export interface operations {
                             closed_at: string | null;
                             /** @description an operator's decision on an escalated issue (closed only) */
                             outcome: ("seller_at_fault" | "buyer_at_fault" | "no_fault") | null;
+                            /** @description the operator's words on closing it, shown to both parties */
                             close_notes: string | null;
+                            /** @description the buyer's words on resolving it */
+                            resolution_notes: string | null;
+                            /** @description the buyer's words on escalating it */
+                            escalation_notes: string | null;
                             /** @description the seller's answers, oldest first */
                             responses: {
                                 /** @description the answer (reissue) id */
@@ -7764,7 +7799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8199,7 +8234,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8507,7 +8542,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8959,7 +8994,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9915,7 +9950,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10221,7 +10256,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10510,7 +10545,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10676,7 +10711,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10973,7 +11008,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11120,7 +11155,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11400,7 +11435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `role` missing or unknown, `in_hand_on` not a calendar date, or both `in_hand_on` and `deliver_by`; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `role` missing or unknown, `in_hand_on` not a calendar date, or both `in_hand_on` and `deliver_by`; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11522,11 +11557,61 @@ export interface operations {
     receiveEasyPostEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description hmac-sha256-hex= and the hex HMAC-SHA256 of the raw body (NFKD) under EASYPOST_WEBHOOK_SECRET (NFKD); docs/OPERATIONS.md, "Simulating the carrier", shows how to make one */
+                "x-hmac-signature"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description EasyPost's Event object; only the fields listed are read */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event's id (evt_…): an event is taken once by it, a retry changes nothing */
+                    id: string;
+                    /** @description tracker.updated or tracker.created; any other event is answered 200 and ignored */
+                    description: string;
+                    /** @description the tracker */
+                    result: {
+                        /** @description the tracker's id (trk_…) */
+                        id?: string;
+                        /** @description matched to a mailed shipment's tracking number (spaces dropped, upper case) */
+                        tracking_code: string;
+                        /** @description the tracker's latest status (the scans are what counts) */
+                        status?: string;
+                        carrier?: string;
+                        /** @description becomes the shipment's estimated_delivery_at */
+                        est_delivery_date?: string | null;
+                        /** @description every scan so far, each stored once */
+                        tracking_details: ({
+                            /** @description EasyPost's status (unknown, pre_transit, in_transit, out_for_delivery, delivered, available_for_pickup, return_to_sender, failure, cancelled, error): in_transit, out_for_delivery, delivered are taken as they are; available_for_pickup, failure, error as exception; return_to_sender as returned; any other is skipped */
+                            status: string;
+                            /** @description when the scan happened, ISO 8601; a scan without one is skipped */
+                            datetime: string;
+                            /** @description the carrier's words, stored as the scan's description (500 characters) */
+                            message?: string | null;
+                            description?: string | null;
+                            /** @description joined as the scan's location, "city, state, zip, country" */
+                            tracking_location?: ({
+                                city?: string | null;
+                                state?: string | null;
+                                zip?: string | null;
+                                country?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
             /** @description taken (or ignored, with the reason) */
             200: {

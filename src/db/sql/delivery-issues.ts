@@ -25,6 +25,9 @@ export interface IssueRow {
   closedAt: Date | null;
   outcome: DeliveryIssueOutcome | null;
   closeNotes: string | null;
+  /** The buyer's words when resolving or escalating it (drizzle/0027). */
+  resolutionNotes: string | null;
+  escalationNotes: string | null;
 }
 
 export interface ResponseRow {
@@ -43,7 +46,7 @@ export interface ResponseRow {
 const ISSUE_COLUMNS = `id, order_id as "orderId", shipment_id as "shipmentId", state, snapshot, reason, seats, notes,
   opened_by_brokerage_id as "openedByBrokerageId", opened_at as "openedAt", respond_by as "respondBy",
   responded_at as "respondedAt", escalated_at as "escalatedAt", escalated_by as "escalatedBy", resolved_at as "resolvedAt",
-  closed_at as "closedAt", outcome, close_notes as "closeNotes"`;
+  closed_at as "closedAt", outcome, close_notes as "closeNotes", resolution_notes as "resolutionNotes", escalation_notes as "escalationNotes"`;
 
 const RESPONSE_COLUMNS = `id, issue_id as "issueId", kind, set_id as "setId", tickets, transfer_source as "transferSource",
   x_mobile_link as "xMobileLink", notes, brokerage_id as "brokerageId", at`;
@@ -165,6 +168,8 @@ export interface IssueStep {
   escalatedBy?: 'buyer' | 'system';
   outcome?: DeliveryIssueOutcome;
   closeNotes?: string | null;
+  resolutionNotes?: string | null;
+  escalationNotes?: string | null;
 }
 
 const STEP_COLUMN: Record<DeliveryIssueState, string | null> = {
@@ -180,7 +185,8 @@ export async function stepIssue(tx: SqlRunner, issueId: number, step: IssueStep)
   const column = STEP_COLUMN[step.state];
   const [row] = await tx.rows<Record<string, unknown>>(
     `update delivery_issues set state = $2, snapshot = $3::text::jsonb${column ? `, ${column} = $4::timestamptz` : ''},
-       escalated_by = coalesce($5, escalated_by), outcome = coalesce($6, outcome), close_notes = coalesce($7, close_notes)
+       escalated_by = coalesce($5, escalated_by), outcome = coalesce($6, outcome), close_notes = coalesce($7, close_notes),
+       resolution_notes = coalesce($8, resolution_notes), escalation_notes = coalesce($9, escalation_notes)
      where id = $1::bigint returning ${ISSUE_COLUMNS}`,
     [
       issueId,
@@ -190,6 +196,8 @@ export async function stepIssue(tx: SqlRunner, issueId: number, step: IssueStep)
       step.escalatedBy ?? null,
       step.outcome ?? null,
       step.closeNotes ?? null,
+      step.resolutionNotes ?? null,
+      step.escalationNotes ?? null,
     ],
   );
   if (!row) throw new Error(`delivery issue ${issueId} vanished under its order's lock`);

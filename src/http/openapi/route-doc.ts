@@ -70,7 +70,7 @@ function extras({ requestExamples, responseExamples, links, queryModes }: Extras
 
 /** What the body check refuses whatever the schema: src/http/body.ts. */
 const BODY_REFUSALS =
-  'a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)';
+  'a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)';
 
 export function v9(
   doc: {

@@ -1,6 +1,7 @@
 import { airbillBody, mailedAnswers, MAX_FILE_BYTES, trackingEventBody, trackingNumberBody } from '@fulfil/contract';
 import { errorResponses, routeError } from '../openapi/error-responses.ts';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
+import { EASYPOST_EVENT_EXAMPLE, easypostEvent } from '../../carriers/easypost-event-doc.ts';
 import { accepted202, COMMAND_ERRORS, commandHeaders, idParam, ok, toCommand, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
 
 const shipmentId = idParam('shipment');
@@ -89,6 +90,22 @@ export const EASYPOST_WEBHOOK_DOC = {
   description:
     'Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the mailed shipment by its tracking code and each scan stored once; a retried event changes nothing; a scan never moves a delivered shipment back. An event about an unknown tracking code is answered 200 and kept without effect.',
   security: [],
+  headers: {
+    type: 'object',
+    properties: {
+      'x-hmac-signature': {
+        type: 'string',
+        pattern: '^hmac-sha256-hex=[0-9a-f]{64}$',
+        description:
+          'hmac-sha256-hex= and the hex HMAC-SHA256 of the raw body (NFKD) under EASYPOST_WEBHOOK_SECRET (NFKD); docs/OPERATIONS.md, "Simulating the carrier", shows how to make one',
+      },
+    },
+  },
+  // As sent ('output': no request pattern): a carrier's words are stored whatever they hold.
+  body: jsonSchemaOf(easypostEvent, 'output'),
+  'x-request-examples': {
+    inTransit: { summary: 'a tracker.updated event: one in_transit scan of UPS 1Z5R89390357567127', value: EASYPOST_EVENT_EXAMPLE },
+  },
   response: {
     200: { description: 'taken (or ignored, with the reason)', ...jsonSchemaOf(mailedAnswers.carrierWebhookAnswer, 'output') },
     ...errorResponses([400, 401, 404, 413, 503]),

@@ -78,13 +78,13 @@ export const ORDER_DOCS = {
     operationId: 'updateOrder',
     summary: "Move an order's in-hand date (seller)",
     description:
-      "While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date after the event's day is 400.",
+      "While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date before today (in DEADLINE_TIME_ZONE) or after the event's day is 400.",
     params: idParam('order'),
     headers: commandHeaders,
     body: { ...jsonSchemaOf(orderUpdateBody), examples: [{ in_hand_on: '2026-12-10' }] },
     response: { ...ok(bodies.orderAnswer, 'the order with its new deadline'), ...accepted202 },
     errors: COMMAND_ERRORS,
-    badRequest: '`in_hand_on` that is not a calendar date or lies after the event (`field`: in_hand_on)',
+    badRequest: '`in_hand_on` that is not a calendar date, lies before today or after the event (`field`: in_hand_on)',
     links: { 200: { readOrder: link('getOrder', '$request.path.id', 'the order') }, ...toCommand },
   }),
   read: v9({

@@ -161,7 +161,7 @@ export const getOrder = <ThrowOnError extends boolean = false>(options: Options<
 /**
  * Move an order's in-hand date (seller)
  *
- * While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date after the event's day is 400.
+ * While the order is pending, accepted or cancel_proposed. The deadline (`deliver_by`) is worked out again from the new date by the deadline policy (docs/LIFECYCLE.md, Deadlines), its reminder and deadline timers move with it, and both parties get `order.in_hand_updated`. A date before today (in DEADLINE_TIME_ZONE) or after the event's day is 400.
  */
 export const updateOrder = <ThrowOnError extends boolean = false>(options: Options<UpdateOrderData, ThrowOnError>) => (options.client ?? client).put<UpdateOrderResponses, UpdateOrderErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
@@ -680,7 +680,14 @@ export const createTestOrder = <ThrowOnError extends boolean = false>(options: O
  *
  * Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the mailed shipment by its tracking code and each scan stored once; a retried event changes nothing; a scan never moves a delivered shipment back. An event about an unknown tracking code is answered 200 and kept without effect.
  */
-export const receiveEasyPostEvent = <ThrowOnError extends boolean = false>(options?: Options<ReceiveEasyPostEventData, ThrowOnError>) => (options?.client ?? client).post<ReceiveEasyPostEventResponses, ReceiveEasyPostEventErrors, ThrowOnError>({ url: '/carriers/easypost/events', ...options });
+export const receiveEasyPostEvent = <ThrowOnError extends boolean = false>(options: Options<ReceiveEasyPostEventData, ThrowOnError>) => (options.client ?? client).post<ReceiveEasyPostEventResponses, ReceiveEasyPostEventErrors, ThrowOnError>({
+    url: '/carriers/easypost/events',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
 
 /**
  * The page of a one-time link (no credentials; uses nothing up)

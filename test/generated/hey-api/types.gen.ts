@@ -189,7 +189,7 @@ export type VerifySigningData = {
 
 export type VerifySigningErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -235,7 +235,7 @@ export type VerifySigningWithPutData = {
 
 export type VerifySigningWithPutErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -363,7 +363,7 @@ export type AcceptOrderData = {
 
 export type AcceptOrderErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -492,7 +492,7 @@ export type RejectOrderData = {
 
 export type RejectOrderErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `reason` not in the list; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `reviewer_id` that is not a user of your brokerage (`field`: reviewer_id); a `reason` not in the list; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -717,7 +717,7 @@ export type CancelOrderData = {
 
 export type CancelOrderErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -1057,7 +1057,7 @@ export type UpdateOrderData = {
 
 export type UpdateOrderErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date or lies after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `in_hand_on` that is not a calendar date, lies before today or after the event (`field`: in_hand_on); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -1414,7 +1414,7 @@ export type UpdateShipmentData = {
 
 export type UpdateShipmentErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; mailed delivery: a `ship_to_address_attributes.postal_code` not of the shape its `country_code` uses where the service knows it (US, CA, GB, DE, FR, ES, IT, NL, AU, MX, JP); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; mailed delivery: a `ship_to_address_attributes.postal_code` not of the shape its `country_code` uses where the service knows it (US, CA, GB, DE, FR, ES, IT, NL, AU, MX, JP); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -1628,7 +1628,7 @@ export type CompleteShipmentWithPostData = {
 
 export type CompleteShipmentWithPostErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -1790,7 +1790,7 @@ export type CompleteShipmentData = {
 
 export type CompleteShipmentErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -2050,7 +2050,7 @@ export type UploadEticketsData = {
 
 export type UploadEticketsErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a file that is not base64, not a readable PDF, truncated or encrypted, or a set whose pages differ from the order quantity (`field` names the file); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a file that is not base64, not a readable PDF, truncated or encrypted, or a set whose pages differ from the order quantity (`field` names the file); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -2227,7 +2227,7 @@ export type CreateEticketLinkData = {
 
 export type CreateEticketLinkErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -2389,7 +2389,7 @@ export type CreateTransferVerificationData = {
 
 export type CreateTransferVerificationErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -2615,7 +2615,18 @@ export type ListDeliveryIssuesResponses = {
              * an operator's decision on an escalated issue (closed only)
              */
             outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+            /**
+             * the operator's words on closing it, shown to both parties
+             */
             close_notes: string | null;
+            /**
+             * the buyer's words on resolving it
+             */
+            resolution_notes: string | null;
+            /**
+             * the buyer's words on escalating it
+             */
+            escalation_notes: string | null;
             /**
              * the seller's answers, oldest first
              */
@@ -2686,7 +2697,7 @@ export type OpenDeliveryIssueData = {
 
 export type OpenDeliveryIssueErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `seats` not on the order (`field`: seats.<i>); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `seats` not on the order (`field`: seats.<i>); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -2754,7 +2765,18 @@ export type OpenDeliveryIssueResponses = {
          * an operator's decision on an escalated issue (closed only)
          */
         outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        /**
+         * the operator's words on closing it, shown to both parties
+         */
         close_notes: string | null;
+        /**
+         * the buyer's words on resolving it
+         */
+        resolution_notes: string | null;
+        /**
+         * the buyer's words on escalating it
+         */
+        escalation_notes: string | null;
         /**
          * the seller's answers, oldest first
          */
@@ -2930,7 +2952,18 @@ export type GetDeliveryIssueResponses = {
          * an operator's decision on an escalated issue (closed only)
          */
         outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        /**
+         * the operator's words on closing it, shown to both parties
+         */
         close_notes: string | null;
+        /**
+         * the buyer's words on resolving it
+         */
+        resolution_notes: string | null;
+        /**
+         * the buyer's words on escalating it
+         */
+        escalation_notes: string | null;
         /**
          * the seller's answers, oldest first
          */
@@ -2992,7 +3025,7 @@ export type RespondToDeliveryIssueData = {
 
 export type RespondToDeliveryIssueErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3060,7 +3093,18 @@ export type RespondToDeliveryIssueResponses = {
          * an operator's decision on an escalated issue (closed only)
          */
         outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        /**
+         * the operator's words on closing it, shown to both parties
+         */
         close_notes: string | null;
+        /**
+         * the buyer's words on resolving it
+         */
+        resolution_notes: string | null;
+        /**
+         * the buyer's words on escalating it
+         */
+        escalation_notes: string | null;
         /**
          * the seller's answers, oldest first
          */
@@ -3133,7 +3177,7 @@ export type ResolveDeliveryIssueData = {
 
 export type ResolveDeliveryIssueErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3201,7 +3245,18 @@ export type ResolveDeliveryIssueResponses = {
          * an operator's decision on an escalated issue (closed only)
          */
         outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        /**
+         * the operator's words on closing it, shown to both parties
+         */
         close_notes: string | null;
+        /**
+         * the buyer's words on resolving it
+         */
+        resolution_notes: string | null;
+        /**
+         * the buyer's words on escalating it
+         */
+        escalation_notes: string | null;
         /**
          * the seller's answers, oldest first
          */
@@ -3274,7 +3329,7 @@ export type EscalateDeliveryIssueData = {
 
 export type EscalateDeliveryIssueErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; the other party (403); an issue in a state that does not allow it, such as a resolved or closed one (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3342,7 +3397,18 @@ export type EscalateDeliveryIssueResponses = {
          * an operator's decision on an escalated issue (closed only)
          */
         outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+        /**
+         * the operator's words on closing it, shown to both parties
+         */
         close_notes: string | null;
+        /**
+         * the buyer's words on resolving it
+         */
+        resolution_notes: string | null;
+        /**
+         * the buyer's words on escalating it
+         */
+        escalation_notes: string | null;
         /**
          * the seller's answers, oldest first
          */
@@ -3461,7 +3527,7 @@ export type ReissueShipmentData = {
 
 export type ReissueShipmentErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3605,7 +3671,18 @@ export type ReissueShipmentResponses = {
              * an operator's decision on an escalated issue (closed only)
              */
             outcome: 'seller_at_fault' | 'buyer_at_fault' | 'no_fault' | null;
+            /**
+             * the operator's words on closing it, shown to both parties
+             */
             close_notes: string | null;
+            /**
+             * the buyer's words on resolving it
+             */
+            resolution_notes: string | null;
+            /**
+             * the buyer's words on escalating it
+             */
+            escalation_notes: string | null;
             /**
              * the seller's answers, oldest first
              */
@@ -3732,7 +3809,7 @@ export type CreateAirbillData = {
 
 export type CreateAirbillErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3881,7 +3958,7 @@ export type SetTrackingNumberData = {
 
 export type SetTrackingNumberErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -4078,7 +4155,7 @@ export type AddTrackingEventData = {
 
 export type AddTrackingEventErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -4804,7 +4881,7 @@ export type CreateWebhookEndpointData = {
 
 export type CreateWebhookEndpointErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5019,7 +5096,7 @@ export type UpdateWebhookEndpointData = {
 
 export type UpdateWebhookEndpointErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5111,7 +5188,7 @@ export type UpdateWebhookEndpointWithPutData = {
 
 export type UpdateWebhookEndpointWithPutErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `url` whose host does not resolve, or resolves to a loopback, private, link-local or reserved address, or a non-https `url` outside development (`field`: url); `event_kinds` naming one kind twice, once by its kind and once by its type (the kind under `shipment.` or `order.`); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5195,7 +5272,7 @@ export type RotateWebhookEndpointSecretData = {
 
 export type RotateWebhookEndpointSecretErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5360,7 +5437,7 @@ export type RedeliverWebhookEventsData = {
 
 export type RedeliverWebhookEventsErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5415,7 +5492,7 @@ export type PingWebhookEndpointData = {
 
 export type PingWebhookEndpointErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5464,7 +5541,7 @@ export type CreateTestOrderData = {
 
 export type CreateTestOrderErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `role` missing or unknown, `in_hand_on` not a calendar date, or both `in_hand_on` and `deliver_by`; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `role` missing or unknown, `in_hand_on` not a calendar date, or both `in_hand_on` and `deliver_by`; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -5680,7 +5757,78 @@ export type CreateTestOrderResponses = {
 export type CreateTestOrderResponse = CreateTestOrderResponses[keyof CreateTestOrderResponses];
 
 export type ReceiveEasyPostEventData = {
-    body?: never;
+    /**
+     * EasyPost's Event object; only the fields listed are read
+     */
+    body: {
+        /**
+         * the event's id (evt_…): an event is taken once by it, a retry changes nothing
+         */
+        id: string;
+        /**
+         * tracker.updated or tracker.created; any other event is answered 200 and ignored
+         */
+        description: string;
+        /**
+         * the tracker
+         */
+        result: {
+            /**
+             * the tracker's id (trk_…)
+             */
+            id?: string;
+            /**
+             * matched to a mailed shipment's tracking number (spaces dropped, upper case)
+             */
+            tracking_code: string;
+            /**
+             * the tracker's latest status (the scans are what counts)
+             */
+            status?: string;
+            carrier?: string;
+            /**
+             * becomes the shipment's estimated_delivery_at
+             */
+            est_delivery_date?: string | null;
+            /**
+             * every scan so far, each stored once
+             */
+            tracking_details: Array<{
+                /**
+                 * EasyPost's status (unknown, pre_transit, in_transit, out_for_delivery, delivered, available_for_pickup, return_to_sender, failure, cancelled, error): in_transit, out_for_delivery, delivered are taken as they are; available_for_pickup, failure, error as exception; return_to_sender as returned; any other is skipped
+                 */
+                status: string;
+                /**
+                 * when the scan happened, ISO 8601; a scan without one is skipped
+                 */
+                datetime: string;
+                /**
+                 * the carrier's words, stored as the scan's description (500 characters)
+                 */
+                message?: string | null;
+                description?: string | null;
+                /**
+                 * joined as the scan's location, "city, state, zip, country"
+                 */
+                tracking_location?: {
+                    city?: string | null;
+                    state?: string | null;
+                    zip?: string | null;
+                    country?: string | null;
+                    [key: string]: unknown;
+                } | null;
+                [key: string]: unknown;
+            }>;
+            [key: string]: unknown;
+        };
+        [key: string]: unknown;
+    };
+    headers?: {
+        /**
+         * hmac-sha256-hex= and the hex HMAC-SHA256 of the raw body (NFKD) under EASYPOST_WEBHOOK_SECRET (NFKD); docs/OPERATIONS.md, "Simulating the carrier", shows how to make one
+         */
+        'x-hmac-signature'?: string;
+    };
     path?: never;
     query?: never;
     url: '/carriers/easypost/events';

@@ -78,13 +78,16 @@ export const DELIVERY_ISSUE_EVENT_KINDS = [
 export type DeliveryIssueEventKind = (typeof DELIVERY_ISSUE_EVENT_KINDS)[number];
 
 /**
- * The events the evidence of delivery (GET /v9/orders/:id/delivery_evidence) lists as they are:
- * the completion, a verified transfer, a reissue and the issue's steps. Uploads, downloads, links
- * and barcodes are read from their own rows.
+ * The events the evidence of delivery (GET /v9/orders/:id/delivery_evidence) lists: the completion,
+ * a verified transfer, a reissue, the issue's steps, and a mailed shipment's label, tracking number
+ * and shipping (`airbill_created`, the seller's `in_transit`). Uploads, downloads, links, barcodes
+ * and carrier scans are read from their own rows.
  */
 export const DELIVERY_EVIDENCE_EVENT_KINDS = [
   'completed',
   'transfer_verified',
   'reissued',
+  'airbill_created',
+  'in_transit',
   ...DELIVERY_ISSUE_EVENT_KINDS,
 ] as const satisfies readonly EventKind[];

@@ -1,13 +1,18 @@
 import { z } from 'zod';
 import { COUNTRY_CODES } from './country-codes.ts';
-import { textOfAtMost } from './validation.ts';
+import { ONE_LINE_REFUSED, ONE_LINE_SPACE, refuseUnsafe, textOfAtMost } from './validation.ts';
 
 // Some character other than white space, and nothing Postgres cannot store; written so that no
 // input makes it backtrack (white space first, then a character that is not).
 const NOT_BLANK = /^\s*[^\s\u0000\uD800-\uDFFF][^\u0000\uD800-\uDFFF]*$/u;
+// What the document says: one line (refuseUnsafe says so, before the trim could hide a line break).
+const NOT_BLANK_LINE = `^${ONE_LINE_SPACE}*[^\\s${ONE_LINE_REFUSED}][^${ONE_LINE_REFUSED}]*$`;
 
-/** Required text: trimmed, not blank, at most `max` characters once trimmed. */
-const text = (max: number) => textOfAtMost(max, z.string().regex(NOT_BLANK, 'must not be empty').trim());
+/** Required text: trimmed, not blank, one line, at most `max` characters once trimmed. */
+const text = (max: number) =>
+  textOfAtMost(max, z.string().superRefine(refuseUnsafe('one')).regex(NOT_BLANK, 'must not be empty').trim()).meta({
+    pattern: NOT_BLANK_LINE,
+  });
 
 /** Keys: label, country_code (+ and 1–3 digits), number (4–15 digits), extension (docs/API.md §Shipments). */
 export const phoneNumberAttributes = z.strictObject({

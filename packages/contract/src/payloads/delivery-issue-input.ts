@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { eticketsBody, MAX_FILES_PER_UPLOAD } from './shipment-files-input.ts';
 import { completionTickets, platformSource } from './ticket-delivery-input.ts';
-import { positiveId, textOfAtMost } from './validation.ts';
+import { ONE_LINE_REFUSED, ONE_LINE_SPACE, positiveId, textOfAtMost } from './validation.ts';
 
 /** Why a buyer says the tickets did not arrive (docs/API.md §Delivery issues). */
 export const DELIVERY_ISSUE_REASONS = ['not_received', 'transfer_not_accepted', 'invalid_barcode', 'wrong_tickets', 'other'] as const;
@@ -15,7 +15,7 @@ export type DeliveryIssueState = (typeof DELIVERY_ISSUE_STATES)[number];
 export const DELIVERY_ISSUE_OUTCOMES = ['seller_at_fault', 'buyer_at_fault', 'no_fault'] as const;
 export type DeliveryIssueOutcome = (typeof DELIVERY_ISSUE_OUTCOMES)[number];
 
-const notes = textOfAtMost(2000);
+const notes = textOfAtMost(2000, undefined, 'many');
 const seat = textOfAtMost(32, z.string().min(1, 'must not be empty'));
 
 /** Body of POST /v9/orders/:id/delivery_issues (the buyer). */
@@ -52,7 +52,8 @@ export const closeIssueCommand = z.strictObject({
 export type CloseIssueCommand = z.output<typeof closeIssueCommand>;
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 in lowercase hex');
-const links = textOfAtMost(4000, z.string().regex(/^\s*[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+\s*$/, 'must be an http(s) URL'));
+const LINK = new RegExp(`^${ONE_LINE_SPACE}*[Hh][Tt][Tt][Pp][Ss]?://[^\\s${ONE_LINE_REFUSED}]+${ONE_LINE_SPACE}*$`, 'u');
+const links = textOfAtMost(4000, z.string().regex(LINK, 'must be an http(s) URL'));
 
 /**
  * Body of POST /v9/shipments/:id/reissue (the seller, while an issue of the order is undecided),

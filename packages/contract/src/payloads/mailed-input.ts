@@ -30,8 +30,17 @@ export const shipToAddressAttributes = addressAttributes.superRefine((a, ctx) =>
   }
 });
 
-// "PO Box", "P.O. Box", "Post Office Box", "POB 12", "Postfach" (carriers read them alike).
-const PO_BOX = /(?:^|[^a-z])(?:p\.?\s?o\.?\s?b(?:ox)?|post\s+office\s+box|postfach)(?:[^a-z]|$)/i;
+// "PO Box", "P.O. Box", "PO-Box", "P.0. Box", "POB 12", "Post Office Box", "Postfach" (carriers
+// read them alike), looked for in the text's compatibility form (NFKC), so that full-width
+// "ＰＯ Ｂｏｘ" and similar spellings are found too (D-171). Between the letters: dots, hyphens,
+// underscores, spaces; a zero reads as an O. No two neighbouring parts can match the same
+// character, so no input makes it backtrack far.
+const SEP = String.raw`[\s._\-]*`;
+const PO_BOX = new RegExp(
+  String.raw`(?:^|[^\p{L}\p{N}])(?:p${SEP}[o0]${SEP}b(?:[o0]x)?|post${SEP}off?ice${SEP}b[o0]x|postfach)(?:[^\p{L}]|$)`,
+  'iu',
+);
+const isPoBox = (s: string) => PO_BOX.test(s.normalize('NFKC'));
 
 /** FedEx and UPS deliver to doors, not to post office boxes: the field that names one, if any. */
 export function poBoxField(
@@ -39,8 +48,8 @@ export function poBoxField(
   address: { street_address: string; extended_address?: string | null | undefined },
 ): string | undefined {
   if (type !== 'FedEx' && type !== 'UPS') return undefined;
-  if (PO_BOX.test(address.street_address)) return 'ship_to_address_attributes.street_address';
-  if (address.extended_address && PO_BOX.test(address.extended_address)) return 'ship_to_address_attributes.extended_address';
+  if (isPoBox(address.street_address)) return 'ship_to_address_attributes.street_address';
+  if (address.extended_address && isPoBox(address.extended_address)) return 'ship_to_address_attributes.extended_address';
   return undefined;
 }
 

@@ -20,7 +20,7 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number];
 export const rejectBody = z.strictObject({
   reviewer_id: positiveId.describe('a user of your brokerage (400 otherwise): who reviewed the order'),
   reason: acceptedEnum('reason', REJECTION_REASONS).describe('why, from the fixed list'),
-  rejection_notes: textOfAtMost(2000).optional().describe('free text for the buyer'),
+  rejection_notes: textOfAtMost(2000, undefined, 'many').optional().describe('free text for the buyer'),
 });
 export const rejectCommand = rejectBody.extend({ order_id: positiveId });
 export type RejectCommand = z.output<typeof rejectCommand>;
@@ -28,7 +28,7 @@ export type RejectCommand = z.output<typeof rejectCommand>;
 /** Body of POST /v9/orders/:id/cancel (either party, while the order is accepted or its cancellation proposed). */
 export const cancelBody = z.strictObject({
   reason: textOfAtMost(200).optional().describe('why, in a few words'),
-  notes: textOfAtMost(2000).optional().describe('free text for the other party'),
+  notes: textOfAtMost(2000, undefined, 'many').optional().describe('free text for the other party'),
 });
 export const cancelCommand = cancelBody.extend({ order_id: positiveId });
 export type CancelCommand = z.output<typeof cancelCommand>;

@@ -1,14 +1,15 @@
 import { z } from 'zod';
-import { BESIDE_FIELD_RULES, positiveId, textOfAtMost } from './validation.ts';
+import { BESIDE_FIELD_RULES, ONE_LINE_REFUSED, ONE_LINE_SPACE, positiveId, textOfAtMost } from './validation.ts';
 import { completionTickets, platformSource } from './ticket-delivery-input.ts';
 
 // An http(s) URL: scheme (any case), a host (a name or a bracketed IPv6 address), an optional
-// port, then anything but whitespace, commas and what Postgres cannot store (NUL, an unpaired
-// surrogate). A pattern rather than a URL parser, so that the document states exactly the rule
+// port, then anything but whitespace, commas and what one line may not hold (controls, what
+// Postgres cannot store). A pattern rather than a URL parser, so that the document states exactly the rule
 // that is checked; Unicode semantics (the `u` flag), as JSON Schema reads a pattern.
-const FREE = String.raw`\s,\u0000\uD800-\uDFFF`;
+const FREE = String.raw`\s,` + ONE_LINE_REFUSED;
 const HTTP_URL = String.raw`[Hh][Tt][Tt][Pp][Ss]?://(?:\[[0-9A-Fa-f:.]+\]|[^${FREE}/?#@:\[\]]+)(?::\d{1,5})?(?:[/?#][^${FREE}]*)?`;
-const LINKS = new RegExp(String.raw`^\s*${HTTP_URL}(?:\s*,\s*${HTTP_URL})*\s*$`, 'u');
+const SP = `${ONE_LINE_SPACE}*`;
+const LINKS = new RegExp(`^${SP}${HTTP_URL}(?:${SP},${SP}${HTTP_URL})*${SP}$`, 'u');
 
 /** x_mobile_link: one URL or several joined by commas; stored as given, trimmed per part. */
 const links = textOfAtMost(4000, z.string().regex(LINKS, 'must be an http(s) URL, or several joined by commas')).transform((s) =>

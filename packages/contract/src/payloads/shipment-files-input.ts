@@ -56,7 +56,7 @@ export const transferVerificationBody = z.strictObject({
     .array(
       z.strictObject({
         file: base64File.meta({ description: 'A PNG or JPEG image, or a PDF, base64 (standard alphabet, no line breaks).' }),
-        note: textOfAtMost(2000).optional(),
+        note: textOfAtMost(2000, undefined, 'many').optional(),
       }),
     )
     .min(1, 'must hold at least one file')
@@ -67,7 +67,7 @@ export type TransferVerificationBody = z.input<typeof transferVerificationBody>;
 export const transferVerificationCommand = z.strictObject({
   shipment_id: positiveId,
   files: z
-    .array(z.strictObject({ sha256, note: textOfAtMost(2000).optional() }))
+    .array(z.strictObject({ sha256, note: textOfAtMost(2000, undefined, 'many').optional() }))
     .min(1)
     .max(10),
 });

@@ -26,13 +26,13 @@ export const sellerPickupBody = z.strictObject({
   ship_from_phone_number_attributes: phoneNumberAttributes,
   ship_from_address_attributes: addressAttributes,
   pickup_time_range: boundedText(200),
-  pickup_instructions: textOfAtMost(2000).nullable().optional(),
+  pickup_instructions: textOfAtMost(2000, undefined, 'many').nullable().optional(),
 });
 
 export const buyerPickupBody = z.strictObject({
   ship_to_name: boundedText(200),
   phone_number_attributes: phoneNumberAttributes,
-  notes: textOfAtMost(2000).nullable().optional(),
+  notes: textOfAtMost(2000, undefined, 'many').nullable().optional(),
 });
 
 export const updateCommand = z.discriminatedUnion('operation', [

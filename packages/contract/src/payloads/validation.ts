@@ -6,10 +6,25 @@ export const positiveId = z.number().int().positive().max(Number.MAX_SAFE_INTEGE
 
 /**
  * Text of at most `max` characters, counted as JSON Schema's maxLength and Postgres count them
- * (code points: an emoji is one), not as UTF-16 units.
+ * (code points: an emoji is one), not as UTF-16 units. It is one line unless `lines` is 'many'
+ * (notes, instructions): such text reaches labels, pages and terminals, where a control or
+ * bidirectional-text character would rewrite what a person sees (isSafeText). A `schema` with a
+ * pattern of its own documents the rule in that pattern (NOT_BLANK_LINE in contact-input.ts).
  */
-export function textOfAtMost(max: number, schema: z.ZodString = z.string()) {
-  return schema.refine((s) => codePoints(s) <= max, `must be at most ${max} characters`).meta({ maxLength: max });
+export function textOfAtMost(max: number, schema: z.ZodString = z.string(), lines: 'one' | 'many' = 'one') {
+  const own = (schema._zod.def.checks ?? []).some((c) => (c._zod.def as { format?: string }).format === 'regex');
+  return schema
+    .refine((s) => codePoints(s) <= max, `must be at most ${max} characters`)
+    .superRefine(refuseUnsafe(lines))
+    .meta({ maxLength: max, ...(own ? {} : { pattern: lines === 'one' ? ONE_LINE_TEXT_PATTERN : TEXT_PATTERN }) });
+}
+
+/** The check of textOfAtMost alone, for a schema that must run it before a transform (a trim). */
+export function refuseUnsafe(lines: 'one' | 'many') {
+  return (s: string, ctx: z.RefinementCtx) => {
+    const found = unsafeCharacterOf(s, lines);
+    if (found) ctx.addIssue({ code: 'custom', message: unsafeMessage(found), input: s });
+  };
 }
 
 function codePoints(s: string): number {
@@ -151,19 +166,61 @@ export function isStorableText(s: string): boolean {
 }
 
 /**
- * The same rule as a JSON Schema pattern (ECMA-262 with Unicode semantics, as JSON Schema reads
- * it: a surrogate pair is one code point, outside the range): every request string in the
- * document carries it. A unit test checks it agrees with isStorableText.
+ * Characters no request text may hold: C0 controls but tab and line feed (a carriage return only
+ * before a line feed, as a browser's text area sends a line break), DEL, C1 controls, the line and
+ * paragraph separators, and the bidirectional-text controls (U+061C, U+200E, U+200F,
+ * U+202A–U+202E, U+2066–U+2069). Through them an address or a note would ring a terminal's bell,
+ * move its cursor, or show a page's text reversed (D-170).
  */
-export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
+const CONTROLS_BUT_CR =
+  '\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069';
+const SURROGATES = '\\uD800-\\uDFFF';
+
+/**
+ * The rule for every request string as a JSON Schema pattern (ECMA-262 with Unicode semantics, as
+ * JSON Schema reads it: a surrogate pair is one code point, outside the range): storable
+ * (isStorableText) and free of the characters above. Its two branches cannot both match, so it never backtracks.
+ */
+export const TEXT_PATTERN = `^(?:[^${CONTROLS_BUT_CR}\\r${SURROGATES}]|\\r\\n)*$`;
+/** One line of text (names, addresses, seats, barcodes): TEXT_PATTERN without tab or line breaks. */
+export const ONE_LINE_TEXT_PATTERN = `^[^${CONTROLS_BUT_CR}\\t\\n\\r${SURROGATES}]*$`;
+/** For a pattern of its own: what one line may not hold (a character class's body), and the spaces it may. */
+export const ONE_LINE_REFUSED = `${CONTROLS_BUT_CR}\\t\\n\\r${SURROGATES}`;
+export const ONE_LINE_SPACE = '[^\\S\\t\\n\\u000B\\u000C\\r\\u0085\\u2028\\u2029]';
+/** Kept for the document's older name of TEXT_PATTERN. */
+export const STORABLE_TEXT_PATTERN = TEXT_PATTERN;
+
+const UNSAFE_MANY = new RegExp(`[${CONTROLS_BUT_CR}]|\\r(?!\\n)`, 'u');
+const UNSAFE_ONE = new RegExp(`[${CONTROLS_BUT_CR}\\t\\n\\r]`, 'u');
+
+/** The first character text may not hold, or undefined: in one line, nor tab or line breaks either. */
+export function unsafeCharacterOf(s: string, lines: 'one' | 'many' = 'many'): string | undefined {
+  return (lines === 'one' ? UNSAFE_ONE : UNSAFE_MANY).exec(s)?.[0];
+}
+
+/** Whether a request string keeps to TEXT_PATTERN (a unit test checks the two agree). */
+export function isSafeText(s: string): boolean {
+  return isStorableText(s) && unsafeCharacterOf(s) === undefined;
+}
+
+const codeOf = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+const LINE_BREAK = /[\t\n\r]/;
+
+function unsafeMessage(c: string): string {
+  if (LINE_BREAK.test(c)) return `must be one line, without tabs or line breaks (found ${codeOf(c)})`;
+  if (BIDI.test(c)) return `must not contain bidirectional-text controls (found ${codeOf(c)})`;
+  return `must not contain control characters (found ${codeOf(c)})`;
+}
 
 /** Deeper than any command needs; a limit keeps a hostile body from exhausting the stack. */
 export const MAX_JSON_DEPTH = 32;
 
 /**
- * Refuses a payload with text Postgres cannot store, or nested deeper than MAX_JSON_DEPTH,
- * naming where; without this such a command would fail at the database instead of being
- * refused as bad input. Iterative, so no input can overflow the stack.
+ * Refuses a payload with text Postgres cannot store or that holds a control character (above),
+ * or nested deeper than MAX_JSON_DEPTH, naming where; without this such a command would fail at
+ * the database, or such text reach a page, instead of being refused as bad input. Iterative, so
+ * no input can overflow the stack.
  */
 export function assertStorableJson(value: unknown, root = ''): void {
   const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: root, depth: 0 }];
@@ -172,6 +229,8 @@ export function assertStorableJson(value: unknown, root = ''): void {
     const where = path || 'body';
     if (typeof v === 'string') {
       if (!isStorableText(v)) throw new InvalidParams(`${where}: must not contain NUL or unpaired surrogate characters`, where);
+      const found = unsafeCharacterOf(v);
+      if (found) throw new InvalidParams(`${where}: ${unsafeMessage(found)}`, where);
       continue;
     }
     if (!v || typeof v !== 'object') continue;

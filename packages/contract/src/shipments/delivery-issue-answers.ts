@@ -32,7 +32,9 @@ export const deliveryIssue = z.strictObject({
   resolved_at: instant.nullable(),
   closed_at: instant.nullable(),
   outcome: z.enum(DELIVERY_ISSUE_OUTCOMES).nullable().describe("an operator's decision on an escalated issue (closed only)"),
-  close_notes: z.string().nullable(),
+  close_notes: z.string().nullable().describe("the operator's words on closing it, shown to both parties"),
+  resolution_notes: z.string().nullable().describe("the buyer's words on resolving it"),
+  escalation_notes: z.string().nullable().describe("the buyer's words on escalating it"),
   responses: z.array(issueResponse).describe("the seller's answers, oldest first"),
 });
 
