@@ -5,14 +5,17 @@ import { trackingEventsOf, trackingEventJson } from '../src/read/tracking-events
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { mailedShipmentJson } from '../src/domain/shipment-response.ts';
 import { applyTracking } from '../src/domain/tracking-moves.ts';
+import { assertSellerScanTime } from '../src/domain/scan-times.ts';
 import { defineHandler } from './handler.ts';
 
 const OPENING = { role: 'seller', operation: 'add a tracking event', followOtherPartysPickup: false, replaces: false } as const;
 
 /**
  * POST /v9/shipments/:id/tracking_events: the seller reports a scan, for a carrier without an
- * account here. It moves the shipment as a carrier's would, except a `delivered` on a shipment
- * the carrier tracks, which is recorded as the seller's claim (D-112).
+ * account here. It moves the shipment as a carrier's would, except on a shipment the carrier
+ * tracks, where every event of the seller is recorded as its claim and moves nothing (D-154).
+ * A time the envelope cannot have been scanned at is 400 (D-152); `delivered` on a shipment never
+ * shipped is 422.
  */
 export default defineHandler({
   name: 'shipment.tracking_event',
@@ -30,7 +33,12 @@ export default defineHandler({
         `shipment ${shipment.id} has no tracking number yet: set it with PUT /v9/shipments/${shipment.id}/tracking first`,
       );
     }
-    const occurredAt = new Date(payload.occurred_at).toISOString();
+    const occurredAt = assertSellerScanTime(payload.occurred_at, new Date(), shipment.createdAt);
+    if (payload.status === 'delivered' && shipment.state === 'pending') {
+      throw new InvalidTransition(
+        `shipment ${shipment.id} is pending: it was never shipped, so it cannot be delivered; ship it first (PUT /v9/shipments/${shipment.id}/complete)`,
+      );
+    }
     const outcome = await applyTracking(
       tx,
       order,

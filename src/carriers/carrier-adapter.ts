@@ -44,6 +44,8 @@ export interface BoughtLabel {
 export interface CarrierWebhook {
   eventId: string;
   trackingCode: string;
+  /** The carrier the aggregator names (`UPS`, `USPS`, `FedEx`), when it does. */
+  carrier: string | null;
   trackerId: string | null;
   estimatedDeliveryAt: string | null;
   scans: CarrierScan[];

@@ -9,6 +9,7 @@ import {
   NotFound,
   parseOrThrow,
   ShipmentReplaced,
+  TrackingNumberInUse,
   type AddressAttributes,
   trackingNumberBody,
   type AirbillCommand,
@@ -16,6 +17,7 @@ import {
 } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
 import { fileSetsOf } from '../db/sql/file-sets.ts';
+import { trackingNumberHeldElsewhere } from './tracking-claims.ts';
 import { PayloadTooLarge } from '../http-errors.ts';
 import { CarrierFailure, type CarrierAdapter } from '../carriers/carrier-adapter.ts';
 import { checkAndStorePdf, type UploadDeps } from './file-upload.ts';
@@ -29,6 +31,7 @@ export interface AirbillDeps extends UploadDeps {
 
 interface Standing {
   id: number;
+  orderId: number;
   type: string;
   state: string;
   trackingNumber: string | null;
@@ -42,7 +45,7 @@ interface Standing {
 
 async function standing(db: SqlRunner, shipmentId: number, brokerageId: number): Promise<Standing> {
   const [row] = await db.rows<Record<string, unknown>>(
-    `select s.id, s.type, s.state, s.tracking_number as "trackingNumber", s.carrier_label_id as "carrierLabelId", s.service_type as "serviceType",
+    `select s.id, s.order_id as "orderId", s.type, s.state, s.tracking_number as "trackingNumber", s.carrier_label_id as "carrierLabelId", s.service_type as "serviceType",
        o.deliver_by as "deliverBy", f.brokerage_id as "sellerBrokerageId", o.buyer_brokerage_id as "buyerBrokerageId",
        case when s.replaced_by is null then s.id else (select l.id from shipments l where l.order_id = s.order_id and l.replaced_by is null) end as "liveId",
        case when a.id is null then null else json_build_object('name', a.name, 'street_address', a.street_address, 'extended_address', a.extended_address,
@@ -58,6 +61,7 @@ async function standing(db: SqlRunner, shipmentId: number, brokerageId: number):
   if (!row || role === 'stranger') throw new NotFound(`shipment ${shipmentId} not found`);
   return {
     id: Number(row.id),
+    orderId: Number(row.orderId),
     type: String(row.type),
     state: String(row.state),
     trackingNumber: (row.trackingNumber as string | null) ?? null,
@@ -99,6 +103,8 @@ export async function prepareAirbill(
 
   if ('airbill' in parsed) {
     assertTrackingFits(s.type, parsed.tracking_number);
+    // Before the file is stored or a tracker registered: another envelope's number buys nothing here.
+    if (await trackingNumberHeldElsewhere(deps.database, s.orderId, parsed.tracking_number)) throw new TrackingNumberInUse();
     const { sha256 } = await checkAndStorePdf(deps, parsed.airbill, 'airbill');
     const trackerId = await registerBestEffort(deps, shipmentId, parsed.tracking_number, s.type);
     return {
@@ -195,6 +201,7 @@ export async function prepareTrackingNumber(
   const s = await standing(deps.database, shipmentId, brokerageId);
   if (s.role !== 'seller' || !isMailedType(s.type) || s.state !== 'pending' || s.trackingNumber === tracking_number) return command;
   assertTrackingFits(s.type, tracking_number);
+  if (await trackingNumberHeldElsewhere(deps.database, s.orderId, tracking_number)) throw new TrackingNumberInUse();
   const trackerId = await registerBestEffort(deps, shipmentId, tracking_number, s.type);
   return trackerId ? { ...command, tracker_id: trackerId } : command;
 }

@@ -1,10 +1,10 @@
-import { applyShipmentEvent, type PersistedShipment } from '../../machines/index.ts';
+import { applyShipmentEvent, orderView, type PersistedOrder, type PersistedShipment } from '../../machines/index.ts';
 import type { EventKind, TrackingStatus } from '@fulfil/contract';
 import type { SqlTx } from '../db/client.ts';
 import type { LockedOrder } from '../db/sql/lock-order.ts';
 import { moveMailedShipment, recordTrackingEvent, type MailedMove } from '../db/sql/mailed-shipment.ts';
 import type { ShipmentRow } from '../db/ops/shipment-rows.ts';
-import type { TrackingSource } from '../db/schema/tracking.ts';
+import type { TimeFlag, TrackingSource } from '../db/schema/tracking.ts';
 import { nextOrderState } from './order-transition.ts';
 
 /** The event kind each tracking status is told as (the one event-kind table). */
@@ -29,6 +29,9 @@ export interface TrackingInput {
   location: string | null;
   description: string | null;
   carrierEventId: string | null;
+  /** The carrier's time was not used (occurredAt is when the scan came): why, and the time as given. */
+  timeFlag?: TimeFlag | null;
+  reportedTime?: string | null;
 }
 
 export interface TrackingOutcome {
@@ -36,16 +39,26 @@ export interface TrackingOutcome {
   /** Stored now (false: the same scan was already there). */
   recorded: boolean;
   sellerClaim: boolean;
+  /** Stored while the order's cancellation is proposed: its effect waits (D-152). */
+  held: boolean;
   /** The order was completed by this scan. */
   completed: boolean;
 }
 
 /**
+ * The carrier tracks the envelope: its label was bought through the carrier account, or the
+ * account registered a tracker for the number. Then the carrier's scans alone move it (D-154).
+ */
+export const carrierTracked = (s: Pick<ShipmentRow, 'carrierLabelId' | 'carrierTrackerId'>): boolean =>
+  s.carrierLabelId !== null || s.carrierTrackerId !== null;
+
+/**
  * One tracking event, under the order's lock: recorded once, then told as an event and applied to
- * the shipment machine. The carrier's scans decide a carrier-tracked shipment; the seller's
- * `delivered` on one is recorded as the seller's claim and moves nothing (D-112). A scan on a
- * settled shipment (delivered, returned, canceled) is recorded without effect: EasyPost resends
- * and reorders, and a late `in_transit` never moves a delivered envelope back.
+ * the shipment machine. A seller's event on a carrier-tracked shipment is recorded as the seller's
+ * claim and moves nothing (D-112, D-154). A carrier scan is stored whatever the order's state; while
+ * a cancellation is proposed it is held, and applied when the proposal is withdrawn (D-152). A scan
+ * on a settled shipment (delivered, returned, canceled) is recorded without effect: EasyPost
+ * resends and reorders, and a late `in_transit` never moves a delivered envelope back.
  */
 export async function applyTracking(
   tx: SqlTx,
@@ -55,8 +68,8 @@ export async function applyTracking(
   event: EventWho,
   extra: Partial<Pick<ShipmentRow, 'estimatedDeliveryAt' | 'carrierTrackerId'>> = {},
 ): Promise<TrackingOutcome> {
-  // Carrier-tracked: the label was bought through the carrier account, whose tracker will scan it.
-  const sellerClaim = t.source === 'seller' && shipment.carrierLabelId !== null && t.status === 'delivered';
+  const sellerClaim = t.source === 'seller' && carrierTracked(shipment);
+  const held = !sellerClaim && order.state === 'cancel_proposed';
   const recorded = await recordTrackingEvent(tx, {
     orderId: order.id,
     shipmentId: shipment.id,
@@ -67,15 +80,34 @@ export async function applyTracking(
     description: t.description,
     sellerClaim,
     carrierEventId: t.carrierEventId,
+    held,
+    timeFlag: t.timeFlag ?? null,
+    reportedTime: t.reportedTime ?? null,
   });
-  const unchanged = { shipment, recorded, sellerClaim, completed: false };
-  if (!recorded || sellerClaim || SETTLED.has(shipment.state)) return unchanged;
+  const unchanged = { shipment, recorded, sellerClaim, held, completed: false };
+  if (!recorded || sellerClaim || held) return unchanged;
+  const moved = await applyScanEffect(tx, order, shipment, t, event, extra);
+  return { ...unchanged, ...moved };
+}
+
+/** What a recorded scan does to the shipment (and the order, when it delivers it); nothing on a settled one. */
+export async function applyScanEffect(
+  tx: SqlTx,
+  order: Pick<LockedOrder, 'id' | 'snapshot'>,
+  shipment: ShipmentRow,
+  t: Pick<TrackingInput, 'source' | 'status' | 'occurredAt' | 'location' | 'description'>,
+  event: EventWho,
+  extra: Partial<Pick<ShipmentRow, 'estimatedDeliveryAt' | 'carrierTrackerId'>> = {},
+): Promise<{ shipment: ShipmentRow; completed: boolean }> {
+  if (SETTLED.has(shipment.state)) return { shipment, completed: false };
   const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, { type: 'SCAN', status: t.status });
   const next: ShipmentRow = result.ok
     ? { ...shipment, ...extra, state: result.view.state, snapshot: result.snapshot }
     : { ...shipment, ...extra };
   const delivers = result.ok && result.view.state === 'delivered';
-  const orderCompletion = delivers ? nextOrderState(order, { type: 'COMPLETE' }) : null;
+  // An order no longer accepted (canceled) keeps the scan as evidence; the envelope's state still follows it.
+  const completes = delivers && orderView(order.snapshot as PersistedOrder).state === 'accepted';
+  const orderCompletion = completes ? nextOrderState(order, { type: 'COMPLETE' }) : null;
   const scan = { status: t.status, occurred_at: t.occurredAt, location: t.location, description: t.description, source: t.source };
   await moveMailedShipment(tx, {
     old: shipment,
@@ -87,5 +119,5 @@ export async function applyTracking(
       details: { scan, tracking_number: shipment.trackingNumber },
     } as MailedMove['event'],
   });
-  return { shipment: next, recorded, sellerClaim, completed: delivers };
+  return { shipment: next, completed: completes };
 }

@@ -3,7 +3,8 @@ import type { TrackingEventRow } from '../db/sql/mailed-shipment.ts';
 import { toDate } from '../db/sql/shipment-columns.ts';
 
 const SELECT = `select id, shipment_id as "shipmentId", source, status, occurred_at as "occurredAt", location, description,
-  seller_claim as "sellerClaim", carrier_event_id as "carrierEventId", recorded_at as "recordedAt"
+  seller_claim as "sellerClaim", carrier_event_id as "carrierEventId", recorded_at as "recordedAt", held,
+  time_flag as "timeFlag", reported_time as "reportedTime"
 from tracking_events where shipment_id = $1::bigint order by occurred_at, id`;
 
 /** A shipment's tracking events, oldest first. */
@@ -27,6 +28,9 @@ export function trackingEventJson(e: TrackingEventRow) {
     description: e.description,
     source: e.source,
     seller_claim: e.sellerClaim,
+    held: e.held,
+    time_flag: e.timeFlag,
+    reported_time: e.reportedTime,
     recorded_at: e.recordedAt.toISOString(),
   };
 }

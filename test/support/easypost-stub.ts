@@ -43,7 +43,13 @@ export async function startEasyPostStub() {
           return json(422, { error: { code: 'SHIPMENT.RATE.INVALID', message: `No rate ${rateId} on this shipment.`, errors: [] } });
         return json(200, { ...recorded('shipment-bought.json', base), selected_rate: rate });
       }
-      if (req.method === 'POST' && path === '/v2/trackers') return json(201, recorded('shipment-bought.json').tracker);
+      if (req.method === 'POST' && path === '/v2/trackers') {
+        // The recorded tracker, for the number asked for: another number is another tracker.
+        const tracker = recorded('shipment-bought.json').tracker as { id: string; tracking_code: string };
+        const code = (JSON.parse(text) as { tracker?: { tracking_code?: string } }).tracker?.tracking_code ?? tracker.tracking_code;
+        if (code === tracker.tracking_code) return json(201, tracker);
+        return json(201, { ...tracker, id: `trk_${code.toLowerCase()}`, tracking_code: code });
+      }
       json(404, { error: { code: 'NOT_FOUND', message: 'The requested resource could not be found.', errors: [] } });
     });
   });

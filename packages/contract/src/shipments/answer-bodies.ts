@@ -14,6 +14,7 @@ import type {
   ShipmentReplaced,
   Unauthorized,
   AddressRefused,
+  TrackingNumberInUse,
 } from '../errors.ts';
 import type { JobName } from '../jobs/job-map.ts';
 
@@ -60,6 +61,7 @@ export type RefusalStatus = (
   | ShipmentReplaced
   | InvalidTransition
   | AddressRefused
+  | TrackingNumberInUse
 )['status'];
 
 /** A finished command: exactly the status and body the synchronous HTTP call answers. */

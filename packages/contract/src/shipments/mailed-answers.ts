@@ -34,7 +34,17 @@ export const trackingEvent = z.strictObject({
   location: z.string().nullable(),
   description: z.string().nullable(),
   source: z.enum(['carrier', 'seller']),
-  seller_claim: z.boolean().describe("a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order"),
+  seller_claim: z
+    .boolean()
+    .describe("the seller's word on a shipment the carrier tracks (a bought label or a registered tracker): recorded, moves nothing"),
+  held: z.boolean().describe("a carrier scan stored while the order's cancellation is proposed: its effect waits for the answer"),
+  time_flag: z
+    .enum(['out_of_range', 'future', 'before_shipment'])
+    .nullable()
+    .describe(
+      "the carrier's time was not usable (outside 2000-2100, in the future, before the shipment existed): occurred_at is when it came",
+    ),
+  reported_time: z.string().nullable().describe('the time the carrier gave, as given, when time_flag is set'),
   recorded_at: instant,
 });
 
