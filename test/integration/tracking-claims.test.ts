@@ -133,12 +133,12 @@ describe('one envelope, one number', () => {
     const tracker = await w.trackerOf(a.id);
     expect(tracker).toBe(`trk_${code.toLowerCase()}`);
     expect((await w.call(SELLER, 'PUT', `/v9/shipments/${a.id}/complete`, {})).status).toBe(200);
-    // The carrier spells the number its own way: the tracker names the envelope.
+    // The carrier names the envelope by a reference of its own (a barcode's longer form, say): the tracker decides.
     const res = await w.webhook(
       trackerEvent({
         eventId: 'evt_claims_tracker',
         trackerId: tracker!,
-        code: '1z 999aa1 0123456784',
+        code: '9622001900000000000000123456784',
         scans: [{ status: 'out_for_delivery', datetime: inSeconds(0) }],
       }),
     );
