@@ -46,7 +46,11 @@ interface SuperagentRequest {
 }
 
 interface EpClient {
-  Shipment: { create(p: object): Promise<EpShipment>; buy(id: string, rateId: string): Promise<EpShipment> };
+  Shipment: {
+    create(p: object): Promise<EpShipment>;
+    buy(id: string, rateId: string): Promise<EpShipment>;
+    refund(id: string): Promise<EpShipment & { refund_status?: string | null }>;
+  };
   Tracker: { create(p: object): Promise<{ id: string }> };
   Utils: { validateWebhook(body: Buffer, headers: object, secret: string): unknown };
 }
@@ -97,6 +101,11 @@ export class EasyPostAdapter implements CarrierAdapter {
       : undefined;
   }
 
+  /** Three calls (create, buy, download), each within EASYPOST_TIMEOUT_MS, and a second to spare. */
+  get purchaseMs(): number {
+    return 3 * this.settings.timeoutMs + 1000;
+  }
+
   /** Whether labels can be bought (an API key is set). */
   get canBuy(): boolean {
     return this.client !== undefined;
@@ -140,6 +149,13 @@ export class EasyPostAdapter implements CarrierAdapter {
       estimatedDeliveryAt: estimate ? new Date(estimate) : null,
       pdf,
     };
+  }
+
+  /** EasyPost's refund of an unused label (docs.easypost.com, Refund a Shipment): it answers the shipment, `refund_status` set. */
+  async voidLabel(labelId: string): Promise<{ refundStatus: string }> {
+    const client = this.requireClient();
+    const refunded = await this.call('refund the label', () => client.Shipment.refund(labelId));
+    return { refundStatus: refunded.refund_status ?? 'unknown' };
   }
 
   async registerTracker(trackingCode: string, carrier: string): Promise<{ trackerId: string }> {

@@ -1,6 +1,5 @@
 import {
   airbillBody,
-  CarrierFailed,
   Forbidden,
   InvalidParams,
   InvalidTransition,
@@ -21,6 +20,7 @@ import { trackingNumberHeldElsewhere } from './tracking-claims.ts';
 import { PayloadTooLarge } from '../http-errors.ts';
 import { CarrierFailure, type CarrierAdapter } from '../carriers/carrier-adapter.ts';
 import { checkAndStorePdf, type UploadDeps } from './file-upload.ts';
+import { buyOrJoinLabel } from './label-purchase.ts';
 import { assertTrackingFits, detectTrackingNumber } from './tracking-numbers.ts';
 import { orderRole } from '../auth/roles.ts';
 
@@ -150,36 +150,11 @@ export async function prepareAirbill(
   }
   if (s.state !== 'pending') throw new InvalidTransition(`shipment ${shipmentId} is ${s.state}: its airbill can no longer change`);
   if (!s.to) throw new InvalidTransition(`shipment ${shipmentId} has no address to ship to`);
-  let label;
-  try {
-    label = await carrier.buyLabel({
-      reference: `fulfil-shipment-${shipmentId}`,
-      carrier: s.type,
-      serviceType: s.serviceType,
-      to: s.to,
-      deliverBy: s.deliverBy,
-      now: new Date(),
-    });
-  } catch (err) {
-    if (err instanceof CarrierFailure) throw new CarrierFailed(err.message, err.code);
-    throw err;
-  }
-  const { sha256 } = await checkAndStorePdf(deps, label.pdf, 'airbill');
-  return {
-    shipment_id: shipmentId,
-    by: giver,
-    sha256,
-    tracking_number: label.trackingCode,
-    purchase: {
-      provider: carrier.provider,
-      label_id: label.labelId,
-      tracker_id: label.trackerId,
-      service: label.service,
-      reason: label.reason,
-      estimated_delivery_at: label.estimatedDeliveryAt?.toISOString() ?? null,
-      rate: label.rate,
-    },
-  };
+  return buyOrJoinLabel(
+    { ...deps, carrier },
+    { id: shipmentId, type: s.type, serviceType: s.serviceType, to: s.to, deliverBy: s.deliverBy },
+    giver,
+  );
 }
 
 /**

@@ -59,6 +59,9 @@ export function trackerEvent(e: { eventId: string; trackerId: string; code: stri
   return JSON.stringify(event);
 }
 
+/** A third credential of the seller's brokerage (the standard world has two). */
+export const SELLER_THIRD = { token: 'SellerApiToken000000000000000003', secret: 'seller-api-secret-0000000000000000000003' };
+
 export async function startMailedWorld(orderIds: number[]) {
   const stub = await startEasyPostStub();
   const t: TestService = await startTestService({
@@ -70,7 +73,9 @@ export async function startMailedWorld(orderIds: number[]) {
       EASYPOST_FROM_ADDRESS_ID: 'adr_from0000000000000000000000000001',
     },
   });
-  await t.seed(baseFixture(orderIds));
+  const fixture = baseFixture(orderIds);
+  fixture.brokerages[0]!.credentials.push({ kind: 'api' as const, ...SELLER_THIRD });
+  await t.seed(fixture);
   const call = apiClient(t.url);
   let next = 0;
   const sql = () => t.db.database.sql!;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_UPLOAD_REQUEST_BYTES, parseId, parseOrThrow, trackingEventBody } from '@fulfil/contract';
 import { callerOf } from '../../auth/caller.ts';
 import { prepareAirbill, prepareTrackingNumber, type AirbillDeps } from '../../domain/airbill-upload.ts';
+import { voidRefusedLabel } from '../../domain/label-purchase.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { listTrackingEvents, readAirbill } from '../../read/mailed-shipment.ts';
 import { sendCommand } from '../send-command.ts';
@@ -27,7 +28,17 @@ export function mailedShipmentRoutes(v9: FastifyInstance, deps: MailedRouteDeps)
         'label bought through the carrier account',
       );
     }
-    return sendCommand(deps, request, reply, 'shipment.airbill', command);
+    const bought = command.purchase && command.purchase.reason !== 'bought before' ? command.purchase : undefined;
+    const carrier = deps.carrier;
+    // A label bought for a command that refused it is refunded (D-153).
+    const settle =
+      bought && carrier
+        ? async (result: { status: number; body: unknown }) => {
+            if (result.status >= 400)
+              await voidRefusedLabel({ ...deps, carrier, log: request.log }, shipmentId, bought.label_id, result.body);
+          }
+        : undefined;
+    return sendCommand(deps, request, reply, 'shipment.airbill', command, settle);
   });
 
   v9.get<{ Params: { id: string } }>('/shipments/:id/airbill', { schema: DOCS.getAirbill }, async (request, reply) => {
