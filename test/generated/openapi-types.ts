@@ -531,7 +531,7 @@ export interface paths {
         put?: never;
         /**
          * Buy or upload the label of a mailed shipment (seller; the buyer for ProvidedAirbill)
-         * @description `{}` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in `purchase.reason`; a second purchase answers the first label. Otherwise, and always for ProvidedAirbill, `airbill` is the label as a base64 PDF (checked as e-tickets are; 10 MiB at most) with its `tracking_number`, which must be one of the shipment's carrier (400 names the carrier it looks like). An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: `shipment.airbill_created`.
+         * @description `{}` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in `purchase.reason`; a second purchase answers the first label, and requests racing to buy one buy one label (the others answer it). A bought label its command refuses is refunded through the carrier account. Otherwise, and always for ProvidedAirbill, `airbill` is the label as a base64 PDF (checked as e-tickets are; 10 MiB at most) with its `tracking_number`, which must be one of the shipment's carrier (400 names the carrier it looks like). A number another shipment's envelope holds (any brokerage's; for good once shipped) is 409 `tracking_number_in_use`, which names neither that shipment nor its order. An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: `shipment.airbill_created`.
          */
         post: operations["createAirbill"];
         delete?: never;
@@ -550,7 +550,7 @@ export interface paths {
         get?: never;
         /**
          * Set the tracking number of a mailed shipment (seller)
-         * @description For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending; a bought label's number is the label's. Event: `shipment.airbill_created` (without a file).
+         * @description For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending (the old number is then free again); a bought label's number is the label's. A number is one envelope's: one another shipment holds, in any spelling (spaces, case, USPS's 420+ZIP routing prefix), is 409 `tracking_number_in_use`, naming neither that shipment nor its order; once shipped or delivered a number stays its shipment's for good. With a carrier account the number is registered as a tracker: the carrier's scans then decide, the seller's events are claims. Event: `shipment.airbill_created` (without a file).
          */
         put: operations["setTrackingNumber"];
         post?: never;
@@ -569,13 +569,13 @@ export interface paths {
         };
         /**
          * List the tracking events of a mailed shipment (seller or buyer)
-         * @description Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`.
+         * @description Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word on a carrier-tracked shipment, `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).
          */
         get: operations["listTrackingEvents"];
         put?: never;
         /**
          * Report a tracking event of a mailed shipment (seller)
-         * @description For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers it and completes the order. On a shipment the carrier tracks (its label bought through the carrier account), a `delivered` is recorded as the seller's claim (`seller_claim: true`) and completes nothing: the carrier's scan does. The same event (status and time) again is recorded once.
+         * @description For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers a shipped one and completes the order; `delivered` on a pending (never shipped) shipment is 422. On a shipment the carrier tracks (its label bought through the carrier account, or a tracker registered for its number), every event of the seller, `returned` included, is recorded as the seller's claim (`seller_claim: true`) and moves nothing: the carrier's scans do. `occurred_at` must lie in the years 2000-2100, at most 10 minutes ahead of now, and not before the shipment existed (400 naming it). The same event (status and time) again is recorded once.
          */
         post: operations["addTrackingEvent"];
         delete?: never;
@@ -791,7 +791,7 @@ export interface paths {
         put?: never;
         /**
          * EasyPost's tracker webhooks (for EasyPost only)
-         * @description Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the mailed shipment by its tracking code and each scan stored once; a retried event changes nothing; a scan never moves a delivered shipment back. An event about an unknown tracking code is answered 200 and kept without effect.
+         * @description Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the envelope by its tracker id first, then by its tracking code as its carrier reads it, and each scan stored once, whatever the state of the order: during a proposed cancellation the scans are held and take effect if it is withdrawn; a scan dated outside 2000-2100, in the future or before the shipment existed is stored at the time it came, flagged. A retried event changes nothing; a scan never moves a delivered shipment back. An event that matches no live envelope is answered 200 and kept, with its scans, for the operators, without effect.
          */
         post: operations["receiveEasyPostEvent"];
         delete?: never;
@@ -1373,7 +1373,7 @@ export interface components {
         ErrorBody: {
             errors: {
                 /** @enum {string} */
-                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "carrier_error" | "unavailable" | "limit_reached" | "delivery_issue_open" | "address_refused" | "internal_error";
+                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "carrier_error" | "unavailable" | "limit_reached" | "delivery_issue_open" | "address_refused" | "tracking_number_in_use" | "internal_error";
                 message: string;
                 /** @description 400: the field, parameter or header at fault */
                 field?: string;
@@ -8695,8 +8695,14 @@ export interface operations {
                             description: string | null;
                             /** @enum {string} */
                             source: "carrier" | "seller";
-                            /** @description a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order */
+                            /** @description the seller's word on a shipment the carrier tracks (a bought label or a registered tracker): recorded, moves nothing */
                             seller_claim: boolean;
+                            /** @description a carrier scan stored while the order's cancellation is proposed: its effect waits for the answer */
+                            held: boolean;
+                            /** @description the carrier's time was not usable (outside 2000-2100, in the future, before the shipment existed): occurred_at is when it came */
+                            time_flag: ("out_of_range" | "future" | "before_shipment") | null;
+                            /** @description the time the carrier gave, as given, when time_flag is set */
+                            reported_time: string | null;
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             recorded_at: string;
                         }[];
@@ -8872,8 +8878,14 @@ export interface operations {
                             description: string | null;
                             /** @enum {string} */
                             source: "carrier" | "seller";
-                            /** @description a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order */
+                            /** @description the seller's word on a shipment the carrier tracks (a bought label or a registered tracker): recorded, moves nothing */
                             seller_claim: boolean;
+                            /** @description a carrier scan stored while the order's cancellation is proposed: its effect waits for the answer */
+                            held: boolean;
+                            /** @description the carrier's time was not usable (outside 2000-2100, in the future, before the shipment existed): occurred_at is when it came */
+                            time_flag: ("out_of_range" | "future" | "before_shipment") | null;
+                            /** @description the time the carrier gave, as given, when time_flag is set */
+                            reported_time: string | null;
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             recorded_at: string;
                         };

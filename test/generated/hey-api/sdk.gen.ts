@@ -440,7 +440,7 @@ export const getAirbill = <ThrowOnError extends boolean = false>(options: Option
 /**
  * Buy or upload the label of a mailed shipment (seller; the buyer for ProvidedAirbill)
  *
- * `{}` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in `purchase.reason`; a second purchase answers the first label. Otherwise, and always for ProvidedAirbill, `airbill` is the label as a base64 PDF (checked as e-tickets are; 10 MiB at most) with its `tracking_number`, which must be one of the shipment's carrier (400 names the carrier it looks like). An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: `shipment.airbill_created`.
+ * `{}` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in `purchase.reason`; a second purchase answers the first label, and requests racing to buy one buy one label (the others answer it). A bought label its command refuses is refunded through the carrier account. Otherwise, and always for ProvidedAirbill, `airbill` is the label as a base64 PDF (checked as e-tickets are; 10 MiB at most) with its `tracking_number`, which must be one of the shipment's carrier (400 names the carrier it looks like). A number another shipment's envelope holds (any brokerage's; for good once shipped) is 409 `tracking_number_in_use`, which names neither that shipment nor its order. An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: `shipment.airbill_created`.
  */
 export const createAirbill = <ThrowOnError extends boolean = false>(options: Options<CreateAirbillData, ThrowOnError>) => (options.client ?? client).post<CreateAirbillResponses, CreateAirbillErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
@@ -455,7 +455,7 @@ export const createAirbill = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * Set the tracking number of a mailed shipment (seller)
  *
- * For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending; a bought label's number is the label's. Event: `shipment.airbill_created` (without a file).
+ * For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending (the old number is then free again); a bought label's number is the label's. A number is one envelope's: one another shipment holds, in any spelling (spaces, case, USPS's 420+ZIP routing prefix), is 409 `tracking_number_in_use`, naming neither that shipment nor its order; once shipped or delivered a number stays its shipment's for good. With a carrier account the number is registered as a tracker: the carrier's scans then decide, the seller's events are claims. Event: `shipment.airbill_created` (without a file).
  */
 export const setTrackingNumber = <ThrowOnError extends boolean = false>(options: Options<SetTrackingNumberData, ThrowOnError>) => (options.client ?? client).put<SetTrackingNumberResponses, SetTrackingNumberErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
@@ -470,7 +470,7 @@ export const setTrackingNumber = <ThrowOnError extends boolean = false>(options:
 /**
  * List the tracking events of a mailed shipment (seller or buyer)
  *
- * Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`.
+ * Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word on a carrier-tracked shipment, `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).
  */
 export const listTrackingEvents = <ThrowOnError extends boolean = false>(options: Options<ListTrackingEventsData, ThrowOnError>) => (options.client ?? client).get<ListTrackingEventsResponses, ListTrackingEventsErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
@@ -481,7 +481,7 @@ export const listTrackingEvents = <ThrowOnError extends boolean = false>(options
 /**
  * Report a tracking event of a mailed shipment (seller)
  *
- * For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers it and completes the order. On a shipment the carrier tracks (its label bought through the carrier account), a `delivered` is recorded as the seller's claim (`seller_claim: true`) and completes nothing: the carrier's scan does. The same event (status and time) again is recorded once.
+ * For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers a shipped one and completes the order; `delivered` on a pending (never shipped) shipment is 422. On a shipment the carrier tracks (its label bought through the carrier account, or a tracker registered for its number), every event of the seller, `returned` included, is recorded as the seller's claim (`seller_claim: true`) and moves nothing: the carrier's scans do. `occurred_at` must lie in the years 2000-2100, at most 10 minutes ahead of now, and not before the shipment existed (400 naming it). The same event (status and time) again is recorded once.
  */
 export const addTrackingEvent = <ThrowOnError extends boolean = false>(options: Options<AddTrackingEventData, ThrowOnError>) => (options.client ?? client).post<AddTrackingEventResponses, AddTrackingEventErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
@@ -663,7 +663,7 @@ export const pingWebhookEndpoint = <ThrowOnError extends boolean = false>(option
 /**
  * EasyPost's tracker webhooks (for EasyPost only)
  *
- * Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the mailed shipment by its tracking code and each scan stored once; a retried event changes nothing; a scan never moves a delivered shipment back. An event about an unknown tracking code is answered 200 and kept without effect.
+ * Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the envelope by its tracker id first, then by its tracking code as its carrier reads it, and each scan stored once, whatever the state of the order: during a proposed cancellation the scans are held and take effect if it is withdrawn; a scan dated outside 2000-2100, in the future or before the shipment existed is stored at the time it came, flagged. A retried event changes nothing; a scan never moves a delivered shipment back. An event that matches no live envelope is answered 200 and kept, with its scans, for the operators, without effect.
  */
 export const receiveEasyPostEvent = <ThrowOnError extends boolean = false>(options?: Options<ReceiveEasyPostEventData, ThrowOnError>) => (options?.client ?? client).post<ReceiveEasyPostEventResponses, ReceiveEasyPostEventErrors, ThrowOnError>({ url: '/carriers/easypost/events', ...options });
 

@@ -11,7 +11,7 @@ export type Webhooks = ReceiveShipmentCreatedWebhookRequest | ReceiveShipmentUpd
  */
 export type ErrorBody = {
     errors: Array<{
-        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'carrier_error' | 'unavailable' | 'limit_reached' | 'delivery_issue_open' | 'address_refused' | 'internal_error';
+        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'carrier_error' | 'unavailable' | 'limit_reached' | 'delivery_issue_open' | 'address_refused' | 'tracking_number_in_use' | 'internal_error';
         message: string;
         /**
          * 400: the field, parameter or header at fault
@@ -4027,9 +4027,21 @@ export type ListTrackingEventsResponses = {
             description: string | null;
             source: 'carrier' | 'seller';
             /**
-             * a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order
+             * the seller's word on a shipment the carrier tracks (a bought label or a registered tracker): recorded, moves nothing
              */
             seller_claim: boolean;
+            /**
+             * a carrier scan stored while the order's cancellation is proposed: its effect waits for the answer
+             */
+            held: boolean;
+            /**
+             * the carrier's time was not usable (outside 2000-2100, in the future, before the shipment existed): occurred_at is when it came
+             */
+            time_flag: 'out_of_range' | 'future' | 'before_shipment' | null;
+            /**
+             * the time the carrier gave, as given, when time_flag is set
+             */
+            reported_time: string | null;
             /**
              * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
              */
@@ -4156,9 +4168,21 @@ export type AddTrackingEventResponses = {
             description: string | null;
             source: 'carrier' | 'seller';
             /**
-             * a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order
+             * the seller's word on a shipment the carrier tracks (a bought label or a registered tracker): recorded, moves nothing
              */
             seller_claim: boolean;
+            /**
+             * a carrier scan stored while the order's cancellation is proposed: its effect waits for the answer
+             */
+            held: boolean;
+            /**
+             * the carrier's time was not usable (outside 2000-2100, in the future, before the shipment existed): occurred_at is when it came
+             */
+            time_flag: 'out_of_range' | 'future' | 'before_shipment' | null;
+            /**
+             * the time the carrier gave, as given, when time_flag is set
+             */
+            reported_time: string | null;
             /**
              * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
              */
