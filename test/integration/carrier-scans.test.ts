@@ -73,6 +73,10 @@ describe('carrier scans and the seller’s word', () => {
     expect(await res.json()).toMatchObject({ taken: true, recorded: 1 });
     expect((await w.call(BUYER, 'POST', `/v9/orders/${orderId}/cancel`, {})).body.state).toBe('canceled');
     expect(await events(id)).toMatchObject([{ source: 'carrier', status: 'returned' }]);
+    const evidence = await w.call(BUYER, 'GET', `/v9/orders/${orderId}/delivery_evidence`);
+    expect(evidence.body.timeline.filter((e: any) => e.what === 'tracking_scan')).toMatchObject([
+      { by: 'carrier', status: 'returned', held: true, seller_claim: false },
+    ]);
   });
 
   it("a seller's time in the future, before the shipment existed, or outside 2000-2100 is 400 naming occurred_at; the dates of year 0000 and 0001 never become a job", async () => {
