@@ -501,7 +501,8 @@ CREATE TABLE public.tracking_events (
     recorded_at timestamp with time zone DEFAULT now() NOT NULL,
     held boolean DEFAULT false NOT NULL,
     time_flag text,
-    reported_time text
+    reported_time text,
+    revoked boolean DEFAULT false NOT NULL
 );
 
 CREATE SEQUENCE public.tracking_events_id_seq

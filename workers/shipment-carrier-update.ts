@@ -5,6 +5,7 @@ import { storeResult } from '../src/db/sql/store-result.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { applyTracking } from '../src/domain/tracking-moves.ts';
 import { carrierScanTime } from '../src/domain/scan-times.ts';
+import { numberKey } from '../src/domain/tracking-numbers.ts';
 import { defineHandler } from './handler.ts';
 
 const OPENING = {
@@ -35,6 +36,11 @@ export default defineHandler({
       trackingCode: payload.tracking_code,
       outcome: 'recorded',
     });
+    // The envelope this event is about is the shipment's own unless a reissue replaced it: neither
+    // its tracker nor its number is the shipment's now (D-155). Decided here, under the order's lock.
+    const ownTracker = payload.tracker_id !== null && payload.tracker_id === opening.carrierTrackerId;
+    const ownNumber = opening.trackingNumber !== null && numberKey(opening.trackingNumber).key === numberKey(payload.tracking_code).key;
+    const revoked = !ownTracker && !ownNumber;
     let shipment = opening;
     let recorded = 0;
     let completed = false;
@@ -61,6 +67,7 @@ export default defineHandler({
             carrierEventId: payload.event_id,
             timeFlag: time.timeFlag,
             reportedTime: time.reportedTime,
+            revoked,
           },
           { actor: { type: 'system', reason: 'carrier_scan' } },
           extra,
@@ -71,7 +78,7 @@ export default defineHandler({
       }
     }
     // shipment.at_risk: the carrier now expects the envelope after the order's deadline (it did not before).
-    if (first && payload.estimated_delivery_at && !['delivered', 'canceled', 'returned'].includes(shipment.state)) {
+    if (first && !revoked && payload.estimated_delivery_at && !['delivered', 'canceled', 'returned'].includes(shipment.state)) {
       const estimate = new Date(payload.estimated_delivery_at);
       const before = opening.estimatedDeliveryAt;
       const { deliverBy } = await setEstimate(tx, shipment.id, estimate);

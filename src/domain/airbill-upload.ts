@@ -181,6 +181,23 @@ export async function prepareTrackingNumber(
   return trackerId ? { ...command, tracker_id: trackerId } : command;
 }
 
+/**
+ * POST /v9/shipments/:id/reissue with a new envelope's number (D-155): refused early when another
+ * envelope holds it, else registered as a tracker (best effort, as PUT …/tracking does).
+ */
+export async function prepareReissueNumber(
+  deps: AirbillDeps & { log?: { warn(detail: object, message: string): void } },
+  shipmentId: number,
+  brokerageId: number,
+  trackingNumber: string,
+): Promise<string | undefined> {
+  const s = await standing(deps.database, shipmentId, brokerageId);
+  if (s.role !== 'seller' || !isMailedType(s.type) || !['in_transit', 'exception', 'returned'].includes(s.state)) return undefined;
+  assertTrackingFits(s.type, trackingNumber);
+  if (await trackingNumberHeldElsewhere(deps.database, s.orderId, trackingNumber)) throw new TrackingNumberInUse();
+  return registerBestEffort(deps, shipmentId, trackingNumber, s.type);
+}
+
 /** The number as a tracker of the carrier account, when there is one; undefined when none or EasyPost refused (logged). */
 async function registerBestEffort(
   deps: AirbillDeps & { log?: { warn(detail: object, message: string): void } },

@@ -57,6 +57,11 @@ export async function releaseTrackingNumbers(tx: Pick<SqlTx, 'rows'>, orderId: n
   await tx.rows(`update tracking_claims set state = 'released' where order_id = $1::bigint and state = 'live'`, [orderId]);
 }
 
+/** The order's envelope was lost and replaced (D-155): its number stays the order's, revoked. */
+export async function revokeTrackingNumbers(tx: Pick<SqlTx, 'rows'>, orderId: number): Promise<void> {
+  await tx.rows(`update tracking_claims set state = 'revoked' where order_id = $1::bigint and state = 'live'`, [orderId]);
+}
+
 /** Whether `number` is another order's (a check before anything is bought or stored; the claim decides). */
 export async function trackingNumberHeldElsewhere(db: Pick<SqlRunner, 'rows'>, orderId: number, number: string): Promise<boolean> {
   const { carrier, key } = numberKey(number);

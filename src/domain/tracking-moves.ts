@@ -32,6 +32,8 @@ export interface TrackingInput {
   /** The carrier's time was not used (occurredAt is when the scan came): why, and the time as given. */
   timeFlag?: TimeFlag | null;
   reportedTime?: string | null;
+  /** A scan of the lost envelope a reissue replaced (its number revoked, D-155): stored, no effect. */
+  revoked?: boolean;
 }
 
 export interface TrackingOutcome {
@@ -69,7 +71,8 @@ export async function applyTracking(
   extra: Partial<Pick<ShipmentRow, 'estimatedDeliveryAt' | 'carrierTrackerId'>> = {},
 ): Promise<TrackingOutcome> {
   const sellerClaim = t.source === 'seller' && carrierTracked(shipment);
-  const held = !sellerClaim && order.state === 'cancel_proposed';
+  const revoked = t.revoked === true;
+  const held = !sellerClaim && !revoked && order.state === 'cancel_proposed';
   const recorded = await recordTrackingEvent(tx, {
     orderId: order.id,
     shipmentId: shipment.id,
@@ -83,9 +86,10 @@ export async function applyTracking(
     held,
     timeFlag: t.timeFlag ?? null,
     reportedTime: t.reportedTime ?? null,
+    revoked,
   });
   const unchanged = { shipment, recorded, sellerClaim, held, completed: false };
-  if (!recorded || sellerClaim || held) return unchanged;
+  if (!recorded || sellerClaim || held || revoked) return unchanged;
   const moved = await applyScanEffect(tx, order, shipment, t, event, extra);
   return { ...unchanged, ...moved };
 }

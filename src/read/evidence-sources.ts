@@ -166,7 +166,7 @@ const events: EvidenceSource = async (db, orderId) => {
  */
 const trackingScans: EvidenceSource = async (db, orderId) => {
   const rows = await db.rows<Record<string, unknown>>(
-    `select source, status, occurred_at, location, description, seller_claim, held, time_flag, reported_time
+    `select source, status, occurred_at, location, description, seller_claim, held, time_flag, reported_time, revoked
      from tracking_events where order_id = $1::bigint order by occurred_at, id`,
     [orderId],
   );
@@ -180,6 +180,7 @@ const trackingScans: EvidenceSource = async (db, orderId) => {
     seller_claim: Boolean(r.seller_claim),
     // A scan held by a proposed cancellation, or dated when it came: said so (D-152).
     ...(r.held ? { held: true } : {}),
+    ...(r.revoked ? { revoked: true } : {}),
     ...(r.time_flag ? { time_flag: r.time_flag as string, reported_time: (r.reported_time as string | null) ?? null } : {}),
   }));
 };

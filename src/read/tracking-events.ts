@@ -4,7 +4,7 @@ import { toDate } from '../db/sql/shipment-columns.ts';
 
 const SELECT = `select id, shipment_id as "shipmentId", source, status, occurred_at as "occurredAt", location, description,
   seller_claim as "sellerClaim", carrier_event_id as "carrierEventId", recorded_at as "recordedAt", held,
-  time_flag as "timeFlag", reported_time as "reportedTime"
+  time_flag as "timeFlag", reported_time as "reportedTime", revoked
 from tracking_events where shipment_id = $1::bigint order by occurred_at, id`;
 
 /** A shipment's tracking events, oldest first. */
@@ -31,6 +31,7 @@ export function trackingEventJson(e: TrackingEventRow) {
     held: e.held,
     time_flag: e.timeFlag,
     reported_time: e.reportedTime,
+    revoked: e.revoked,
     recorded_at: e.recordedAt.toISOString(),
   };
 }

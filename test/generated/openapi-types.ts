@@ -507,7 +507,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver the tickets again (seller)
-         * @description On a completed shipment while a delivery issue of its order waits for the seller (open or seller_responded). New `etickets` (the upload's shape and checks) replace the current set, whose files stay in the history; new `tickets` replace the barcodes of their seats. Every replaced barcode is revoked: GET /v9/shipments/:id lists it under `barcodes.revoked` with `revoked_at` and the reissue that revoked it. The issue becomes `seller_responded`; both parties get `shipment.reissued` and `order.delivery_issue_responded`.
+         * @description On a completed shipment while a delivery issue of its order waits for the seller (open or seller_responded). New `etickets` (the upload's shape and checks) replace the current set, whose files stay in the history; new `tickets` replace the barcodes of their seats. Every replaced barcode is revoked: GET /v9/shipments/:id lists it under `barcodes.revoked` with `revoked_at` and the reissue that revoked it. The issue becomes `seller_responded`; both parties get `shipment.reissued` and `order.delivery_issue_responded`. On a mailed shipment in transit, in exception or returned, the reissue is a new envelope: `tracking_number` (409 `tracking_number_in_use` if another envelope holds it); the shipment is in_transit again with it, and the old number is revoked: its later scans are stored, marked `revoked`, and complete nothing.
          */
         post: operations["reissueShipment"];
         delete?: never;
@@ -7620,7 +7620,9 @@ export interface operations {
                     x_mobile_link?: string;
                     /** @description free text for the buyer */
                     notes?: string;
-                } | unknown | unknown | unknown | unknown;
+                    /** @description a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked */
+                    tracking_number?: string;
+                } | unknown | unknown | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -7680,6 +7682,10 @@ export interface operations {
                                 revoked_by_reissue_id?: number | null;
                             }[];
                         };
+                        /** @description a mailed shipment's new envelope: its tracking number */
+                        tracking_number?: string;
+                        /** @description the lost envelope's number, revoked: its later scans are stored, shown as revoked, and complete nothing */
+                        revoked_tracking_number?: string | null;
                         delivery_issue: {
                             id: number;
                             order_id: number;
@@ -8703,6 +8709,8 @@ export interface operations {
                             time_flag: ("out_of_range" | "future" | "before_shipment") | null;
                             /** @description the time the carrier gave, as given, when time_flag is set */
                             reported_time: string | null;
+                            /** @description a scan of a lost envelope replaced by a reissue: its number is revoked, the scan completes nothing */
+                            revoked: boolean;
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             recorded_at: string;
                         }[];
@@ -8886,6 +8894,8 @@ export interface operations {
                             time_flag: ("out_of_range" | "future" | "before_shipment") | null;
                             /** @description the time the carrier gave, as given, when time_flag is set */
                             reported_time: string | null;
+                            /** @description a scan of a lost envelope replaced by a reissue: its number is revoked, the scan completes nothing */
+                            revoked: boolean;
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             recorded_at: string;
                         };

@@ -36,6 +36,8 @@ export const trackingEvents = pgTable(
     timeFlag: text('time_flag', { enum: TIME_FLAGS }),
     /** The time the carrier gave, as given, when it was not used. */
     reportedTime: text('reported_time'),
+    /** A scan of an envelope replaced by a reissue (its number revoked, D-155): shown, completes nothing. */
+    revoked: boolean('revoked').notNull().default(false),
   },
   (t) => [
     uniqueIndex('tracking_events_once').on(t.shipmentId, t.source, t.status, t.occurredAt),

@@ -108,6 +108,7 @@ export interface TrackingEventRow {
   held: boolean;
   timeFlag: string | null;
   reportedTime: string | null;
+  revoked: boolean;
 }
 
 const INSERT_TRACKING = named<{
@@ -123,13 +124,15 @@ const INSERT_TRACKING = named<{
   held: boolean;
   timeFlag: string | null;
   reportedTime: string | null;
+  revoked: boolean;
 }>(
   // A scan re-timed to its arrival is the same scan when it comes again with the same time as given.
   (p) => `
 insert into tracking_events (order_id, shipment_id, source, status, occurred_at, location, description, seller_claim, carrier_event_id,
-  held, time_flag, reported_time)
+  held, time_flag, reported_time, revoked)
 select ${p.orderId}::bigint, ${p.shipmentId}::bigint, ${p.source}::text, ${p.status}::text, ${p.occurredAt}::timestamptz, ${p.location}::text,
-  ${p.description}::text, ${p.sellerClaim}::boolean, ${p.carrierEventId}::text, ${p.held}::boolean, ${p.timeFlag}::text, ${p.reportedTime}::text
+  ${p.description}::text, ${p.sellerClaim}::boolean, ${p.carrierEventId}::text, ${p.held}::boolean, ${p.timeFlag}::text, ${p.reportedTime}::text,
+  ${p.revoked}::boolean
 where ${p.reportedTime}::text is null or not exists (
   select 1 from tracking_events e where e.shipment_id = ${p.shipmentId}::bigint and e.source = ${p.source}::text
     and e.status = ${p.status}::text and e.reported_time = ${p.reportedTime}::text)
@@ -153,6 +156,7 @@ export async function recordTrackingEvent(
     held: boolean;
     timeFlag: string | null;
     reportedTime: string | null;
+    revoked: boolean;
   },
 ): Promise<boolean> {
   const rows = await tx.rows(INSERT_TRACKING.text, INSERT_TRACKING.params(e));

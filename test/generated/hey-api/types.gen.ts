@@ -3437,6 +3437,10 @@ export type ReissueShipmentData = {
          * free text for the buyer
          */
         notes?: string;
+        /**
+         * a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked
+         */
+        tracking_number?: string;
     };
     headers?: {
         /**
@@ -3579,6 +3583,14 @@ export type ReissueShipmentResponses = {
                 revoked_by_reissue_id?: number | null;
             }>;
         };
+        /**
+         * a mailed shipment's new envelope: its tracking number
+         */
+        tracking_number?: string;
+        /**
+         * the lost envelope's number, revoked: its later scans are stored, shown as revoked, and complete nothing
+         */
+        revoked_tracking_number?: string | null;
         delivery_issue: {
             id: number;
             order_id: number;
@@ -4043,6 +4055,10 @@ export type ListTrackingEventsResponses = {
              */
             reported_time: string | null;
             /**
+             * a scan of a lost envelope replaced by a reissue: its number is revoked, the scan completes nothing
+             */
+            revoked: boolean;
+            /**
              * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
              */
             recorded_at: string;
@@ -4183,6 +4199,10 @@ export type AddTrackingEventResponses = {
              * the time the carrier gave, as given, when time_flag is set
              */
             reported_time: string | null;
+            /**
+             * a scan of a lost envelope replaced by a reissue: its number is revoked, the scan completes nothing
+             */
+            revoked: boolean;
             /**
              * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
              */

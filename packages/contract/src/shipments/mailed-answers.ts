@@ -45,6 +45,7 @@ export const trackingEvent = z.strictObject({
       "the carrier's time was not usable (outside 2000-2100, in the future, before the shipment existed): occurred_at is when it came",
     ),
   reported_time: z.string().nullable().describe('the time the carrier gave, as given, when time_flag is set'),
+  revoked: z.boolean().describe('a scan of a lost envelope replaced by a reissue: its number is revoked, the scan completes nothing'),
   recorded_at: instant,
 });
 
