@@ -4,9 +4,10 @@ import type { SqlRunner } from '../db/database.ts';
 import { numberKey } from './tracking-numbers.ts';
 import { named } from '../db/sql/named-params.ts';
 
-// The claim and the release of the order's other live numbers, in one statement. The key is the
-// guard: a second claimant waits on the first's row until it commits, then finds it held and is
-// refused. Only the holder's order takes its own number again; a released number is free.
+// The claim, and the release of the number this same shipment version held before (changed while
+// pending; a number an earlier version shipped, a returned envelope's, stays), in one statement.
+// The key is the guard: a second claimant waits on the first's row until it commits, then finds it
+// held and is refused. Only the holder's order takes its own number again; a released one is free.
 const CLAIM = named<{
   carrier: string;
   key: string;
@@ -27,7 +28,8 @@ with claimed as (
 ),
 released as (
   update tracking_claims set state = 'released'
-  where order_id = ${p.orderId}::bigint and state = 'live' and not (carrier = ${p.carrier} and number_key = ${p.key})
+  where order_id = ${p.orderId}::bigint and shipment_id = ${p.shipmentId}::bigint and state = 'live'
+    and not (carrier = ${p.carrier} and number_key = ${p.key})
     and exists (select 1 from claimed)
   returning 1
 )
@@ -37,7 +39,7 @@ select (select count(*) from claimed)::int as claimed`,
 /**
  * Makes `number` the envelope of the order's shipment, or refuses with 409 tracking_number_in_use
  * when another order holds it (live, shipped, delivered or revoked: for good). Called while the
- * shipment is pending, so the order's previous number, if any, is released.
+ * shipment is pending, so the number this version held before, if any, is released.
  */
 export async function claimTrackingNumber(
   tx: Pick<SqlTx, 'rows'>,

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUYER, SELLER } from '../support/fixtures.ts';
-import { inSeconds, nextInSeries, startMailedWorld, trackerEvent, type MailedWorld } from '../support/mailed-world.ts';
+import { ADDRESS, inSeconds, nextInSeries, startMailedWorld, trackerEvent, type MailedWorld } from '../support/mailed-world.ts';
 
 // Re-shipping a lost envelope (D-155): while a delivery issue is open on a mailed shipment in
 // transit, in exception or returned, the seller sends a new envelope with a new number; the old
 // number is revoked: its later scans are stored, shown as revoked, and complete nothing.
 
-const ORDER_IDS = Array.from({ length: 6 }, (_, i) => 5600 + i);
+const ORDER_IDS = Array.from({ length: 12 }, (_, i) => 5600 + i);
 
 describe('a lost envelope re-shipped', () => {
   let w: MailedWorld;
@@ -112,5 +112,53 @@ describe('a lost envelope re-shipped', () => {
     expect(late.status).toBe(422);
     expect(late.body.errors[0].message).toContain('answer the issue with the evidence');
     expect(await w.state(done.orderId)).toMatchObject({ order: 'completed', shipment: 'delivered', tracking: code });
+  });
+
+  it("a returned envelope mailed anew keeps its number; its late delivered scan completes nothing, the new envelope's does", async () => {
+    const { orderId, id } = await w.mailed();
+    const first = fresh();
+    expect((await w.setNumber(id, first)).status).toBe(200);
+    const firstTracker = (await w.trackerOf(id))!;
+    expect((await w.call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, {})).status).toBe(200);
+    const back = await w.webhook(
+      trackerEvent({
+        eventId: 'evt_returned_first',
+        trackerId: firstTracker,
+        code: first,
+        scans: [{ status: 'return_to_sender', datetime: inSeconds(0) }],
+      }),
+    );
+    expect(await back.json()).toMatchObject({ taken: true, recorded: 1 });
+    expect(await w.state(orderId)).toMatchObject({ shipment: 'returned' });
+    const again = await w.call(SELLER, 'PUT', `/v9/shipments/${id}`, { type: 'UPS', ship_to_address_attributes: ADDRESS });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const second = fresh();
+    expect((await w.setNumber(again.body.id, second)).status).toBe(200);
+    expect((await w.call(SELLER, 'PUT', `/v9/shipments/${again.body.id}/complete`, {})).status).toBe(200);
+    const other = await w.mailed();
+    expect((await w.setNumber(other.id, first, false)).status).toBe(409);
+
+    const late = await w.webhook(
+      trackerEvent({
+        eventId: 'evt_returned_late',
+        trackerId: firstTracker,
+        code: first,
+        scans: [{ status: 'delivered', datetime: inSeconds(1) }],
+      }),
+    );
+    expect(await late.json()).toMatchObject({ taken: true, shipment_id: again.body.id, recorded: 1 });
+    expect(await w.state(orderId)).toMatchObject({ order: 'accepted', shipment: 'in_transit' });
+    const list = (await w.call(BUYER, 'GET', `/v9/shipments/${again.body.id}/tracking_events`)).body.tracking_events;
+    expect(list).toMatchObject([{ status: 'delivered', revoked: true }]);
+    const delivered = await w.webhook(
+      trackerEvent({
+        eventId: 'evt_returned_second',
+        trackerId: (await w.trackerOf(again.body.id))!,
+        code: second,
+        scans: [{ status: 'delivered', datetime: inSeconds(2) }],
+      }),
+    );
+    expect(await delivered.json()).toMatchObject({ taken: true, recorded: 1 });
+    expect(await w.state(orderId)).toMatchObject({ order: 'completed', shipment: 'delivered' });
   });
 });
