@@ -257,7 +257,8 @@ CREATE TABLE public.orders (
     overdue_fired_at timestamp with time zone,
     rejection_reason text,
     rejection_notes text,
-    closed_at timestamp with time zone
+    closed_at timestamp with time zone,
+    receipt_confirm_by timestamp with time zone
 )
 WITH (fillfactor='85');
 
@@ -759,6 +760,8 @@ CREATE INDEX orders_buyer_brokerage_created_idx ON public.orders USING btree (bu
 CREATE INDEX orders_created_idx ON public.orders USING btree (created_at, id);
 
 CREATE INDEX orders_open_deliver_by_idx ON public.orders USING btree (deliver_by, id) WHERE ((state = ANY (ARRAY['pending'::text, 'accepted'::text, 'cancel_proposed'::text])) AND (deliver_by IS NOT NULL));
+
+CREATE INDEX orders_receipt_confirm_by_idx ON public.orders USING btree (receipt_confirm_by, id) WHERE (receipt_confirm_by IS NOT NULL);
 
 CREATE INDEX orders_seller_office_created_idx ON public.orders USING btree (seller_office_id, created_at, id);
 

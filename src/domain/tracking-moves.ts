@@ -34,6 +34,8 @@ export interface TrackingInput {
   reportedTime?: string | null;
   /** A scan of the lost envelope a reissue replaced (its number revoked, D-155): stored, no effect. */
   revoked?: boolean;
+  /** The seller's word that waits for the buyer (D-156): a claim, whoever tracks the envelope. */
+  claim?: boolean;
 }
 
 export interface TrackingOutcome {
@@ -70,7 +72,7 @@ export async function applyTracking(
   event: EventWho,
   extra: Partial<Pick<ShipmentRow, 'estimatedDeliveryAt' | 'carrierTrackerId'>> = {},
 ): Promise<TrackingOutcome> {
-  const sellerClaim = t.source === 'seller' && carrierTracked(shipment);
+  const sellerClaim = t.source === 'seller' && (carrierTracked(shipment) || t.claim === true);
   const revoked = t.revoked === true;
   const held = !sellerClaim && !revoked && order.state === 'cancel_proposed';
   const recorded = await recordTrackingEvent(tx, {
@@ -102,6 +104,8 @@ export async function applyScanEffect(
   t: Pick<TrackingInput, 'source' | 'status' | 'occurredAt' | 'location' | 'description'>,
   event: EventWho,
   extra: Partial<Pick<ShipmentRow, 'estimatedDeliveryAt' | 'carrierTrackerId'>> = {},
+  /** More details for the event (a completion's `completed_by`). */
+  more: Record<string, unknown> = {},
 ): Promise<{ shipment: ShipmentRow; completed: boolean }> {
   if (SETTLED.has(shipment.state)) return { shipment, completed: false };
   const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, { type: 'SCAN', status: t.status });
@@ -120,7 +124,7 @@ export async function applyScanEffect(
     event: {
       ...event,
       kind: EVENT_KIND_OF_STATUS[t.status],
-      details: { scan, tracking_number: shipment.trackingNumber },
+      details: { scan, tracking_number: shipment.trackingNumber, ...more },
     } as MailedMove['event'],
   });
   return { shipment: next, completed: completes };

@@ -192,6 +192,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v9/orders/{id}/confirm_receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the mailed tickets arrived (buyer)
+         * @description On an accepted order whose mailed envelope is shipped (in_transit or exception): the shipment is delivered and the order completed (`shipment.delivered`, details `completed_by: "buyer_confirmed"`). Without a carrier account this answers the seller's `delivered` within its window (`confirm_receipt_by`, DELIVERY_CONFIRMATION_WINDOW, 72 h by default); unchallenged by then, the order completes with `completed_by: "unchallenged_claim"`. The seller is 403; another state is 422.
+         */
+        post: operations["confirmOrderReceipt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v9/orders/{id}": {
         parameters: {
             query?: never;
@@ -575,7 +595,7 @@ export interface paths {
         put?: never;
         /**
          * Report a tracking event of a mailed shipment (seller)
-         * @description For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers a shipped one and completes the order; `delivered` on a pending (never shipped) shipment is 422. On a shipment the carrier tracks (its label bought through the carrier account, or a tracker registered for its number), every event of the seller, `returned` included, is recorded as the seller's claim (`seller_claim: true`) and moves nothing: the carrier's scans do. `occurred_at` must lie in the years 2000-2100, at most 10 minutes ahead of now, and not before the shipment existed (400 naming it). The same event (status and time) again is recorded once.
+         * @description For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers a shipped one and completes the order; `delivered` on a pending (never shipped) shipment is 422. On a shipment the carrier tracks (its label bought through the carrier account, or a tracker registered for its number), every event of the seller, `returned` included, is recorded as the seller's claim (`seller_claim: true`) and moves nothing: the carrier's scans do. Without any carrier account, a `delivered` on a shipped envelope is a claim too: it opens the buyer's confirmation window (`confirm_receipt_by`; DELIVERY_CONFIRMATION_WINDOW, 72 h), at whose end, unchallenged, the order completes. `occurred_at` must lie in the years 2000-2100, at most 10 minutes ahead of now, and not before the shipment existed (400 naming it). The same event (status and time) again is recorded once.
          */
         post: operations["addTrackingEvent"];
         delete?: never;
@@ -2752,6 +2772,222 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description the order, accepted again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description order identifier: two numbers joined by a hyphen */
+                        oid: string;
+                        /** @enum {string} */
+                        state: "pending" | "accepted" | "rejected" | "cancel_proposed" | "canceled" | "completed";
+                        /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
+                        in_hand_on: string | null;
+                        /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
+                        deliver_by: string | null;
+                        /** @description cancel_proposed: the party whose cancellation awaits the other */
+                        cancel_proposed_by: ("seller" | "buyer") | null;
+                        /** @description rejected: why */
+                        rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
+                        /** @description rejected: the seller's notes */
+                        rejection_notes: string | null;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    confirmOrderReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the order, completed */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8900,6 +9136,8 @@ export interface operations {
                             recorded_at: string;
                         };
                         recorded: boolean;
+                        /** @description without a carrier account, a seller's delivered on a shipped envelope: until when the buyer may confirm receipt or open a delivery issue; unchallenged, the order then completes */
+                        confirm_receipt_by?: string;
                     };
                 };
             };

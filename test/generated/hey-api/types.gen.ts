@@ -802,6 +802,112 @@ export type CancelOrderResponses = {
 
 export type CancelOrderResponse = CancelOrderResponses[keyof CancelOrderResponses];
 
+export type ConfirmOrderReceiptData = {
+    body?: never;
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * order id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/orders/{id}/confirm_receipt';
+};
+
+export type ConfirmOrderReceiptErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ConfirmOrderReceiptError = ConfirmOrderReceiptErrors[keyof ConfirmOrderReceiptErrors];
+
+export type ConfirmOrderReceiptResponses = {
+    /**
+     * the order, completed
+     */
+    200: {
+        id: number;
+        /**
+         * order identifier: two numbers joined by a hyphen
+         */
+        oid: string;
+        state: 'pending' | 'accepted' | 'rejected' | 'cancel_proposed' | 'canceled' | 'completed';
+        /**
+         * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
+         */
+        in_hand_on: string | null;
+        /**
+         * the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines)
+         */
+        deliver_by: string | null;
+        /**
+         * cancel_proposed: the party whose cancellation awaits the other
+         */
+        cancel_proposed_by: 'seller' | 'buyer' | null;
+        /**
+         * rejected: why
+         */
+        rejection_reason: 'Tickets No Longer Available' | 'Tickets Priced Incorrectly' | 'Duplicate Order' | 'Fraudulent Order' | 'Test Order' | 'Other' | null;
+        /**
+         * rejected: the seller's notes
+         */
+        rejection_notes: string | null;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type ConfirmOrderReceiptResponse = ConfirmOrderReceiptResponses[keyof ConfirmOrderReceiptResponses];
+
 export type GetOrderData = {
     body?: never;
     path: {
@@ -4209,6 +4315,10 @@ export type AddTrackingEventResponses = {
             recorded_at: string;
         };
         recorded: boolean;
+        /**
+         * without a carrier account, a seller's delivered on a shipped envelope: until when the buyer may confirm receipt or open a delivery issue; unchallenged, the order then completes
+         */
+        confirm_receipt_by?: string;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location

@@ -24,6 +24,7 @@ export interface AnswerBodies {
   'order.reject': z.output<typeof orderAnswer>;
   'order.cancel': z.output<typeof orderAnswer>;
   'order.withdraw_cancel': z.output<typeof orderAnswer>;
+  'order.confirm_receipt': z.output<typeof orderAnswer>;
   'order.update': z.output<typeof orderAnswer>;
   'shipment.update': z.output<typeof updatedShipment> | z.output<typeof mailedShipment>;
   'shipment.complete': z.output<typeof completedShipment> | z.output<typeof mailedShipment>;

@@ -50,7 +50,15 @@ export const trackingEvent = z.strictObject({
 });
 
 /** POST /v9/shipments/:id/tracking_events. */
-export const trackingEventAnswer = mailedShipment.extend({ tracking_event: trackingEvent, recorded: z.boolean() });
+export const trackingEventAnswer = mailedShipment.extend({
+  tracking_event: trackingEvent,
+  recorded: z.boolean(),
+  confirm_receipt_by: instant
+    .optional()
+    .describe(
+      "without a carrier account, a seller's delivered on a shipped envelope: until when the buyer may confirm receipt or open a delivery issue; unchallenged, the order then completes",
+    ),
+});
 
 /** GET /v9/shipments/:id/tracking_events. */
 export const trackingEventList = z.strictObject({
