@@ -75,6 +75,7 @@ export async function applyTracking(
   const sellerClaim = t.source === 'seller' && (carrierTracked(shipment) || t.claim === true);
   const revoked = t.revoked === true;
   const held = !sellerClaim && !revoked && order.state === 'cancel_proposed';
+  const told = sellerClaim || held || revoked ? null : await statusTold(tx, shipment.id, t.occurredAt);
   const recorded = await recordTrackingEvent(tx, {
     orderId: order.id,
     shipmentId: shipment.id,
@@ -92,8 +93,19 @@ export async function applyTracking(
   });
   const unchanged = { shipment, recorded, sellerClaim, held, completed: false };
   if (!recorded || sellerClaim || held || revoked) return unchanged;
-  const moved = await applyScanEffect(tx, order, shipment, t, event, extra);
+  const moved = await applyScanEffect(tx, order, shipment, t, event, extra, {}, told);
   return { ...unchanged, ...moved };
+}
+
+/** The status of the latest scan at or before `at` that moved or was told (no claim, held or revoked one). */
+async function statusTold(tx: SqlTx, shipmentId: number, at: string): Promise<string | null> {
+  const [row] = await tx.rows<{ status: string }>(
+    `select status from tracking_events where shipment_id = $1::bigint and occurred_at <= $2::timestamptz
+       and not seller_claim and not held and not revoked
+     order by occurred_at desc, id desc limit 1`,
+    [shipmentId, at],
+  );
+  return row?.status ?? null;
 }
 
 /** What a recorded scan does to the shipment (and the order, when it delivers it); nothing on a settled one. */
@@ -106,9 +118,14 @@ export async function applyScanEffect(
   extra: Partial<Pick<ShipmentRow, 'estimatedDeliveryAt' | 'carrierTrackerId'>> = {},
   /** More details for the event (a completion's `completed_by`). */
   more: Record<string, unknown> = {},
+  /** The status of the scan told before this one: the same again, moving nothing, is no new event. */
+  previous: string | null = null,
 ): Promise<{ shipment: ShipmentRow; completed: boolean }> {
   if (SETTLED.has(shipment.state)) return { shipment, completed: false };
   const result = applyShipmentEvent(shipment.snapshot as PersistedShipment, { type: 'SCAN', status: t.status });
+  // One event per status change, not one per scan: a second in_transit (another depot) is stored only.
+  const moves = result.ok && result.view.state !== shipment.state;
+  if (!moves && previous === t.status) return { shipment, completed: false };
   const next: ShipmentRow = result.ok
     ? { ...shipment, ...extra, state: result.view.state, snapshot: result.snapshot }
     : { ...shipment, ...extra };

@@ -140,6 +140,30 @@ describe('carrier scans and the seller’s word', () => {
     expect(await events(id)).toHaveLength(4);
   });
 
+  it('one event per status change, not one per scan: three depots in transit are one shipment.in_transit', async () => {
+    const { orderId, id, code, tracker } = await trackedInTransit();
+    const res = await w.webhook(
+      trackerEvent({
+        eventId: 'evt_depots',
+        trackerId: tracker,
+        code,
+        scans: [
+          { status: 'in_transit', datetime: inSeconds(0) },
+          { status: 'in_transit', datetime: inSeconds(1) },
+          { status: 'in_transit', datetime: inSeconds(2) },
+          { status: 'out_for_delivery', datetime: inSeconds(3) },
+          { status: 'out_for_delivery', datetime: inSeconds(4) },
+        ],
+      }),
+    );
+    expect(await res.json()).toMatchObject({ taken: true, recorded: 5 });
+    expect(await events(id)).toHaveLength(5);
+    const kinds = (await w.call(BUYER, 'GET', `/v9/orders/${orderId}/events`)).body.events.map((e: any) => e.kind);
+    // The seller's shipping, then the carrier's first in_transit and its out_for_delivery.
+    expect(kinds.slice(-3)).toEqual(['in_transit', 'in_transit', 'out_for_delivery']);
+    expect(kinds.filter((k: string) => k === 'out_for_delivery')).toHaveLength(1);
+  });
+
   it("a seller's returned, then delivered, on a bought label are claims: the carrier's scan alone delivers", async () => {
     const { orderId, id } = await w.mailed();
     const bought = await w.call(SELLER, 'POST', `/v9/shipments/${id}/airbill`, {});
