@@ -589,7 +589,7 @@ export interface paths {
         };
         /**
          * List the tracking events of a mailed shipment (seller or buyer)
-         * @description Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word on a carrier-tracked shipment, `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).
+         * @description A page at a time (`page[items]`, default 100, at most 500; the next from `page[cursor]` = the answer's `next_cursor`, null on the last page), by the carrier's time (`occurred_at`) with the time each was received (`recorded_at`) beside it, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word on a carrier-tracked shipment, `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).
          */
         get: operations["listTrackingEvents"];
         put?: never;
@@ -8906,7 +8906,12 @@ export interface operations {
     };
     listTrackingEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Scans per page, 1 to 500 (default 100). */
+                "page[items]"?: number;
+                /** @description The `next_cursor` of the previous page; absent: from the oldest scan. */
+                "page[cursor]"?: string;
+            };
             header?: never;
             path: {
                 /** @description shipment id */
@@ -8927,6 +8932,7 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's public tracking page */
                         tracking_url: string | null;
+                        /** @description this page, by the carrier's time */
                         tracking_events: {
                             id: number;
                             /** @enum {string} */
@@ -8950,6 +8956,8 @@ export interface operations {
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             recorded_at: string;
                         }[];
+                        /** @description page[cursor] of the next page; null on the last page */
+                        next_cursor: string | null;
                     };
                 };
             };

@@ -162,6 +162,27 @@ describe('carrier scans and the seller’s word', () => {
     // The seller's shipping, then the carrier's first in_transit and its out_for_delivery.
     expect(kinds.slice(-3)).toEqual(['in_transit', 'in_transit', 'out_for_delivery']);
     expect(kinds.filter((k: string) => k === 'out_for_delivery')).toHaveLength(1);
+
+    // The list pages by the carrier's time, the time each came beside it.
+    const all = await events(id);
+    const seen: any[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 5; pages++) {
+      const q: string = cursor ? `page[items]=2&page[cursor]=${cursor}` : 'page[items]=2';
+      const page = await w.call(BUYER, 'GET', `/v9/shipments/${id}/tracking_events?${q}`);
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      expect(page.body.tracking_events.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.tracking_events);
+      cursor = page.body.next_cursor;
+      if (cursor === null) break;
+    }
+    expect(cursor).toBeNull();
+    expect(seen).toEqual(all);
+    expect(seen.map((e) => e.occurred_at)).toEqual([...seen.map((e) => e.occurred_at)].sort());
+    expect(seen[0]).toHaveProperty('recorded_at');
+    const bad = await w.call(BUYER, 'GET', `/v9/shipments/${id}/tracking_events?page[cursor]=nope&page[items]=0`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: any) => e.field).sort()).toEqual(['page[cursor]', 'page[items]']);
   });
 
   it("a seller's returned, then delivered, on a bought label are claims: the carrier's scan alone delivers", async () => {

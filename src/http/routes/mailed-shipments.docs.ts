@@ -1,6 +1,7 @@
 import { airbillBody, mailedAnswers, MAX_FILE_BYTES, trackingEventBody, trackingNumberBody } from '@fulfil/contract';
 import { errorResponses } from '../openapi/error-responses.ts';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
+import { trackingEventsQuery } from '../../read/tracking-events-query.ts';
 import { accepted202, COMMAND_ERRORS, commandHeaders, idParam, ok, toCommand, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
 
 const shipmentId = idParam('shipment');
@@ -62,9 +63,10 @@ export const MAILED_DOCS = {
   listTrackingEvents: v9({
     tag: TAG,
     operationId: 'listTrackingEvents',
+    querystring: jsonSchemaOf(trackingEventsQuery),
     summary: 'List the tracking events of a mailed shipment (seller or buyer)',
     description:
-      "Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word on a carrier-tracked shipment, `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).",
+      "A page at a time (`page[items]`, default 100, at most 500; the next from `page[cursor]` = the answer's `next_cursor`, null on the last page), by the carrier's time (`occurred_at`) with the time each was received (`recorded_at`) beside it, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word on a carrier-tracked shipment, `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).",
     params: shipmentId,
     response: ok(mailedAnswers.trackingEventList, 'the tracking events'),
     errors: [400, ...V9_ERRORS, 404],

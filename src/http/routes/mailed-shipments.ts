@@ -5,6 +5,8 @@ import { prepareAirbill, prepareTrackingNumber, type AirbillDeps } from '../../d
 import { voidRefusedLabel } from '../../domain/label-purchase.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { listTrackingEvents, readAirbill } from '../../read/mailed-shipment.ts';
+import { trackingEventsQuery } from '../../read/tracking-events-query.ts';
+import { parseQuery } from '../../domain/query-params.ts';
 import { sendCommand } from '../send-command.ts';
 import type { UploadAdmission } from '../upload-admission.ts';
 import { MAILED_DOCS as DOCS } from './mailed-shipments.docs.ts';
@@ -66,6 +68,7 @@ export function mailedShipmentRoutes(v9: FastifyInstance, deps: MailedRouteDeps)
   });
 
   v9.get<{ Params: { id: string } }>('/shipments/:id/tracking_events', { schema: DOCS.listTrackingEvents }, async (request) => {
-    return listTrackingEvents(deps.database, parseId(request.params.id, 'id'), callerOf(request).brokerageId);
+    const query = parseQuery(trackingEventsQuery, request.query);
+    return listTrackingEvents(deps.database, parseId(request.params.id, 'id'), callerOf(request).brokerageId, query);
   });
 }

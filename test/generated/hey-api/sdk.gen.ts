@@ -481,7 +481,7 @@ export const setTrackingNumber = <ThrowOnError extends boolean = false>(options:
 /**
  * List the tracking events of a mailed shipment (seller or buyer)
  *
- * Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word on a carrier-tracked shipment, `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).
+ * A page at a time (`page[items]`, default 100, at most 500; the next from `page[cursor]` = the answer's `next_cursor`, null on the last page), by the carrier's time (`occurred_at`) with the time each was received (`recorded_at`) beside it, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word on a carrier-tracked shipment, `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).
  */
 export const listTrackingEvents = <ThrowOnError extends boolean = false>(options: Options<ListTrackingEventsData, ThrowOnError>) => (options.client ?? client).get<ListTrackingEventsResponses, ListTrackingEventsErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],

@@ -4094,7 +4094,16 @@ export type ListTrackingEventsData = {
          */
         id: number;
     };
-    query?: never;
+    query?: {
+        /**
+         * Scans per page, 1 to 500 (default 100).
+         */
+        'page[items]'?: number;
+        /**
+         * The `next_cursor` of the previous page; absent: from the oldest scan.
+         */
+        'page[cursor]'?: string;
+    };
     url: '/v9/shipments/{id}/tracking_events';
 };
 
@@ -4134,6 +4143,9 @@ export type ListTrackingEventsResponses = {
          * the carrier's public tracking page
          */
         tracking_url: string | null;
+        /**
+         * this page, by the carrier's time
+         */
         tracking_events: Array<{
             id: number;
             status: 'in_transit' | 'out_for_delivery' | 'delivered' | 'exception' | 'returned';
@@ -4169,6 +4181,10 @@ export type ListTrackingEventsResponses = {
              */
             recorded_at: string;
         }>;
+        /**
+         * page[cursor] of the next page; null on the last page
+         */
+        next_cursor: string | null;
     };
 };
 

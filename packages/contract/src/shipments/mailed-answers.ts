@@ -65,7 +65,8 @@ export const trackingEventList = z.strictObject({
   shipment_id: id,
   tracking_number: z.string().nullable(),
   tracking_url: z.string().nullable().describe("the carrier's public tracking page"),
-  tracking_events: z.array(trackingEvent),
+  tracking_events: z.array(trackingEvent).describe("this page, by the carrier's time"),
+  next_cursor: z.string().nullable().describe('page[cursor] of the next page; null on the last page'),
 });
 
 /** What a carrier webhook answers (for the carrier only). */
