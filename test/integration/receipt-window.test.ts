@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FulfilmentClient } from '../../src/index.ts';
 import { apiClient } from '../support/api.ts';
 import { baseFixture, BUYER, SELLER } from '../support/fixtures.ts';
 import { ADDRESS, inSeconds } from '../support/mailed-world.ts';
@@ -10,8 +11,8 @@ import { until } from '../support/webhook-receiver.ts';
 // when DELIVERY_CONFIRMATION_WINDOW ends (a durable timer, near here), the order completes with
 // `completed_by: "unchallenged_claim"`.
 
-const ORDER_IDS = Array.from({ length: 6 }, (_, i) => 5700 + i);
-const USPS = ['9400111202555842332669', '9400111202555842332676', '9400111202555842332683'];
+const ORDER_IDS = Array.from({ length: 8 }, (_, i) => 5700 + i);
+const USPS = ['9400111202555842332669', '9400111202555842332676', '9400111202555842332683', '9400111202555842332690'];
 
 describe('the buyer confirmation window', () => {
   let t: TestService;
@@ -75,6 +76,18 @@ describe('the buyer confirmation window', () => {
     expect(await state(orderId)).toMatchObject({ order: 'completed', shipment: 'delivered', confirmBy: null });
     expect(await delivered(orderId)).toMatchObject({ details: { completed_by: 'buyer_confirmed' } });
     expect((await call(BUYER, 'POST', `/v9/orders/${orderId}/confirm_receipt`)).status).toBe(422);
+  });
+
+  it('the producer client confirms receipt as the buyer, with the HTTP call’s answer', async () => {
+    const { orderId } = await claimed();
+    const client = new FulfilmentClient({ redisUrl: t.config.REDIS_URL, prefix: t.prefix, defaultTimeoutMs: 15_000 });
+    try {
+      const done = await client.confirmOrderReceipt({ order_id: orderId }, { brokerageId: 2, await: true });
+      expect(done.status, JSON.stringify(done.body)).toBe(200);
+      expect(done.body).toMatchObject({ state: 'completed' });
+    } finally {
+      await client.close();
+    }
   });
 
   it('a delivery issue opened within the window stops it: the order stays open for the issue to decide', async () => {
