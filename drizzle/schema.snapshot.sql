@@ -44,7 +44,9 @@ ALTER SEQUENCE public.addresses_id_seq OWNED BY public.addresses.id;
 
 CREATE TABLE public.brokerages (
     id bigint NOT NULL,
-    name text NOT NULL
+    name text NOT NULL,
+    livemode boolean DEFAULT true NOT NULL,
+    sandbox_of bigint
 );
 
 CREATE TABLE public.carrier_events (
@@ -81,7 +83,9 @@ CREATE TABLE public.credentials (
     secret_ciphertext text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     revoked_at timestamp with time zone,
-    CONSTRAINT credentials_kind_user CHECK (((kind = 'user'::text) = (user_id IS NOT NULL)))
+    mode text DEFAULT 'live'::text NOT NULL,
+    CONSTRAINT credentials_kind_user CHECK (((kind = 'user'::text) = (user_id IS NOT NULL))),
+    CONSTRAINT credentials_mode CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text])))
 );
 
 CREATE TABLE public.delivery_issue_responses (
@@ -228,7 +232,8 @@ CREATE TABLE public.label_purchases (
 CREATE TABLE public.offices (
     id bigint NOT NULL,
     brokerage_id bigint NOT NULL,
-    name text NOT NULL
+    name text NOT NULL,
+    sandbox_of bigint
 );
 
 CREATE TABLE public.orders (
@@ -279,6 +284,13 @@ CREATE SEQUENCE public.phone_numbers_id_seq
     CACHE 1;
 
 ALTER SEQUENCE public.phone_numbers_id_seq OWNED BY public.phone_numbers.id;
+
+CREATE SEQUENCE public.sandbox_ids
+    START WITH 7000000000000001
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
 
 CREATE TABLE public.seats (
     ticket_group_pk bigint NOT NULL,
@@ -723,6 +735,8 @@ ALTER TABLE ONLY public.webhook_deliveries
 ALTER TABLE ONLY public.webhook_endpoints
     ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id);
 
+CREATE UNIQUE INDEX brokerages_sandbox_of_key ON public.brokerages USING btree (sandbox_of);
+
 CREATE UNIQUE INDEX carrier_events_once ON public.carrier_events USING btree (provider, event_id);
 
 CREATE INDEX carrier_events_received_idx ON public.carrier_events USING btree (received_at);
@@ -754,6 +768,8 @@ CREATE UNIQUE INDEX event_feed_waiting ON public.event_feed USING btree (event_r
 CREATE INDEX file_downloads_order_idx ON public.file_downloads USING btree (order_id, at);
 
 CREATE INDEX offices_brokerage_idx ON public.offices USING btree (brokerage_id);
+
+CREATE UNIQUE INDEX offices_sandbox_of_key ON public.offices USING btree (sandbox_of);
 
 CREATE INDEX orders_buyer_brokerage_created_idx ON public.orders USING btree (buyer_brokerage_id, created_at, id);
 
@@ -821,6 +837,9 @@ CREATE TRIGGER credentials_notify_truncate AFTER TRUNCATE ON public.credentials 
 
 CREATE TRIGGER orders_touch BEFORE UPDATE ON public.orders FOR EACH ROW EXECUTE FUNCTION public.fulfil_orders_touch();
 
+ALTER TABLE ONLY public.brokerages
+    ADD CONSTRAINT brokerages_sandbox_of_brokerages_id_fk FOREIGN KEY (sandbox_of) REFERENCES public.brokerages(id);
+
 ALTER TABLE ONLY public.credentials
     ADD CONSTRAINT credentials_brokerage_id_brokerages_id_fk FOREIGN KEY (brokerage_id) REFERENCES public.brokerages(id);
 
@@ -841,6 +860,9 @@ ALTER TABLE ONLY public.file_links
 
 ALTER TABLE ONLY public.offices
     ADD CONSTRAINT offices_brokerage_id_brokerages_id_fk FOREIGN KEY (brokerage_id) REFERENCES public.brokerages(id);
+
+ALTER TABLE ONLY public.offices
+    ADD CONSTRAINT offices_sandbox_of_offices_id_fk FOREIGN KEY (sandbox_of) REFERENCES public.offices(id);
 
 ALTER TABLE ONLY public.orders
     ADD CONSTRAINT orders_buyer_brokerage_id_brokerages_id_fk FOREIGN KEY (buyer_brokerage_id) REFERENCES public.brokerages(id);

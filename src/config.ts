@@ -72,6 +72,14 @@ const envSchema = z
      * `true`: without REDIS_URL, use (or start) the private redis-server of DATA_DIR even when a
      * Redis answers on 127.0.0.1:6379, which may be another project's.
      */
+    /**
+     * Test mode (docs/API.md §Test mode): test credentials, their sandbox data and the
+     * /v9/test_helpers routes. `false` refuses test credentials (401) and hides the routes (404).
+     */
+    SANDBOX: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
     REDIS_PRIVATE: z
       .enum(['true', 'false'])
       .default('false')

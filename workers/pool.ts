@@ -76,7 +76,8 @@ export function startWorkers(opts: {
     if (result.status === 200) opts.onCommitted?.();
     if (timersOf !== undefined) opts.onTimers?.(timersOf);
     // Committed in Postgres: the waiting caller may answer now, before BullMQ marks the job done.
-    if (typeof job.data.replyTo === 'string') replySender(connection).send(job.data.replyTo, job.data.commandId, result, connection);
+    if (typeof job.data.replyTo === 'string')
+      replySender(connection).send(job.data.replyTo, job.data.commandId, result, job.data.requestHash, connection);
     // Postgres stays the record (HTTP reads it there); the job carries the same result for
     // producers without Postgres (FulfilmentClient awaits job.returnvalue).
     return result;

@@ -41,8 +41,16 @@ export async function recoverLostCommands(opts: {
   const failed: string[] = [];
   for (const row of rows) {
     if (!isJobName(row.name)) continue;
-    const job = await findJob(opts.queues, row.name, row.payload as JobMap[typeof row.name], row.id, counts);
-    if (job && (await job.getState()) !== 'failed') continue; // still on its way
+    let job = await findJob(opts.queues, row.name, row.payload as JobMap[typeof row.name], row.id, counts);
+    const state = job && (await job.getState());
+    if (job && !isJobOf(job, row.requestHash)) {
+      // Another request's job under this id: a synchronous call and a recorded one sent at once
+      // with one Idempotency-Key, the synchronous one's job first. It ran (or will) as a
+      // conflict, storing nothing; once it is finished it goes, and the row's own job is queued.
+      if (state !== 'completed' && state !== 'failed') continue;
+      await job.remove();
+      job = undefined;
+    } else if (job && state !== 'failed') continue; // still on its way
     const payload = row.payload as { summarized?: boolean };
     if (job || !row.actor || payload.summarized) {
       await markExhausted(opts.database, row.id);
@@ -58,6 +66,11 @@ export async function recoverLostCommands(opts: {
     requeued.push(row.id);
   }
   return { requeued, failed };
+}
+
+/** Whether a job under a command's id carries that command's request (not another sent under the same key). */
+function isJobOf(job: { data: unknown }, requestHash: string): boolean {
+  return (job.data as { requestHash?: unknown } | undefined)?.requestHash === requestHash;
 }
 
 /** The command's job in the queue of its shard under any of the counts in service, the current one first. */

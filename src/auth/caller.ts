@@ -6,6 +6,8 @@ import type { Actor } from '@fulfil/contract';
 export interface Caller {
   token: string;
   kind: 'api' | 'user';
+  /** false: a test credential, acting for its brokerage's sandbox twin (docs/API.md §Test mode). */
+  livemode: boolean;
   brokerageId: number;
   userId: number | null;
 }

@@ -3,6 +3,7 @@ import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { credentials, users } from '../db/schema.ts';
 import { OperatorError } from '../operator-error.ts';
+import { NoSandboxTwin, sandboxTwinOf } from '../sandbox/sandbox-twin.ts';
 import type { SecretBox } from './secret-box.ts';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -22,6 +23,8 @@ export interface CreatedCredential {
   token: string;
   secret: string;
   kind: 'api' | 'user';
+  mode: 'live' | 'test';
+  /** The brokerage it acts for: the named one, or for a test credential its sandbox twin. */
   brokerageId: number;
   userId: number | null;
 }
@@ -33,13 +36,22 @@ export class CredentialError extends OperatorError {}
 export async function createCredential(
   ex: Executor,
   box: SecretBox,
-  opts: { brokerageId: number; userId?: number | undefined },
+  opts: { brokerageId: number; userId?: number | undefined; mode?: 'live' | 'test' },
 ): Promise<CreatedCredential> {
+  const mode = opts.mode ?? 'live';
   if (opts.userId !== undefined) {
     const [user] = await ex.select().from(users).where(eq(users.id, opts.userId));
     if (!user) throw new CredentialError(`user ${opts.userId} does not exist`);
     if (user.brokerageId !== opts.brokerageId) {
       throw new CredentialError(`user ${opts.userId} belongs to brokerage ${user.brokerageId}, not ${opts.brokerageId}`);
+    }
+  }
+  let brokerageId = opts.brokerageId;
+  if (mode === 'test') {
+    try {
+      brokerageId = await sandboxTwinOf(ex, opts.brokerageId);
+    } catch (err) {
+      throw err instanceof NoSandboxTwin ? new CredentialError(err.message) : err;
     }
   }
   const token = generateToken();
@@ -48,11 +60,12 @@ export async function createCredential(
   await ex.insert(credentials).values({
     token,
     kind,
-    brokerageId: opts.brokerageId,
+    mode,
+    brokerageId,
     userId: opts.userId ?? null,
     secretCiphertext: box.seal(secret, token),
   });
-  return { token, secret, kind, brokerageId: opts.brokerageId, userId: opts.userId ?? null };
+  return { token, secret, kind, mode, brokerageId, userId: opts.userId ?? null };
 }
 
 export async function listCredentials(ex: Executor, brokerageId?: number) {
@@ -60,6 +73,7 @@ export async function listCredentials(ex: Executor, brokerageId?: number) {
     .select({
       token: credentials.token,
       kind: credentials.kind,
+      mode: credentials.mode,
       brokerageId: credentials.brokerageId,
       userId: credentials.userId,
       createdAt: credentials.createdAt,

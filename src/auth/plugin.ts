@@ -18,7 +18,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9]{32}$/;
 export interface AuthDeps {
   database: SqlRunner;
   secretBox: SecretBox;
-  config: Pick<Config, 'PUBLIC_HOST'>;
+  config: Pick<Config, 'PUBLIC_HOST' | 'SANDBOX'>;
   rateLimiter?: RateLimiter | undefined;
   /** Credentials kept in memory and dropped on change (credential-cache.ts); without it, read each time. */
   credentialCache?: CredentialCache | undefined;
@@ -85,6 +85,10 @@ async function activeCredential(request: FastifyRequest, deps: AuthDeps) {
   const { row, secret } = credential;
   if (row.revokedAt) throw refuse('revoked credential');
   if (secret === undefined) throw refuse('stored secret cannot be decrypted (FULFIL_SECRET_KEY changed?)', 'warn');
+  // Said as it is: the credential is good, this deployment takes no test traffic.
+  if (row.mode === 'test' && !deps.config.SANDBOX) {
+    throw new Unauthorized('test credentials are not accepted by this server (test mode is turned off: SANDBOX=false)');
+  }
   return { token, signature, row, secret, refuse };
 }
 
@@ -96,7 +100,7 @@ async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Ca
     signature,
   );
   if (!signed) throw refuse('signature mismatch');
-  return { token, kind: row.kind, brokerageId: row.brokerageId, userId: row.userId };
+  return { token, kind: row.kind, livemode: row.mode !== 'test', brokerageId: row.brokerageId, userId: row.userId };
 }
 
 /** The credential from Postgres, its secret opened once; kept in the cache when there is one. */

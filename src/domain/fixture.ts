@@ -4,6 +4,8 @@ import { ticketGroupInput } from '@fulfil/contract';
 const id = z.number().int().positive();
 const token = z.string().regex(/^[A-Za-z0-9]{32}$/, 'must be 32 ASCII letters or digits');
 const secret = z.string().regex(/^\S{40}$/, 'must be 40 non-space characters');
+/** `test`: the credential acts for the brokerage's sandbox twin (docs/API.md §Test mode). */
+const mode = z.enum(['live', 'test']).default('live');
 
 /** The fixture document (docs/API.md §Fixture format): every id explicit so tests and demos can name them. */
 export const fixtureSchema = z.strictObject({
@@ -17,8 +19,8 @@ export const fixtureSchema = z.strictObject({
         credentials: z
           .array(
             z.discriminatedUnion('kind', [
-              z.strictObject({ kind: z.literal('api'), token, secret }),
-              z.strictObject({ kind: z.literal('user'), user_id: id, token, secret }),
+              z.strictObject({ kind: z.literal('api'), token, secret, mode }),
+              z.strictObject({ kind: z.literal('user'), user_id: id, token, secret, mode }),
             ]),
           )
           .default([]),

@@ -2,6 +2,7 @@ import { fieldPath } from '@fulfil/contract';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Fixture } from './fixture.ts';
 import { upsertTicketGroups } from '../inventory/upsert-ticket-groups.ts';
+import { sandboxTwinOf } from '../sandbox/sandbox-twin.ts';
 import type { Database } from '../db/client.ts';
 import { brokerages, credentials, events, offices, orders, users } from '../db/schema.ts';
 import { DEFAULT_DEADLINE_POLICY, deliverByFor, dueSoonAt, parseCalendarDate, type DeadlinePolicy } from './deadline-policy.ts';
@@ -65,7 +66,9 @@ export async function seedDatabase(
           .values({
             token: c.token,
             kind: c.kind,
-            brokerageId: b.id,
+            mode: c.mode,
+            // A test credential acts for the brokerage's sandbox twin, made (or completed) here.
+            brokerageId: c.mode === 'test' ? await sandboxTwinOf(tx, b.id) : b.id,
             userId: c.kind === 'user' ? c.user_id : null,
             secretCiphertext: box.seal(c.secret, c.token),
           })

@@ -26,6 +26,7 @@ import { UploadAdmission } from './upload-admission.ts';
 import { InspectPool } from '../files/inspect-pool.ts';
 import { EasyPostAdapter } from '../carriers/easypost-adapter.ts';
 import { carrierWebhookRoutes } from './routes/carrier-webhooks.ts';
+import { deadlinePolicyOf } from '../domain/deadline-policy.ts';
 
 export interface AppDeps {
   config: Config;
@@ -45,6 +46,8 @@ export interface AppDeps {
   credentialCache?: CredentialCache;
   /** Where file bytes live (FILE_STORE_URL); default: Postgres. */
   files?: FileStore;
+  /** Arms new orders' deadline timers (test orders); without it the timer sweep does. */
+  armTimers?: (orderIds: number[]) => Promise<void>;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -135,7 +138,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           fromAddressId: c.EASYPOST_FROM_ADDRESS_ID,
         })
       : undefined;
-  await app.register(v9Routes({ ...deps, feed, files, uploads, inspect, carrier }), { prefix: '/v9' });
+  const sandbox = c.SANDBOX ? { policy: deadlinePolicyOf(c), armTimers: deps.armTimers } : undefined;
+  await app.register(v9Routes({ ...deps, feed, files, uploads, inspect, carrier, sandbox }), { prefix: '/v9' });
   await app.register(
     carrierWebhookRoutes({
       database: deps.database,

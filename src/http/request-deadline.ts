@@ -12,7 +12,8 @@ export function installRequestDeadline(app: FastifyInstance, ms: number): void {
   // Callback hooks: no promise per request for work that never waits (docs/BENCHMARKS.md).
   app.addHook('onRequest', (request, reply, done) => {
     const timer = setTimeout(() => {
-      if (reply.sent || reply.raw.headersSent) return;
+      // A client gone before its answer has nobody to answer (onResponse never ran for it).
+      if (reply.sent || reply.raw.headersSent || reply.raw.destroyed) return;
       const err = Object.assign(new Error(`request did not finish within ${ms} ms`), { code: 'FST_ERR_HANDLER_TIMEOUT', statusCode: 503 });
       request.log.warn({ route: request.routeOptions.url, ms }, 'request deadline passed; answering 503');
       reply.send(err);

@@ -67,10 +67,22 @@ export class UploadAdmission {
     else reply.raw.once('close', () => this.release(request));
   };
 
-  /** The preParsing hook of an upload route: the body is cut off (408) when it arrives too slowly. */
+  /**
+   * The preParsing hook of an upload route: the body is cut off (408) when it arrives too slowly.
+   * The pace check belongs to its request: it ends with the answer or the socket, whichever
+   * comes first. A request answered before its body was read (413 on its Content-Length, a
+   * refusal) would otherwise leave the check running, and its 408 would fail a stream nobody
+   * reads any more: an exception outside any request, which stops the process.
+   */
   readonly pace: preParsingHookHandler = (_request, reply, payload, done) => {
     const paced = new PacedBody(this.limits, () => reply.header('connection', 'close'));
     payload.on('error', (err) => paced.destroy(err));
+    // Fastify listens while it reads the body; this one keeps a failure after that from being
+    // unhandled (the request's own handling has already answered, or the client is gone).
+    paced.on('error', () => {});
+    const end = () => paced.stop();
+    if (reply.raw.writableFinished || reply.raw.destroyed) end();
+    else reply.raw.once('close', end);
     done(null, payload.pipe(paced));
   };
 
@@ -175,12 +187,19 @@ class PacedBody extends Transform {
     callback();
   }
 
+  /** Its request is over: no more checks, and the unread rest of the body is let go. */
+  stop(): void {
+    clearInterval(this.timer);
+    if (!this.destroyed) this.destroy();
+  }
+
   override _destroy(err: Error | null, callback: (error: Error | null) => void): void {
     clearInterval(this.timer);
     callback(err);
   }
 
   private check(): void {
+    if (this.destroyed) return clearInterval(this.timer);
     const elapsed = performance.now() - this.started;
     if (elapsed < this.limits.graceMs) return;
     if (this.received >= (this.limits.minBytesPerSecond * elapsed) / 1000) return;

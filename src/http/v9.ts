@@ -17,6 +17,7 @@ import { shipmentRoutes } from './routes/shipments.ts';
 import { shipmentFileRoutes, type FileRouteDeps } from './routes/shipment-files.ts';
 import { mailedShipmentRoutes, type MailedRouteDeps } from './routes/mailed-shipments.ts';
 import { webhookEndpointRoutes, type WebhookRouteDeps } from './routes/webhook-endpoints.ts';
+import { testHelperRoutes, type TestHelperDeps } from './routes/test-helpers.ts';
 
 /**
  * Everything under /v9: authenticated, JSON whatever the Content-Type. Each route file only
@@ -29,6 +30,8 @@ export function v9Routes(
     dispatcher: Dispatch;
     feed: Omit<FeedDeps, 'database' | 'readDatabase'>;
     webhooks?: WebhookRouteDeps['webhooks'];
+    /** Test mode's helpers; absent when SANDBOX is off (their routes are then 404). */
+    sandbox?: Omit<TestHelperDeps, 'database'> | undefined;
   } & Pick<FileRouteDeps, 'files' | 'uploads' | 'inspect'> &
     Pick<MailedRouteDeps, 'carrier'>,
 ): FastifyPluginAsync {
@@ -55,5 +58,6 @@ export function v9Routes(
     orderEventRoutes(v9, replica);
     eventFeedRoutes(v9, { database: deps.database, readDatabase: deps.readDatabase, ...deps.feed });
     if (deps.webhooks) webhookEndpointRoutes(v9, { ...deps, webhooks: deps.webhooks });
+    if (deps.sandbox) testHelperRoutes(v9, { database: deps.database, ...deps.sandbox });
   };
 }

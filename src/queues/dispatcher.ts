@@ -177,7 +177,8 @@ export class CommandDispatcher implements Dispatch {
     }
     for (;;) {
       const woke = await current.done;
-      if (woke && woke.event === 'completed' && woke.result) return { kind: 'done', commandId, result: woke.result };
+      if (woke && woke.event === 'completed' && woke.result)
+        return { kind: 'done', commandId, result: await this.answerOf(commandId, woke.result, woke.requestHash, req, identity) };
       // Shutting down: the job is in Redis and will run; the caller polls its Location.
       if (waiting.closed) return accepted();
       const left = deadline - Date.now();
@@ -193,6 +194,28 @@ export class CommandDispatcher implements Dispatch {
       // A failed attempt that will be retried, or nothing yet: keep waiting for the next.
       current = waiting.wait(commandId, Math.min(left, slice), req.signal);
     }
+  }
+
+  /**
+   * The answer a job's reply gives this request. Requests sent at once with one Idempotency-Key
+   * share one job (its id is the key's), whose payload is the first one's: a request with another
+   * body must not take its answer. The reply names the job's request hash; where the waiters
+   * cannot tell it (BullMQ's events), a keyed request reads the command's row, which the worker
+   * wrote before answering.
+   */
+  private async answerOf(
+    commandId: string,
+    result: CommandResult,
+    jobRequestHash: string | undefined,
+    req: { idempotencyKey?: string | undefined; requestHash: string },
+    identity: Parameters<typeof isSameCommand>[1],
+  ): Promise<CommandResult> {
+    if (jobRequestHash !== undefined) {
+      if (jobRequestHash !== req.requestHash) throw new IdempotencyConflict();
+      return result;
+    }
+    if (!req.idempotencyKey) return result;
+    return (await this.settled(commandId, identity)) ?? result;
   }
 
   /**

@@ -17,8 +17,12 @@ export function newReplyChannel(prefix: string): string {
   return replyChannel(prefix, `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`);
 }
 
-/** Delivers one answer to the process that waits on a channel. */
-export type ReplyInbox = (commandId: string, result: CommandResult) => void;
+/**
+ * Delivers one answer to the process that waits on a channel, with the request hash of the job
+ * that produced it: requests that share an Idempotency-Key share one job, and only those whose
+ * request is that job's may take its answer (the others are 409, dispatcher.ts).
+ */
+export type ReplyInbox = (commandId: string, result: CommandResult, requestHash: string | undefined) => void;
 
 /**
  * The reply channels of one service's own API, so its workers hand an answer to a caller of the
@@ -41,15 +45,15 @@ export class LocalInboxes {
 }
 
 /** A reply as it travels on the channel. */
-export function encodeReply(commandId: string, result: CommandResult): string {
-  return JSON.stringify([commandId, result.status, result.body]);
+export function encodeReply(commandId: string, result: CommandResult, requestHash: string | undefined): string {
+  return JSON.stringify([commandId, result.status, result.body, requestHash ?? null]);
 }
 
-export function decodeReply(message: string): { commandId: string; result: CommandResult } | undefined {
+export function decodeReply(message: string): { commandId: string; result: CommandResult; requestHash: string | undefined } | undefined {
   try {
     const v = JSON.parse(message) as unknown;
     if (!Array.isArray(v) || typeof v[0] !== 'string' || typeof v[1] !== 'number') return undefined;
-    return { commandId: v[0], result: { status: v[1], body: v[2] } };
+    return { commandId: v[0], result: { status: v[1], body: v[2] }, requestHash: typeof v[3] === 'string' ? v[3] : undefined };
   } catch {
     return undefined;
   }
@@ -73,11 +77,11 @@ export class ReplySender {
    * per command instead of two (docs/BENCHMARKS.md). Every connection of a deployment reaches the
    * same Redis, where the waiting API listens.
    */
-  send(replyTo: string, commandId: string, result: CommandResult, via?: RedisConnection): void {
+  send(replyTo: string, commandId: string, result: CommandResult, requestHash: string, via?: RedisConnection): void {
     const local = this.local.get(replyTo);
-    if (local) return local(commandId, result);
+    if (local) return local(commandId, result, requestHash);
     // The answer is stored with the command: a waiter whose reply is lost reads it from Postgres
     // when its wait runs out (reply-waiters.ts), so a failed publish only delays that caller.
-    (via ?? this.publisher).publish(replyTo, encodeReply(commandId, result)).catch(() => {});
+    (via ?? this.publisher).publish(replyTo, encodeReply(commandId, result, requestHash)).catch(() => {});
   }
 }

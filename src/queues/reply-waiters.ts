@@ -5,9 +5,12 @@ import { decodeReply, newReplyChannel, type LocalInboxes } from './reply-channel
 
 /**
  * What woke a waiter: its command's answer, or `recheck`: replies may have been missed (the
- * channel's connection dropped and came back), so the caller looks in Postgres once.
+ * channel's connection dropped and came back), so the caller looks in Postgres once. An answer
+ * names the request hash of the job that gave it, where the channel knows it (BullMQ's events,
+ * which the CLI waits on, do not): the caller compares it with its own.
  */
-export type ReplyWake = { event: 'completed'; result: CommandResult | undefined } | { event: 'recheck' } | { event: 'failed' };
+export type ReplyWake =
+  { event: 'completed'; result: CommandResult | undefined; requestHash?: string | undefined } | { event: 'recheck' } | { event: 'failed' };
 
 /** A wait for one command's answer; `done` is false once it timed out or was cancelled. */
 export interface ReplyWait {
@@ -42,11 +45,11 @@ export class ReplyWaiters implements AnswerWaiters {
     private readonly local: LocalInboxes,
   ) {
     this.replyTo = newReplyChannel(prefix);
-    local.open(this.replyTo, (commandId, result) => this.waiting.wake(commandId, { event: 'completed', result }));
+    local.open(this.replyTo, (commandId, result, requestHash) => this.waiting.wake(commandId, { event: 'completed', result, requestHash }));
     subscriber.on('message', (channel: string, message: string) => {
       if (channel !== this.replyTo) return;
       const reply = decodeReply(message);
-      if (reply) this.waiting.wake(reply.commandId, { event: 'completed', result: reply.result });
+      if (reply) this.waiting.wake(reply.commandId, { event: 'completed', result: reply.result, requestHash: reply.requestHash });
     });
     // ioredis subscribes again after a reconnect; whatever was published meanwhile is gone.
     subscriber.on('ready', () => {

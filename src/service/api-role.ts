@@ -10,6 +10,8 @@ import { WebhookQueue } from '../webhooks/webhook-queue.ts';
 import { databaseWritable } from './database.ts';
 import { openFileStore } from '../files/open-file-store.ts';
 import { waitReady } from './redis-readiness.ts';
+import { TimerQueue } from '../timers/deadline-timers.ts';
+import { armOrderTimers } from '../timers/timer-worker.ts';
 import type { RoleContext } from './role-context.ts';
 
 /** The API role: the HTTP ingress, its command dispatcher and reply channel, and /metrics and /ops. */
@@ -32,6 +34,8 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
   // Answers come back on this process's reply channel; BullMQ's events stay for observers.
   const waiters = new ReplyWaiters(prefix, blocking(), inboxes);
   const webhookQueue = new WebhookQueue({ prefix, connection: producer });
+  // Test orders are made here (src/sandbox/test-orders.ts): their timers are armed at once.
+  const timerQueue = new TimerQueue({ prefix, connection: producer });
   onStop({
     phase: 'queues',
     name: 'queues',
@@ -39,6 +43,7 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
       await waiters.close();
       await queues.close();
       await webhookQueue.close();
+      await timerQueue.queue.close();
     },
   });
   await waiters.ready();
@@ -73,6 +78,11 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
     },
     ...(credentialCache ? { credentialCache } : {}),
     files: await openFileStore(config, database),
+    armTimers: async (orderIds) => {
+      await armOrderTimers(database, timerQueue, orderIds).catch((err: unknown) =>
+        log.warn({ err, orderIds }, "could not arm a new order's timers; the sweep will"),
+      );
+    },
     ops: { queues: [...queues.queues(), webhookQueue.queue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },
     rateLimiter,
     readiness: [

@@ -800,6 +800,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v9/test_helpers/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a test order to practise on (test credential)
+         * @description Creates an order in your brokerage's sandbox: you are the party `role` names, the sandbox's simulated counterparty the other. The order then takes the real commands (accept, update, upload, complete…), its events, feed and webhooks, in test mode only. A live credential is refused (403); on a server with test mode off (SANDBOX=false) the route does not exist (404).
+         */
+        post: operations["createTestOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/carriers/easypost/events": {
         parameters: {
             query?: never;
@@ -1558,6 +1578,7 @@ export interface operations {
                         token: string;
                         /** @enum {string} */
                         kind: "api" | "user";
+                        livemode: boolean;
                         brokerage_id: number;
                         user_id: number | null;
                     };
@@ -11378,6 +11399,305 @@ export interface operations {
                      *         {
                      *           "code": "not_found",
                      *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createTestOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "seller",
+                 *       "delivery": "tbd",
+                 *       "in_hand_on": "2027-01-15"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    role: "seller" | "buyer";
+                    /**
+                     * @default tbd
+                     * @enum {string}
+                     */
+                    delivery?: "tbd" | "flash" | "local_pickup";
+                    /** @default 2 */
+                    quantity?: number;
+                    in_hand_on?: string;
+                    /** Format: date-time */
+                    deliver_by?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the new test order, as GET /v9/orders/{id} answers it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description order identifier: two numbers joined by a hyphen */
+                        oid: string;
+                        /** @enum {string} */
+                        state: "pending" | "accepted" | "rejected" | "cancel_proposed" | "canceled" | "completed";
+                        /** @description the live shipment; empty before the order is accepted */
+                        shipments: ({
+                            id: number;
+                            /** @description relative path of the shipment: /shipments/<id> */
+                            url: string;
+                            /** @enum {string} */
+                            type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                            /** @enum {string} */
+                            state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                            /** @description the carrier's service, as chosen or as bought */
+                            service_type: string | null;
+                            ship_to_name: string | null;
+                            ship_to_address: {
+                                id: number;
+                                label: string | null;
+                                name: string;
+                                street_address: string;
+                                extended_address: string | null;
+                                locality: string;
+                                region: string;
+                                postal_code: string;
+                                country_code: string;
+                            } | null;
+                            tracking_number: string | null;
+                            /** @description the carrier's latest estimate, when it gave one */
+                            estimated_delivery_at: string | null;
+                        } | {
+                            id: number;
+                            /** @description relative path of the shipment: /shipments/<id> */
+                            url: string;
+                            /** @enum {string} */
+                            type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                            /** @enum {string} */
+                            state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                            /** @description XMobile and XSeats: the recipient the seller transfers to */
+                            ship_to_name?: string | null;
+                            /** @description XMobile and XSeats: where the seller transfers to */
+                            email_address?: {
+                                id: number;
+                                url: null;
+                                address: string;
+                                label: string | null;
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                updated_at: string;
+                            } | null;
+                            x_mobile_link?: string;
+                            /** @description GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none */
+                            barcodes?: {
+                                /** @description the barcodes that hold */
+                                live: {
+                                    seat: string | null;
+                                    barcode?: string;
+                                    primary_ticket_id?: string;
+                                    verification_id?: string;
+                                    /** @enum {string} */
+                                    source: "completion" | "eticket" | "reissue";
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    given_at: string;
+                                    /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                    given_by_reissue_id: number | null;
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    revoked_at?: string;
+                                    revoked_by_reissue_id?: number | null;
+                                }[];
+                                /** @description barcodes a reissue replaced: never valid again */
+                                revoked: {
+                                    seat: string | null;
+                                    barcode?: string;
+                                    primary_ticket_id?: string;
+                                    verification_id?: string;
+                                    /** @enum {string} */
+                                    source: "completion" | "eticket" | "reissue";
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    given_at: string;
+                                    /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                    given_by_reissue_id: number | null;
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    revoked_at?: string;
+                                    revoked_by_reissue_id?: number | null;
+                                }[];
+                            };
+                        } | {
+                            id: number;
+                            /** @description relative path of the shipment: /shipments/<id> */
+                            url: string;
+                            /** @enum {string} */
+                            type: "LocalPickup";
+                            /** @enum {string} */
+                            state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                            ship_from_name: string | null;
+                            ship_from_address: {
+                                id: number;
+                                label: string | null;
+                                name: string;
+                                street_address: string;
+                                extended_address: string | null;
+                                locality: string;
+                                region: string;
+                                postal_code: string;
+                                country_code: string;
+                            } | null;
+                            ship_from_phone_number: {
+                                id: number;
+                                url: string;
+                                label: string | null;
+                                country_code: string;
+                                number: string;
+                                extension: string | null;
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                updated_at: string;
+                            } | null;
+                            pickup_time_range: string | null;
+                            pickup_instructions: string | null;
+                            ship_to_name: string | null;
+                            phone_number: {
+                                label: string | null;
+                                country_code: string;
+                                number: string;
+                                extension: string | null;
+                            } | null;
+                            notes: string | null;
+                        })[];
+                        /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
+                        in_hand_on: string | null;
+                        /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
+                        deliver_by: string | null;
+                        /** @description cancel_proposed: the party whose cancellation awaits the other */
+                        cancel_proposed_by: ("seller" | "buyer") | null;
+                        /** @description rejected: why */
+                        rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
+                        /** @description rejected: the seller's notes */
+                        rejection_notes: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `role` missing or unknown, `in_hand_on` not a calendar date, or both `in_hand_on` and `deliver_by`; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
                      *         }
                      *       ]
                      *     }

@@ -70,14 +70,14 @@ describe('signed requests (docs/API.md §Signature)', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe(JSON_TYPE);
       const text = await res.text();
-      expect(JSON.parse(text)).toEqual({ token: SELLER.token, kind: 'api', brokerage_id: 1, user_id: null });
+      expect(JSON.parse(text)).toEqual({ token: SELLER.token, kind: 'api', livemode: true, brokerage_id: 1, user_id: null });
       expect(text).not.toContain(SELLER.secret);
     });
 
     it('a user credential acts for its brokerage', async () => {
       const res = await signedFetch(t.url, SELLER_USER, 'GET', '/v9/credentials/current');
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ token: SELLER_USER.token, kind: 'user', brokerage_id: 1, user_id: 100 });
+      expect(await res.json()).toEqual({ token: SELLER_USER.token, kind: 'user', livemode: true, brokerage_id: 1, user_id: 100 });
     });
 
     it('each brokerage sees its own credential', async () => {
@@ -94,7 +94,7 @@ describe('signed requests (docs/API.md §Signature)', () => {
       const created = await createCredential(t.db.database.db, t.service.secretBox, { brokerageId: 2 });
       const res = await signedFetch(t.url, created, 'GET', '/v9/credentials/current');
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ token: created.token, kind: 'api', brokerage_id: 2, user_id: null });
+      expect(await res.json()).toEqual({ token: created.token, kind: 'api', livemode: true, brokerage_id: 2, user_id: null });
     });
 
     it('POST and PUT with a JSON body sign the body', async () => {

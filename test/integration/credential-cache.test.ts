@@ -119,7 +119,10 @@ describe('the credential cache itself', () => {
     await db?.drop();
   });
 
-  const entry = { row: { kind: 'api' as const, brokerageId: 1, userId: null, secretCiphertext: 'x', revokedAt: null }, secret: 's' };
+  const entry = {
+    row: { kind: 'api' as const, mode: 'live' as const, brokerageId: 1, userId: null, secretCiphertext: 'x', revokedAt: null },
+    secret: 's',
+  };
   const until = async (check: () => boolean) => {
     const started = performance.now();
     while (!check() && performance.now() - started < 5_000) await new Promise((r) => setTimeout(r, 10));

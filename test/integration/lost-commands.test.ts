@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recoverLostCommands } from '../../workers/recover-lost.ts';
+import { commandIdFor } from '../../src/queues/dispatcher.ts';
 import { CommandQueues } from '@fulfil/client/transport';
 import { apiClient } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -11,6 +12,8 @@ import { startTestService, type TestService } from '../support/service.ts';
 
 // A command taken (202, row in Postgres) whose job Redis then loses must still run, without the
 // client replaying it: the workers rebuild the job from the commands row.
+
+const ORDER_OF_TWO_REQUESTS = 790;
 
 describe('lost commands', () => {
   let db: TestDatabase;
@@ -23,7 +26,7 @@ describe('lost commands', () => {
     db = await createTestDatabase();
     // No workers yet: commands wait in Redis, where the test then loses them.
     api = await startTestService({ db, prefix, roles: { api: true, worker: false } });
-    await api.seed(baseFixture());
+    await api.seed(baseFixture([ORDER_OF_TWO_REQUESTS]));
     redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
   });
   afterAll(async () => {
@@ -87,6 +90,45 @@ describe('lost commands', () => {
       // The command that was never lost is served too, now that there are workers.
       const status = await call(SELLER, 'GET', accept.headers.get('location')!);
       expect(status.body).toMatchObject({ status: 'succeeded', response: { status: 200, body: { id: ORDERS.tbd, state: 'accepted' } } });
+    } finally {
+      await workers.stop();
+    }
+  });
+
+  it("runs a recorded command whose id another request's job took first (one Idempotency-Key, a synchronous and an asynchronous call)", async () => {
+    // The synchronous call records nothing before its job: its job is in Redis under the key's id,
+    // with its own body, when the asynchronous call with another body records its row and finds
+    // the id taken (its own enqueue does nothing). The job runs as a conflict and stores nothing.
+    const key = 'mixed-paths';
+    const id = commandIdFor(1, key);
+    const queues = new CommandQueues({ prefix, connection: redis });
+    await queues.enqueue('order.accept', {
+      commandId: id,
+      actor: { brokerageId: 1, userId: null, via: 'api' },
+      requestHash: 'the-synchronous-call',
+      payload: { order_id: ORDER_OF_TWO_REQUESTS, reviewer_id: 999 } as never,
+    });
+    await queues.close();
+    const recorded = await apiClient(api.url)(
+      SELLER,
+      'POST',
+      `/v9/orders/${ORDER_OF_TWO_REQUESTS}/accept`,
+      { reviewer_id: 100 },
+      { prefer: 'respond-async', 'idempotency-key': key },
+    );
+    expect(recorded.status).toBe(202);
+    expect(recorded.body.id).toBe(id);
+    const workers = await startTestService({
+      db,
+      prefix,
+      roles: { api: false, worker: true },
+      env: { RECOVERY_AFTER_MS: '50', RECOVERY_EVERY_MS: '50' },
+    });
+    try {
+      for (let i = 0; i < 300 && (await row(id))?.status !== 'succeeded'; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await row(id)).toEqual({ status: 'succeeded', result_status: 200 });
+      const order = await db.database.sql!`select state, reviewer_id from orders where id = ${ORDER_OF_TWO_REQUESTS}`;
+      expect(order[0]).toMatchObject({ state: 'accepted', reviewer_id: 100 });
     } finally {
       await workers.stop();
     }

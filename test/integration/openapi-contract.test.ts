@@ -12,6 +12,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { proxiedDatabaseUrl } from '../support/tcp-proxy.ts';
 import { completedEticketOrder } from '../support/delivery-issue-flow.ts';
 import { b64, makePdf, makePng } from '../support/test-files.ts';
+import { createCredential } from '../../src/auth/credentials.ts';
 
 // The OpenAPI document is valid, matches the committed docs/openapi.json, and describes what the
 // service really answers: every operation is called for a success and for errors, and each
@@ -617,6 +618,14 @@ describe('OpenAPI document', () => {
       });
     expect((await post()).status).toBe(401);
     expect((await post(easypostSignature(EASYPOST_SECRET, body))).status).toBe(200);
+  });
+
+  it('test mode: a test order for a test credential, 403 for a live one', async () => {
+    const test = await createCredential(t.db.database.db, t.service.secretBox, { brokerageId: 1, mode: 'test' });
+    const created = await checked(test, 'POST', '/v9/test_helpers/orders', '/v9/test_helpers/orders', { role: 'seller' });
+    expect(created.status).toBe(201);
+    const refused = await checked(SELLER, 'POST', '/v9/test_helpers/orders', '/v9/test_helpers/orders', { role: 'seller' });
+    expect(refused.status).toBe(403);
   });
 
   it('every operation was checked with a success and with an error', () => {

@@ -12,16 +12,31 @@ async function withDatabase<T>(fn: (db: Database, config: ReturnType<typeof load
 }
 
 export const credentialsCreate: CommandModule = {
-  options: { brokerage: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean' } },
+  options: { brokerage: { type: 'string' }, user: { type: 'string' }, test: { type: 'boolean' }, json: { type: 'boolean' } },
   async run({ values }, io) {
     const brokerageId = intArg(values.brokerage as string | undefined, '--brokerage');
     const userId = values.user === undefined ? undefined : intArg(values.user as string, '--user');
+    const mode = values.test ? 'test' : 'live';
     return withDatabase(async (database, config) => {
       try {
-        const c = await createCredential(database.db, secretBoxFor(config), { brokerageId, userId });
+        const c = await createCredential(database.db, secretBoxFor(config), { brokerageId, userId, mode });
         if (values.json)
-          io.out(JSON.stringify({ token: c.token, secret: c.secret, kind: c.kind, brokerage_id: brokerageId, user_id: c.userId }));
-        else io.out(`kind:   ${c.kind}\ntoken:  ${c.token}\nsecret: ${c.secret}\n(the secret is shown only now; store it safely)`);
+          io.out(
+            JSON.stringify({
+              token: c.token,
+              secret: c.secret,
+              kind: c.kind,
+              mode: c.mode,
+              brokerage_id: brokerageId,
+              ...(c.mode === 'test' ? { sandbox_brokerage_id: c.brokerageId } : {}),
+              user_id: c.userId,
+            }),
+          );
+        else
+          io.out(
+            `kind:   ${c.kind}\nmode:   ${c.mode}${c.mode === 'test' ? ` (acts for sandbox brokerage ${c.brokerageId}, the twin of ${brokerageId})` : ''}\n` +
+              `token:  ${c.token}\nsecret: ${c.secret}\n(the secret is shown only now; store it safely)`,
+          );
         return 0;
       } catch (err) {
         if (err instanceof CredentialError || /foreign key/i.test((err as Error).message)) {
@@ -39,10 +54,10 @@ export const credentialsList: CommandModule = {
     const brokerageId = values.brokerage === undefined ? undefined : intArg(values.brokerage as string, '--brokerage');
     return withDatabase(async (database) => {
       const rows = await listCredentials(database.db, brokerageId);
-      io.out(['TOKEN'.padEnd(34) + 'KIND  BROKERAGE  USER    CREATED                   REVOKED'].join(''));
+      io.out(['TOKEN'.padEnd(34) + 'KIND  MODE  BROKERAGE         USER    CREATED                   REVOKED'].join(''));
       for (const r of rows) {
         io.out(
-          `${r.token.padEnd(34)}${r.kind.padEnd(6)}${String(r.brokerageId).padEnd(11)}${String(r.userId ?? '-').padEnd(8)}` +
+          `${r.token.padEnd(34)}${r.kind.padEnd(6)}${r.mode.padEnd(6)}${String(r.brokerageId).padEnd(18)}${String(r.userId ?? '-').padEnd(8)}` +
             `${isoTime(r.createdAt).padEnd(26)}${r.revokedAt ? isoTime(r.revokedAt) : '-'}`,
         );
       }

@@ -39,8 +39,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     brief: 'Creates an API or user credential and prints its secret once.',
     summary:
       'Creates an API credential of a brokerage (or a user credential with --user) and prints token and secret\n' +
-      'once; the secret cannot be shown again.',
-    usage: 'credentials create --brokerage <id> [--user <id>] [--json]',
+      'once; the secret cannot be shown again. --test makes a test credential: it acts for the\n' +
+      "brokerage's sandbox twin, never sees live data (docs/API.md, Test mode).",
+    usage: 'credentials create --brokerage <id> [--user <id>] [--test] [--json]',
     load: () => import('./credentials.ts').then((m) => m.credentialsCreate),
   },
   {

@@ -1,12 +1,25 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, pgSequence, pgTable, text, timestamp, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core';
 
 const id = (name = 'id') => bigint(name, { mode: 'number' });
 
-export const brokerages = pgTable('brokerages', {
-  id: id().primaryKey(),
-  name: text('name').notNull(),
-});
+/** Ids of sandbox rows (twins, test orders): far above any marketplace id, still exact in JSON (D-148). */
+export const sandboxIds = pgSequence('sandbox_ids', { startWith: 7_000_000_000_000_001 });
+
+/**
+ * A brokerage of the marketplace (livemode), or a sandbox one (D-148): the twin of a live
+ * brokerage (`sandbox_of`), for which its test credentials act, or the simulated counterparty.
+ */
+export const brokerages = pgTable(
+  'brokerages',
+  {
+    id: id().primaryKey(),
+    name: text('name').notNull(),
+    livemode: boolean('livemode').notNull().default(true),
+    sandboxOf: id('sandbox_of').references((): AnyPgColumn => brokerages.id),
+  },
+  (t) => [uniqueIndex('brokerages_sandbox_of_key').on(t.sandboxOf)],
+);
 
 export const offices = pgTable(
   'offices',
@@ -16,8 +29,10 @@ export const offices = pgTable(
       .notNull()
       .references(() => brokerages.id),
     name: text('name').notNull(),
+    /** A twin brokerage's office: the live office it mirrors. */
+    sandboxOf: id('sandbox_of').references((): AnyPgColumn => offices.id),
   },
-  (t) => [index('offices_brokerage_idx').on(t.brokerageId)],
+  (t) => [index('offices_brokerage_idx').on(t.brokerageId), uniqueIndex('offices_sandbox_of_key').on(t.sandboxOf)],
 );
 
 export const users = pgTable(
@@ -39,6 +54,10 @@ export const credentials = pgTable(
   {
     token: text('token').primaryKey(),
     kind: text('kind', { enum: ['api', 'user'] }).notNull(),
+    /** `test`: acts for the brokerage's sandbox twin, which `brokerage_id` names (D-148). */
+    mode: text('mode', { enum: ['live', 'test'] })
+      .notNull()
+      .default('live'),
     brokerageId: id('brokerage_id')
       .notNull()
       .references(() => brokerages.id),
@@ -51,6 +70,7 @@ export const credentials = pgTable(
   (t) => [
     index('credentials_brokerage_idx').on(t.brokerageId),
     check('credentials_kind_user', sql`(${t.kind} = 'user') = (${t.userId} is not null)`),
+    check('credentials_mode', sql`${t.mode} in ('live', 'test')`),
   ],
 );
 

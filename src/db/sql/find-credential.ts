@@ -2,6 +2,7 @@ import type { SqlRunner } from '../client.ts';
 
 export interface CredentialRow {
   kind: 'api' | 'user';
+  mode: 'live' | 'test';
   brokerageId: number;
   userId: number | null;
   secretCiphertext: string;
@@ -10,7 +11,7 @@ export interface CredentialRow {
 
 // Read when the process's credential cache does not hold the token (src/auth/credential-cache.ts).
 const FIND = `
-select kind, brokerage_id as "brokerageId", user_id as "userId", secret_ciphertext as "secretCiphertext",
+select kind, mode, brokerage_id as "brokerageId", user_id as "userId", secret_ciphertext as "secretCiphertext",
   revoked_at as "revokedAt"
 from credentials where token = $1`;
 

@@ -28,12 +28,19 @@ const ORDER_COLUMNS = `o.id, o.oid, o.delivery, o.quantity, o.recipient_name as 
 // brokerage be both parties it acts as the seller (auth/roles.ts), hence the buyer's `<>`.
 type Role = (p: Placeholders<{ brokerageId: number }>) => string;
 const AS_SELLER: Role = (p) => `f.brokerage_id = ${p.brokerageId}::bigint`;
+/**
+ * Whether the reviewer is a user of the caller's brokerage. A sandbox twin has no users of its
+ * own: its test credentials name the live brokerage's users, as they would in live mode (D-148).
+ */
+const reviewerOk = (p: Placeholders<{ brokerageId: number; reviewerId: number }>) =>
+  `exists (select 1 from users u where u.id = ${p.reviewerId}::bigint and u.brokerage_id =
+    coalesce((select b.sandbox_of from brokerages b where b.id = ${p.brokerageId}::bigint), ${p.brokerageId}::bigint))`;
 const AS_BUYER: Role = (p) => `o.buyer_brokerage_id = ${p.brokerageId}::bigint and f.brokerage_id <> ${p.brokerageId}::bigint`;
 
 const lockById = (role: Role) =>
   named<{ orderId: number; brokerageId: number; reviewerId: number }>(
     (p) => `
-select ${ORDER_COLUMNS}, exists (select 1 from users u where u.id = ${p.reviewerId}::bigint and u.brokerage_id = ${p.brokerageId}::bigint) as "reviewerOk",
+select ${ORDER_COLUMNS}, ${reviewerOk(p)} as "reviewerOk",
   ${nextShipmentIdSql('o.id')} as "nextShipmentId"
 from orders o join offices f on f.id = o.seller_office_id
 where o.id = ${p.orderId}::bigint and ${role(p)}
@@ -90,7 +97,7 @@ export interface LockedPartyOrder extends LockedOrder {
 const LOCK_AS_PARTY = named<{ orderId: number; brokerageId: number; reviewerId: number }>(
   (p) => `
 select ${ORDER_COLUMNS}, case when f.brokerage_id = ${p.brokerageId}::bigint then 'seller' else 'buyer' end as role,
-  exists (select 1 from users u where u.id = ${p.reviewerId}::bigint and u.brokerage_id = ${p.brokerageId}::bigint) as "reviewerOk",
+  ${reviewerOk(p)} as "reviewerOk",
   o.in_hand_on::text as "inHandOn", o.event_starts_at as "eventStartsAt", o.deliver_by as "deliverBy", o.due_soon_at as "dueSoonAt",
   (select json_build_object('id', s.id, 'type', s.type, 'state', s.state, 'snapshot', s.snapshot) from shipments s
     where s.order_id = o.id and s.replaced_by is null) as shipment

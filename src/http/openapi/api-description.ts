@@ -103,6 +103,7 @@ export function describeApi(service: { name: string; version: string }) {
       { name: 'Events', description: "Every event of your brokerage's orders, paged or long-polled" },
       { name: 'Commands', description: 'Results of commands answered 202' },
       { name: 'Credentials', description: 'Signing self-tests' },
+      { name: 'Test mode', description: 'Practise on test orders with a test credential (sandbox data, never live)' },
       { name: 'Webhooks', description: "A brokerage's webhook endpoints, their deliveries log, redelivery and replay" },
       { name: 'Service', description: 'Front door and health checks (no credential)' },
     ],

@@ -168,6 +168,8 @@ export const commandStatus = z.strictObject({
 export const currentCredential = z.strictObject({
   token: z.string(),
   kind: z.enum(['api', 'user']),
+  /** false: a test credential, acting for the brokerage's sandbox twin (which brokerage_id names). */
+  livemode: z.boolean(),
   brokerage_id: id,
   user_id: id.nullable(),
 });

@@ -9,7 +9,7 @@ import { CREDENTIAL_DOCS } from './credential.docs.ts';
 export function credentialRoutes(v9: FastifyInstance): void {
   v9.get('/credentials/current', { schema: CREDENTIAL_DOCS.current }, async (request) => {
     const caller = callerOf(request);
-    return { token: caller.token, kind: caller.kind, brokerage_id: caller.brokerageId, user_id: caller.userId };
+    return { token: caller.token, kind: caller.kind, livemode: caller.livemode, brokerage_id: caller.brokerageId, user_id: caller.userId };
   });
   // POST and PUT sign the body rather than the query; this lets a client check that path too.
   v9.route({

@@ -169,6 +169,7 @@ export type GetCurrentCredentialResponses = {
     200: {
         token: string;
         kind: 'api' | 'user';
+        livemode: boolean;
         brokerage_id: number;
         user_id: number | null;
     };
@@ -5609,6 +5610,236 @@ export type PingWebhookEndpointResponses = {
 };
 
 export type PingWebhookEndpointResponse = PingWebhookEndpointResponses[keyof PingWebhookEndpointResponses];
+
+export type CreateTestOrderData = {
+    body: {
+        role: 'seller' | 'buyer';
+        delivery?: 'tbd' | 'flash' | 'local_pickup';
+        quantity?: number;
+        in_hand_on?: string;
+        deliver_by?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v9/test_helpers/orders';
+};
+
+export type CreateTestOrderErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `role` missing or unknown, `in_hand_on` not a calendar date, or both `in_hand_on` and `deliver_by`; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type CreateTestOrderError = CreateTestOrderErrors[keyof CreateTestOrderErrors];
+
+export type CreateTestOrderResponses = {
+    /**
+     * the new test order, as GET /v9/orders/{id} answers it
+     */
+    201: {
+        id: number;
+        /**
+         * order identifier: two numbers joined by a hyphen
+         */
+        oid: string;
+        state: 'pending' | 'accepted' | 'rejected' | 'cancel_proposed' | 'canceled' | 'completed';
+        /**
+         * the live shipment; empty before the order is accepted
+         */
+        shipments: Array<{
+            id: number;
+            /**
+             * relative path of the shipment: /shipments/<id>
+             */
+            url: string;
+            type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+            state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+            /**
+             * the carrier's service, as chosen or as bought
+             */
+            service_type: string | null;
+            ship_to_name: string | null;
+            ship_to_address: {
+                id: number;
+                label: string | null;
+                name: string;
+                street_address: string;
+                extended_address: string | null;
+                locality: string;
+                region: string;
+                postal_code: string;
+                country_code: string;
+            } | null;
+            tracking_number: string | null;
+            /**
+             * the carrier's latest estimate, when it gave one
+             */
+            estimated_delivery_at: string | null;
+        } | {
+            id: number;
+            /**
+             * relative path of the shipment: /shipments/<id>
+             */
+            url: string;
+            type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+            state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+            /**
+             * XMobile and XSeats: the recipient the seller transfers to
+             */
+            ship_to_name?: string | null;
+            /**
+             * XMobile and XSeats: where the seller transfers to
+             */
+            email_address?: {
+                id: number;
+                url: null;
+                address: string;
+                label: string | null;
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                updated_at: string;
+            } | null;
+            x_mobile_link?: string;
+            /**
+             * GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none
+             */
+            barcodes?: {
+                /**
+                 * the barcodes that hold
+                 */
+                live: Array<{
+                    seat: string | null;
+                    barcode?: string;
+                    primary_ticket_id?: string;
+                    verification_id?: string;
+                    source: 'completion' | 'eticket' | 'reissue';
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    given_at: string;
+                    /**
+                     * the reissue that gave it; null when given at completion or with the first e-tickets
+                     */
+                    given_by_reissue_id: number | null;
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    revoked_at?: string;
+                    revoked_by_reissue_id?: number | null;
+                }>;
+                /**
+                 * barcodes a reissue replaced: never valid again
+                 */
+                revoked: Array<{
+                    seat: string | null;
+                    barcode?: string;
+                    primary_ticket_id?: string;
+                    verification_id?: string;
+                    source: 'completion' | 'eticket' | 'reissue';
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    given_at: string;
+                    /**
+                     * the reissue that gave it; null when given at completion or with the first e-tickets
+                     */
+                    given_by_reissue_id: number | null;
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    revoked_at?: string;
+                    revoked_by_reissue_id?: number | null;
+                }>;
+            };
+        } | {
+            id: number;
+            /**
+             * relative path of the shipment: /shipments/<id>
+             */
+            url: string;
+            type: 'LocalPickup';
+            state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+            ship_from_name: string | null;
+            ship_from_address: {
+                id: number;
+                label: string | null;
+                name: string;
+                street_address: string;
+                extended_address: string | null;
+                locality: string;
+                region: string;
+                postal_code: string;
+                country_code: string;
+            } | null;
+            ship_from_phone_number: {
+                id: number;
+                url: string;
+                label: string | null;
+                country_code: string;
+                number: string;
+                extension: string | null;
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                updated_at: string;
+            } | null;
+            pickup_time_range: string | null;
+            pickup_instructions: string | null;
+            ship_to_name: string | null;
+            phone_number: {
+                label: string | null;
+                country_code: string;
+                number: string;
+                extension: string | null;
+            } | null;
+            notes: string | null;
+        }>;
+        /**
+         * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
+         */
+        in_hand_on: string | null;
+        /**
+         * the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines)
+         */
+        deliver_by: string | null;
+        /**
+         * cancel_proposed: the party whose cancellation awaits the other
+         */
+        cancel_proposed_by: 'seller' | 'buyer' | null;
+        /**
+         * rejected: why
+         */
+        rejection_reason: 'Tickets No Longer Available' | 'Tickets Priced Incorrectly' | 'Duplicate Order' | 'Fraudulent Order' | 'Test Order' | 'Other' | null;
+        /**
+         * rejected: the seller's notes
+         */
+        rejection_notes: string | null;
+    };
+};
+
+export type CreateTestOrderResponse = CreateTestOrderResponses[keyof CreateTestOrderResponses];
 
 export type ReceiveEasyPostEventData = {
     body?: never;
