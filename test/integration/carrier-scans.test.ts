@@ -140,6 +140,30 @@ describe('carrier scans and the seller’s word', () => {
     expect(await events(id)).toHaveLength(4);
   });
 
+  it('the same event sent five times at once, and the same scan for two numbers: each scan once, each to its own order', async () => {
+    const a = await trackedInTransit();
+    const b = await trackedInTransit();
+    const at = inSeconds(0);
+    const body = trackerEvent({
+      eventId: 'evt_five_times',
+      trackerId: a.tracker,
+      code: a.code,
+      scans: [{ status: 'delivered', datetime: at }],
+    });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => w.webhook(body)));
+    for (const r of answers) expect(r.status).toBe(200);
+    const other = await w.webhook(
+      trackerEvent({ eventId: 'evt_same_scan_b', trackerId: b.tracker, code: b.code, scans: [{ status: 'delivered', datetime: at }] }),
+    );
+    expect(await other.json()).toMatchObject({ taken: true, shipment_id: b.id, recorded: 1 });
+    for (const o of [a, b]) {
+      expect(await w.state(o.orderId)).toMatchObject({ order: 'completed', shipment: 'delivered' });
+      expect(await events(o.id)).toHaveLength(1);
+      const kinds = (await w.call(SELLER, 'GET', `/v9/orders/${o.orderId}/events`)).body.events.map((e: any) => e.kind);
+      expect(kinds.filter((k: string) => k === 'delivered')).toHaveLength(1);
+    }
+  });
+
   it('one event per status change, not one per scan: three depots in transit are one shipment.in_transit', async () => {
     const { orderId, id, code, tracker } = await trackedInTransit();
     const res = await w.webhook(

@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SELLER, SELLER_USER } from '../support/fixtures.ts';
 import { SELLER_THIRD, startMailedWorld, type MailedWorld } from '../support/mailed-world.ts';
+import { b64, makePdf } from '../support/test-files.ts';
 
 // One label per shipment (D-153): the purchase is claimed in Postgres before the carrier is
 // called, so requests racing to buy (three credentials of one seller) buy one label; a label the
 // command then refuses is refunded through the carrier and recorded.
 
-const ORDER_IDS = Array.from({ length: 6 }, (_, i) => 5500 + i);
+const ORDER_IDS = Array.from({ length: 8 }, (_, i) => 5500 + i);
 /** The number every label of the stub carries (test/easypost/shipment-bought.json). */
 const BOUGHT = '1Z5R89390357567127';
+/** A USPS number of a label sold in a lost request. */
+const SOLD = '9400111202555842332669';
 
 describe('one label per shipment', () => {
   let w: MailedWorld;
@@ -59,5 +62,27 @@ describe('one label per shipment', () => {
     expect(purchase!.state).toBe('voided');
     expect(purchase!.note).toMatch(/^refund submitted: the command refused the label/);
     expect(await w.state(buyer.orderId)).toMatchObject({ shipment: 'pending', tracking: null });
+  });
+
+  it('a purchase whose command was lost (its process killed after the carrier sold the label) is attached by the next request, not bought again', async () => {
+    const { id } = await w.mailed('USPS');
+    // A label EasyPost sold and this service stored, recorded as bought, whose command never ran.
+    const donor = await w.mailed('USPS');
+    const stored = await w.call(SELLER, 'POST', `/v9/shipments/${donor.id}/airbill`, {
+      airbill: b64(await makePdf(1, 'sold, never attached')),
+      tracking_number: SOLD,
+    });
+    expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+    await w.sql()`delete from tracking_claims where order_id = ${donor.orderId}`;
+    await w.sql()`insert into label_purchases (shipment_id, state, provider, label_id, tracking_code, tracker_id, service, reason, rate, sha256)
+      values (${id}, 'bought', 'easypost', 'shp_sold00000000000000000000000001', ${SOLD}, null, 'Priority', 'the fastest', '7.90',
+        ${stored.body.airbill.sha256})`;
+    const before = buys();
+    const res = await w.call(SELLER, 'POST', `/v9/shipments/${id}/airbill`, {});
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ tracking_number: SOLD, airbill: { source: 'purchased', sha256: stored.body.airbill.sha256 } });
+    expect(buys()).toBe(before);
+    const [row] = await w.sql()`select carrier_label_id as "labelId" from shipments where id = ${id}`;
+    expect(row!.labelId).toBe('shp_sold00000000000000000000000001');
   });
 });
