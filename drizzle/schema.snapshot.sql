@@ -54,7 +54,8 @@ CREATE TABLE public.carrier_events (
     event_id text NOT NULL,
     tracking_code text,
     outcome text NOT NULL,
-    received_at timestamp with time zone DEFAULT now() NOT NULL
+    received_at timestamp with time zone DEFAULT now() NOT NULL,
+    scans jsonb
 );
 
 CREATE TABLE public.commands (
@@ -214,6 +215,22 @@ CREATE TABLE public.file_links (
     used_by text
 );
 
+CREATE TABLE public.label_purchases (
+    shipment_id bigint NOT NULL,
+    state text DEFAULT 'buying'::text NOT NULL,
+    claimed_at timestamp with time zone DEFAULT now() NOT NULL,
+    provider text,
+    label_id text,
+    tracking_code text,
+    tracker_id text,
+    service text,
+    reason text,
+    rate text,
+    estimated_delivery_at timestamp with time zone,
+    sha256 text,
+    note text
+);
+
 CREATE TABLE public.offices (
     id bigint NOT NULL,
     brokerage_id bigint NOT NULL,
@@ -247,7 +264,8 @@ CREATE TABLE public.orders (
     overdue_fired_at timestamp with time zone,
     rejection_reason text,
     rejection_notes text,
-    closed_at timestamp with time zone
+    closed_at timestamp with time zone,
+    receipt_confirm_by timestamp with time zone
 )
 WITH (fillfactor='85');
 
@@ -473,6 +491,17 @@ CREATE SEQUENCE public.ticket_groups_pk_seq
 
 ALTER SEQUENCE public.ticket_groups_pk_seq OWNED BY public.ticket_groups.pk;
 
+CREATE TABLE public.tracking_claims (
+    carrier text NOT NULL,
+    number_key text NOT NULL,
+    tracking_number text NOT NULL,
+    order_id bigint NOT NULL,
+    shipment_id bigint NOT NULL,
+    tracker_id text,
+    state text DEFAULT 'live'::text NOT NULL,
+    claimed_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 CREATE TABLE public.tracking_events (
     id bigint NOT NULL,
     order_id bigint NOT NULL,
@@ -484,7 +513,11 @@ CREATE TABLE public.tracking_events (
     description text,
     seller_claim boolean DEFAULT false NOT NULL,
     carrier_event_id text,
-    recorded_at timestamp with time zone DEFAULT now() NOT NULL
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    held boolean DEFAULT false NOT NULL,
+    time_flag text,
+    reported_time text,
+    revoked boolean DEFAULT false NOT NULL
 );
 
 CREATE SEQUENCE public.tracking_events_id_seq
@@ -641,6 +674,9 @@ ALTER TABLE ONLY public.file_downloads
 ALTER TABLE ONLY public.file_links
     ADD CONSTRAINT file_links_pkey PRIMARY KEY (token_sha256);
 
+ALTER TABLE ONLY public.label_purchases
+    ADD CONSTRAINT label_purchases_pkey PRIMARY KEY (shipment_id);
+
 ALTER TABLE ONLY public.offices
     ADD CONSTRAINT offices_pkey PRIMARY KEY (id);
 
@@ -682,6 +718,9 @@ ALTER TABLE ONLY public.stored_files
 
 ALTER TABLE ONLY public.ticket_groups
     ADD CONSTRAINT ticket_groups_pkey PRIMARY KEY (pk);
+
+ALTER TABLE ONLY public.tracking_claims
+    ADD CONSTRAINT tracking_claims_pkey PRIMARY KEY (carrier, number_key);
 
 ALTER TABLE ONLY public.tracking_events
     ADD CONSTRAINT tracking_events_pkey PRIMARY KEY (id);
@@ -740,6 +779,8 @@ CREATE INDEX orders_created_idx ON public.orders USING btree (created_at, id);
 
 CREATE INDEX orders_open_deliver_by_idx ON public.orders USING btree (deliver_by, id) WHERE ((state = ANY (ARRAY['pending'::text, 'accepted'::text, 'cancel_proposed'::text])) AND (deliver_by IS NOT NULL));
 
+CREATE INDEX orders_receipt_confirm_by_idx ON public.orders USING btree (receipt_confirm_by, id) WHERE (receipt_confirm_by IS NOT NULL);
+
 CREATE INDEX orders_seller_office_created_idx ON public.orders USING btree (seller_office_id, created_at, id);
 
 CREATE INDEX orders_state_created_idx ON public.orders USING btree (state, created_at, id);
@@ -769,6 +810,10 @@ CREATE UNIQUE INDEX ticket_groups_office_remote ON public.ticket_groups USING bt
 CREATE UNIQUE INDEX ticket_groups_service_id ON public.ticket_groups USING btree (id);
 
 CREATE INDEX ticket_groups_unmapped_by_remote ON public.ticket_groups USING btree (office_id, remote_id) WHERE ((id IS NULL) AND (event_id IS NULL));
+
+CREATE INDEX tracking_claims_order_idx ON public.tracking_claims USING btree (order_id);
+
+CREATE INDEX tracking_claims_tracker_idx ON public.tracking_claims USING btree (tracker_id) WHERE (tracker_id IS NOT NULL);
 
 CREATE UNIQUE INDEX tracking_events_once ON public.tracking_events USING btree (shipment_id, source, status, occurred_at);
 

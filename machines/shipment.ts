@@ -37,6 +37,9 @@ export type ShipmentEvent =
   | { type: 'MAIL'; mailType: MailedType }
   | { type: 'SHIP'; hasTracking: boolean }
   | { type: 'SCAN'; status: TrackingStatus }
+  // A lost envelope replaced by a new one (a reissue while a delivery issue is open): carried
+  // again. Only mailed shipments reach exception and returned; one in transit stays so.
+  | { type: 'RESHIP' }
   // The order was canceled by both parties (machines/order.ts): the shipment will not be delivered.
   | { type: 'CANCEL' };
 
@@ -118,6 +121,7 @@ export const shipmentMachine = setup({
     },
     exception: {
       on: {
+        RESHIP: 'in_transit',
         SCAN: [
           { guard: 'carried', target: 'in_transit' },
           { guard: 'scanDelivered', target: 'delivered' },
@@ -128,6 +132,7 @@ export const shipmentMachine = setup({
     // The envelope went back to the seller: no scan moves it again; the seller may mail it anew.
     returned: {
       on: {
+        RESHIP: 'in_transit',
         MAIL: { target: 'pending', actions: 'takeMailType' },
         MOBILE_TRANSFER: { target: 'pending', actions: 'takeTransferType' },
       },
@@ -260,6 +265,9 @@ function refusal(view: ShipmentView, event: ShipmentEvent): string {
       break;
     case 'SCAN':
       what = `move on a ${event.status} tracking event`;
+      break;
+    case 'RESHIP':
+      what = 'be re-shipped in a new envelope (only one in exception or returned; one in transit stays so)';
       break;
     case 'CANCEL':
       what = 'be canceled';

@@ -255,6 +255,12 @@ const envSchema = z
      * before it is escalated: a duration such as 48h, 90s, 30m or 2d; in milliseconds once read.
      */
     DELIVERY_ISSUE_RESPONSE_WINDOW: duration(1_000, 30 * 24 * 3600_000, '48h'),
+    /**
+     * Without a carrier account: how long the buyer has to confirm receipt or open a delivery issue
+     * after the seller says a shipped envelope was delivered, before the order completes on the
+     * seller's unchallenged word (D-156): a duration such as 72h, 90s or 3d.
+     */
+    DELIVERY_CONFIRMATION_WINDOW: duration(1_000, 30 * 24 * 3600_000, '72h'),
     /** How often the timer sweep arms again the deadline timers Postgres has and Redis lost. */
     TIMER_SWEEP_EVERY_MS: ms(10, 3600_000, 60_000),
     /** Calls in flight at once to one brokerage's endpoints, per process (unset: half of WEBHOOK_CONCURRENCY). */

@@ -13,6 +13,7 @@ import orderCancel from './order-cancel.ts';
 import orderReject from './order-reject.ts';
 import orderUpdate from './order-update.ts';
 import orderWithdrawCancel from './order-withdraw-cancel.ts';
+import orderConfirmReceipt from './order-confirm-receipt.ts';
 import shipmentComplete from './shipment-complete.ts';
 import shipmentEtickets from './shipment-etickets.ts';
 import shipmentReissue from './shipment-reissue.ts';
@@ -29,6 +30,7 @@ export const HANDLERS: readonly Handler[] = [
   orderReject,
   orderCancel,
   orderWithdrawCancel,
+  orderConfirmReceipt,
   orderUpdate,
   shipmentUpdate,
   shipmentComplete,

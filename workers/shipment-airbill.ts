@@ -2,6 +2,7 @@ import { airbillCommand, Forbidden, InvalidParams, InvalidTransition, isMailedTy
 import { attachFileSet, drawFileSetIds, fileSetsOf, holdStoredFiles } from '../src/db/sql/file-sets.ts';
 import { addressRow, setLabelFacts } from '../src/db/sql/mailed-shipment.ts';
 import { storeResult } from '../src/db/sql/store-result.ts';
+import { claimTrackingNumber } from '../src/domain/tracking-claims.ts';
 import { airbillJson, labelSource } from '../src/domain/airbill-json.ts';
 import { factsInOrder } from '../src/domain/file-rules.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
@@ -62,6 +63,12 @@ export default defineHandler({
       serviceType: p?.service ?? shipment.serviceType,
       estimatedDeliveryAt: p?.estimated_delivery_at ? new Date(p.estimated_delivery_at) : null,
     };
+    await claimTrackingNumber(tx, {
+      orderId: order.id,
+      shipmentId: shipment.id,
+      number: payload.tracking_number,
+      trackerId: next.carrierTrackerId,
+    });
     const shipmentBefore = await setLabelFacts(tx, next);
     const { setId, fileIds } = await drawFileSetIds(tx, 1);
     const source = p ? 'purchased' : 'uploaded';

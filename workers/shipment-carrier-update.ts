@@ -4,15 +4,25 @@ import { setEstimate, takeCarrierEvent } from '../src/db/sql/mailed-shipment.ts'
 import { storeResult } from '../src/db/sql/store-result.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { applyTracking } from '../src/domain/tracking-moves.ts';
+import { carrierScanTime } from '../src/domain/scan-times.ts';
+import { numberKey } from '../src/domain/tracking-numbers.ts';
 import { defineHandler } from './handler.ts';
 
-const OPENING = { role: 'seller', operation: 'record carrier scans', followOtherPartysPickup: false, replaces: false } as const;
+const OPENING = {
+  role: 'seller',
+  operation: 'record carrier scans',
+  followOtherPartysPickup: false,
+  replaces: false,
+  duringCancelProposal: true,
+} as const;
 
 /**
  * A verified carrier webhook (POST /carriers/easypost/events): its scans recorded once each, in
  * the order they happened, each applied to the shipment as the carrier's word. The event id is
  * taken once: EasyPost retries, and a retry changes nothing. The order's seller is the command's
- * actor (its lock is the seller's); the events are the system's (`carrier_scan`).
+ * actor (its lock is the seller's); the events are the system's (`carrier_scan`). Nothing refuses
+ * a scan (D-152): while a cancellation is proposed it is held, applied once withdrawn; a time the
+ * envelope cannot have been scanned at is replaced by the time it came, flagged.
  */
 export default defineHandler({
   name: 'shipment.carrier_update',
@@ -26,16 +36,24 @@ export default defineHandler({
       trackingCode: payload.tracking_code,
       outcome: 'recorded',
     });
+    // The envelope this event is about is the shipment's own unless a reissue replaced it: neither
+    // its tracker nor its number is the shipment's now (D-155). Decided here, under the order's lock.
+    const ownTracker = payload.tracker_id !== null && payload.tracker_id === opening.carrierTrackerId;
+    const ownNumber = opening.trackingNumber !== null && numberKey(opening.trackingNumber).key === numberKey(payload.tracking_code).key;
+    const revoked = !ownTracker && !ownNumber;
     let shipment = opening;
     let recorded = 0;
     let completed = false;
     if (first) {
-      const scans = [...payload.scans].sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at));
+      const now = new Date();
+      const scans = payload.scans
+        .map((scan) => ({ scan, time: carrierScanTime(scan.occurred_at, now, opening.createdAt) }))
+        .sort((a, b) => Date.parse(a.time.occurredAt) - Date.parse(b.time.occurredAt));
       const extra = {
         ...(payload.estimated_delivery_at ? { estimatedDeliveryAt: new Date(payload.estimated_delivery_at) } : {}),
         ...(payload.tracker_id ? { carrierTrackerId: payload.tracker_id } : {}),
       };
-      for (const scan of scans) {
+      for (const { scan, time } of scans) {
         const outcome = await applyTracking(
           tx,
           order,
@@ -43,10 +61,13 @@ export default defineHandler({
           {
             source: 'carrier',
             status: scan.status,
-            occurredAt: new Date(scan.occurred_at).toISOString(),
+            occurredAt: time.occurredAt,
             location: scan.location,
             description: scan.description,
             carrierEventId: payload.event_id,
+            timeFlag: time.timeFlag,
+            reportedTime: time.reportedTime,
+            revoked,
           },
           { actor: { type: 'system', reason: 'carrier_scan' } },
           extra,
@@ -57,7 +78,7 @@ export default defineHandler({
       }
     }
     // shipment.at_risk: the carrier now expects the envelope after the order's deadline (it did not before).
-    if (first && payload.estimated_delivery_at && !['delivered', 'canceled', 'returned'].includes(shipment.state)) {
+    if (first && !revoked && payload.estimated_delivery_at && !['delivered', 'canceled', 'returned'].includes(shipment.state)) {
       const estimate = new Date(payload.estimated_delivery_at);
       const before = opening.estimatedDeliveryAt;
       const { deliverBy } = await setEstimate(tx, shipment.id, estimate);

@@ -1,4 +1,4 @@
-import { InvalidParams, InvalidTransition, parseOrThrow, reissueCommand } from '@fulfil/contract';
+import { InvalidParams, InvalidTransition, isMailedType, parseOrThrow, reissueCommand } from '@fulfil/contract';
 import { responsesOf, undecidedIssueOf, insertResponse } from '../src/db/sql/delivery-issues.ts';
 import { holdStoredFiles, replaceCurrentEticketSet } from '../src/db/sql/file-sets.ts';
 import { insertReissueSet } from '../src/db/sql/reissue-set.ts';
@@ -9,6 +9,7 @@ import { issueJson, responseJson } from '../src/domain/delivery-issue-json.ts';
 import { eticketJson } from '../src/domain/file-json.ts';
 import { assertTicketPages, factsInOrder } from '../src/domain/file-rules.ts';
 import { openShipment } from '../src/domain/shipment-access.ts';
+import { reissueEnvelope } from '../src/domain/mailed-reissue.ts';
 import { appendOrderEvent } from '../src/db/sql/append-order-event.ts';
 import { assertRoomFor, assertSeatsOfOrder } from '../src/domain/delivery-issue-rules.ts';
 import { defineHandler } from './handler.ts';
@@ -20,6 +21,7 @@ const LINK_TYPES = ['XMobile', 'XMobileLink'];
  * POST /v9/shipments/:id/reissue: the seller delivers again, on a completed shipment, while a
  * delivery issue of its order waits for an answer. New e-tickets replace the set (the old one
  * stays in the history), replaced barcodes are revoked, and the issue becomes seller_responded.
+ * A mailed shipment's lost envelope is replaced by a new one instead (mailed-reissue.ts).
  */
 export default defineHandler({
   name: 'shipment.reissue',
@@ -28,6 +30,12 @@ export default defineHandler({
     const { order, shipment } = await openShipment(tx, payload.shipment_id, actor, OPENING);
     const issue = await undecidedIssueOf(tx, order.id);
     if (!issue) throw new InvalidTransition(`order ${order.id} has no open delivery issue: a reissue answers one (the buyer opens it)`);
+    // Every reissue is one of the seller's answers, a new envelope included: each counts to the order's limit.
+    await assertRoomFor(tx, order.id, 'answer');
+    if (isMailedType(shipment.type)) return reissueEnvelope(tx, { order, shipment, issue, payload, actor, commandId });
+    if (payload.tracking_number !== undefined) {
+      throw InvalidParams.at('tracking_number', `a ${shipment.type} shipment has no envelope; a new tracking number is for a mailed one`);
+    }
     if (shipment.state !== 'delivered') {
       throw new InvalidTransition(
         `shipment ${shipment.id} is ${shipment.state}: a reissue re-delivers a completed shipment; complete it instead`,
@@ -39,7 +47,6 @@ export default defineHandler({
     if (payload.x_mobile_link !== undefined && !LINK_TYPES.includes(shipment.type)) {
       throw new InvalidParams(`x_mobile_link: a ${shipment.type} shipment takes no transfer link`, 'x_mobile_link');
     }
-    await assertRoomFor(tx, order.id, 'answer');
     await assertSeatsOfOrder(tx, order.id, [
       ...(payload.tickets ?? []).map((t, i) => ({ seat: t.seat, field: `tickets.${i}.seat` })),
       ...(payload.etickets ?? []).flatMap((e, i) => (e.seat !== undefined ? [{ seat: e.seat, field: `etickets.${i}.seat` }] : [])),

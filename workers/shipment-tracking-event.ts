@@ -4,21 +4,25 @@ import { storeResult } from '../src/db/sql/store-result.ts';
 import { trackingEventsOf, trackingEventJson } from '../src/read/tracking-events.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { mailedShipmentJson } from '../src/domain/shipment-response.ts';
-import { applyTracking } from '../src/domain/tracking-moves.ts';
+import { applyTracking, carrierTracked } from '../src/domain/tracking-moves.ts';
+import { openReceiptWindow } from '../src/domain/receipt-window.ts';
+import { assertSellerScanTime } from '../src/domain/scan-times.ts';
 import { defineHandler } from './handler.ts';
 
 const OPENING = { role: 'seller', operation: 'add a tracking event', followOtherPartysPickup: false, replaces: false } as const;
 
 /**
  * POST /v9/shipments/:id/tracking_events: the seller reports a scan, for a carrier without an
- * account here. It moves the shipment as a carrier's would, except a `delivered` on a shipment
- * the carrier tracks, which is recorded as the seller's claim (D-112).
+ * account here. It moves the shipment as a carrier's would, except on a shipment the carrier
+ * tracks, where every event of the seller is recorded as its claim and moves nothing (D-154).
+ * A time the envelope cannot have been scanned at is 400 (D-152); `delivered` on a shipment never
+ * shipped is 422.
  */
 export default defineHandler({
   name: 'shipment.tracking_event',
   parse: (payload) => parseOrThrow(trackingEventCommand, payload, 'payload'),
   open: (tx, { payload, actor }) => sendShipmentReads(tx, payload.shipment_id, actor, OPENING),
-  async handle(tx, { payload, actor, commandId }, _ctx, opened) {
+  async handle(tx, { payload, actor, commandId }, ctx, opened) {
     const { order, shipment, role } = await openShipment(tx, payload.shipment_id, actor, OPENING, opened);
     if (!isMailedType(shipment.type)) {
       throw new InvalidTransition(
@@ -30,7 +34,19 @@ export default defineHandler({
         `shipment ${shipment.id} has no tracking number yet: set it with PUT /v9/shipments/${shipment.id}/tracking first`,
       );
     }
-    const occurredAt = new Date(payload.occurred_at).toISOString();
+    const occurredAt = assertSellerScanTime(payload.occurred_at, new Date(), shipment.createdAt);
+    if (payload.status === 'delivered' && shipment.state === 'pending') {
+      throw new InvalidTransition(
+        `shipment ${shipment.id} is pending: it was never shipped, so it cannot be delivered; ship it first (PUT /v9/shipments/${shipment.id}/complete)`,
+      );
+    }
+    // Without a carrier account the seller's `delivered` on a shipped envelope waits for the buyer (D-156).
+    const window = ctx.deadlines.receiptWindowMs;
+    const awaitsBuyer =
+      payload.status === 'delivered' &&
+      window !== undefined &&
+      !carrierTracked(shipment) &&
+      (shipment.state === 'in_transit' || shipment.state === 'exception');
     const outcome = await applyTracking(
       tx,
       order,
@@ -42,6 +58,7 @@ export default defineHandler({
         location: payload.location ?? null,
         description: payload.description ?? null,
         carrierEventId: null,
+        claim: awaitsBuyer,
       },
       { actor: { brokerageId: actor.brokerageId, userId: actor.userId, role }, commandId },
     );
@@ -49,12 +66,15 @@ export default defineHandler({
     const mine = events.find(
       (e) => e.source === 'seller' && e.status === payload.status && e.occurredAt.getTime() === Date.parse(occurredAt),
     );
+    const confirmBy = awaitsBuyer ? await openReceiptWindow(tx, order.id, new Date(Date.now() + window)) : null;
     const body = {
       ...mailedShipmentJson(outcome.shipment, { shipToAddress: await addressRow(tx, shipment.shipToAddressId) }),
       tracking_event: trackingEventJson(mine!),
       recorded: outcome.recorded,
+      ...(confirmBy ? { confirm_receipt_by: confirmBy.toISOString() } : {}),
     };
     await storeResult(tx, commandId, 200, body);
-    return { status: 200, body, stored: true, ...(outcome.completed && order.hasDeadline ? { timersOf: order.id } : {}) };
+    const timers = confirmBy !== null || (outcome.completed && order.hasDeadline);
+    return { status: 200, body, stored: true, ...(timers ? { timersOf: order.id } : {}) };
   },
 });

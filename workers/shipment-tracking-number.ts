@@ -1,6 +1,7 @@
 import { InvalidParams, InvalidTransition, isMailedType, parseOrThrow, trackingNumberCommand } from '@fulfil/contract';
 import { addressRow, moveMailedShipment } from '../src/db/sql/mailed-shipment.ts';
 import { storeResult } from '../src/db/sql/store-result.ts';
+import { claimTrackingNumber } from '../src/domain/tracking-claims.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { mailedShipmentJson } from '../src/domain/shipment-response.ts';
 import { assertTrackingFits } from '../src/domain/tracking-numbers.ts';
@@ -18,7 +19,7 @@ export default defineHandler({
   parse: (payload) => parseOrThrow(trackingNumberCommand, payload, 'payload'),
   open: (tx, { payload, actor }) => sendShipmentReads(tx, payload.shipment_id, actor, OPENING),
   async handle(tx, { payload, actor, commandId }, _ctx, opened) {
-    const { shipment, role } = await openShipment(tx, payload.shipment_id, actor, OPENING, opened);
+    const { order, shipment, role } = await openShipment(tx, payload.shipment_id, actor, OPENING, opened);
     const type = shipment.type;
     if (!isMailedType(type))
       throw new InvalidTransition(
@@ -42,6 +43,12 @@ export default defineHandler({
         'tracking_number',
       );
     }
+    await claimTrackingNumber(tx, {
+      orderId: order.id,
+      shipmentId: shipment.id,
+      number: payload.tracking_number,
+      trackerId: payload.tracker_id ?? null,
+    });
     const next = { ...shipment, trackingNumber: payload.tracking_number, carrierTrackerId: payload.tracker_id ?? null };
     const body = mailedShipmentJson(next, contacts);
     await moveMailedShipment(tx, {

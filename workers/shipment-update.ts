@@ -11,6 +11,7 @@ import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.t
 import { buyerPickupJson, mailedShipmentJson, mobileTransferJson, sellerPickupJson } from '../src/domain/shipment-response.ts';
 import { updateCommand, type UpdateCommand } from '@fulfil/contract';
 import { AddressRefused, parseOrThrow, poBoxField, InvalidTransition } from '@fulfil/contract';
+import { releaseTrackingNumbers } from '../src/domain/tracking-claims.ts';
 import { defineHandler } from './handler.ts';
 
 const OPERATION = {
@@ -190,6 +191,8 @@ export default defineHandler({
           : payload.operation === 'seller_pickup'
             ? sellerPickupJson(replacement, contacts)
             : buyerPickupJson(replacement, contacts);
+    // The envelope left behind before it was shipped frees its number (D-150); a shipped one keeps it.
+    if (shipment.trackingNumber !== null && shipment.state === 'pending') await releaseTrackingNumbers(tx, order.id);
     await replaceShipment(tx, {
       old: shipment,
       next: replacement,

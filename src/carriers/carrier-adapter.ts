@@ -10,6 +10,10 @@ export interface CarrierAdapter {
   /** A short name, stored with what the adapter made: `easypost`. */
   readonly provider: string;
   buyLabel(request: LabelRequest): Promise<BoughtLabel>;
+  /** Asks the carrier to refund a label bought and not used; answers its refund status (`submitted`, …). */
+  voidLabel(labelId: string): Promise<{ refundStatus: string }>;
+  /** The longest a purchase may take (each of its calls under the adapter's timeout). */
+  readonly purchaseMs: number;
   registerTracker(trackingCode: string, carrier: string): Promise<{ trackerId: string }>;
   /** The event of a webhook call, or CarrierSignatureInvalid; `null` for an event that is not about tracking. */
   readWebhook(rawBody: Buffer, headers: Readonly<Record<string, string | string[] | undefined>>): CarrierWebhook | null;
@@ -44,6 +48,8 @@ export interface BoughtLabel {
 export interface CarrierWebhook {
   eventId: string;
   trackingCode: string;
+  /** The carrier the aggregator names (`UPS`, `USPS`, `FedEx`), when it does. */
+  carrier: string | null;
   trackerId: string | null;
   estimatedDeliveryAt: string | null;
   scans: CarrierScan[];

@@ -48,7 +48,11 @@ interface SuperagentRequest {
 }
 
 interface EpClient {
-  Shipment: { create(p: object): Promise<EpShipment>; buy(id: string, rateId: string): Promise<EpShipment> };
+  Shipment: {
+    create(p: object): Promise<EpShipment>;
+    buy(id: string, rateId: string): Promise<EpShipment>;
+    refund(id: string): Promise<EpShipment & { refund_status?: string | null }>;
+  };
   Tracker: { create(p: object): Promise<{ id: string }> };
   Utils: { validateWebhook(body: Buffer, headers: object, secret: string): unknown };
 }
@@ -99,6 +103,11 @@ export class EasyPostAdapter implements CarrierAdapter {
       : undefined;
   }
 
+  /** Three calls (create, buy, download), each within EASYPOST_TIMEOUT_MS, and a second to spare. */
+  get purchaseMs(): number {
+    return 3 * this.settings.timeoutMs + 1000;
+  }
+
   /** Whether labels can be bought (an API key is set). */
   get canBuy(): boolean {
     return this.client !== undefined;
@@ -142,6 +151,13 @@ export class EasyPostAdapter implements CarrierAdapter {
       estimatedDeliveryAt: estimate ? new Date(estimate) : null,
       pdf,
     };
+  }
+
+  /** EasyPost's refund of an unused label (docs.easypost.com, Refund a Shipment): it answers the shipment, `refund_status` set. */
+  async voidLabel(labelId: string): Promise<{ refundStatus: string }> {
+    const client = this.requireClient();
+    const refunded = await this.call('refund the label', () => client.Shipment.refund(labelId));
+    return { refundStatus: refunded.refund_status ?? 'unknown' };
   }
 
   async registerTracker(trackingCode: string, carrier: string): Promise<{ trackerId: string }> {
@@ -219,12 +235,13 @@ export function readTrackerEvent(event: unknown): CarrierWebhook | null {
   const scans: CarrierScan[] = [];
   for (const d of details) {
     const status = d.status ? STATUS_OF[d.status] : undefined;
-    if (!status || !d.datetime || Number.isNaN(Date.parse(d.datetime))) continue;
+    if (!status) continue;
     const where = d.tracking_location;
     const location = where ? [where.city, where.state, where.zip, where.country].filter(Boolean).join(', ') || null : null;
     scans.push({
       status,
-      occurred_at: d.datetime,
+      // As given, even unreadable: the command stores the scan at the time it came, flagged (D-152).
+      occurred_at: typeof d.datetime === 'string' ? d.datetime.slice(0, 64) : '',
       location: location?.slice(0, 200) ?? null,
       description: (d.message ?? d.description ?? null)?.slice(0, 500) ?? null,
     });
@@ -232,10 +249,18 @@ export function readTrackerEvent(event: unknown): CarrierWebhook | null {
   return {
     eventId: e.id,
     trackingCode: tracker.tracking_code.replace(/\s+/g, '').toUpperCase(),
+    carrier: typeof tracker.carrier === 'string' ? tracker.carrier : null,
     trackerId: typeof tracker.id === 'string' ? tracker.id : null,
-    estimatedDeliveryAt: typeof tracker.est_delivery_date === 'string' ? tracker.est_delivery_date : null,
+    estimatedDeliveryAt: usableDate(tracker.est_delivery_date),
     scans,
   };
+}
+
+/** A date the carrier gave, when it is one Postgres and the order's deadline can use (2000-2100). */
+function usableDate(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  const at = Date.parse(v);
+  return at >= Date.UTC(2000, 0, 1) && at < Date.UTC(2101, 0, 1) ? v : null;
 }
 
 async function fetchBytes(url: string, timeoutMs: number): Promise<Buffer> {

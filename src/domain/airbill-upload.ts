@@ -1,6 +1,5 @@
 import {
   airbillBody,
-  CarrierFailed,
   Forbidden,
   InvalidParams,
   InvalidTransition,
@@ -10,6 +9,7 @@ import {
   NotFound,
   parseOrThrow,
   ShipmentReplaced,
+  TrackingNumberInUse,
   type AddressAttributes,
   trackingNumberBody,
   type AirbillCommand,
@@ -17,9 +17,11 @@ import {
 } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
 import { fileSetsOf } from '../db/sql/file-sets.ts';
+import { trackingNumberHeldElsewhere } from './tracking-claims.ts';
 import { PayloadTooLarge } from '../http-errors.ts';
 import { CarrierFailure, type CarrierAdapter } from '../carriers/carrier-adapter.ts';
 import { checkAndStorePdf, type UploadDeps } from './file-upload.ts';
+import { buyOrJoinLabel } from './label-purchase.ts';
 import { assertTrackingFits, detectTrackingNumber } from './tracking-numbers.ts';
 import { orderRole } from '../auth/roles.ts';
 
@@ -30,6 +32,7 @@ export interface AirbillDeps extends UploadDeps {
 
 interface Standing {
   id: number;
+  orderId: number;
   type: string;
   state: string;
   trackingNumber: string | null;
@@ -43,7 +46,7 @@ interface Standing {
 
 async function standing(db: SqlRunner, shipmentId: number, brokerageId: number): Promise<Standing> {
   const [row] = await db.rows<Record<string, unknown>>(
-    `select s.id, s.type, s.state, s.tracking_number as "trackingNumber", s.carrier_label_id as "carrierLabelId", s.service_type as "serviceType",
+    `select s.id, s.order_id as "orderId", s.type, s.state, s.tracking_number as "trackingNumber", s.carrier_label_id as "carrierLabelId", s.service_type as "serviceType",
        o.deliver_by as "deliverBy", f.brokerage_id as "sellerBrokerageId", o.buyer_brokerage_id as "buyerBrokerageId",
        case when s.replaced_by is null then s.id else (select l.id from shipments l where l.order_id = s.order_id and l.replaced_by is null) end as "liveId",
        case when a.id is null then null else json_build_object('name', a.name, 'street_address', a.street_address, 'extended_address', a.extended_address,
@@ -59,6 +62,7 @@ async function standing(db: SqlRunner, shipmentId: number, brokerageId: number):
   if (!row || role === 'stranger') throw new NotFound(`shipment ${shipmentId} not found`);
   return {
     id: Number(row.id),
+    orderId: Number(row.orderId),
     type: String(row.type),
     state: String(row.state),
     trackingNumber: (row.trackingNumber as string | null) ?? null,
@@ -102,6 +106,8 @@ export async function prepareAirbill(
     // A bought label is the label: an upload beside it would be dropped, so it is refused (D-164).
     if (s.carrierLabelId !== null) throw new LabelBought(shipmentId);
     assertTrackingFits(s.type, parsed.tracking_number);
+    // Before the file is stored or a tracker registered: another envelope's number buys nothing here.
+    if (await trackingNumberHeldElsewhere(deps.database, s.orderId, parsed.tracking_number)) throw new TrackingNumberInUse();
     const { sha256 } = await checkAndStorePdf(deps, parsed.airbill, 'airbill');
     const trackerId = await registerBestEffort(deps, shipmentId, parsed.tracking_number, s.type);
     return {
@@ -147,36 +153,11 @@ export async function prepareAirbill(
   }
   if (s.state !== 'pending') throw new InvalidTransition(`shipment ${shipmentId} is ${s.state}: its airbill can no longer change`);
   if (!s.to) throw new InvalidTransition(`shipment ${shipmentId} has no address to ship to`);
-  let label;
-  try {
-    label = await carrier.buyLabel({
-      reference: `fulfil-shipment-${shipmentId}`,
-      carrier: s.type,
-      serviceType: s.serviceType,
-      to: s.to,
-      deliverBy: s.deliverBy,
-      now: new Date(),
-    });
-  } catch (err) {
-    if (err instanceof CarrierFailure) throw new CarrierFailed(err.message, err.code);
-    throw err;
-  }
-  const { sha256 } = await checkAndStorePdf(deps, label.pdf, 'airbill');
-  return {
-    shipment_id: shipmentId,
-    by: giver,
-    sha256,
-    tracking_number: label.trackingCode,
-    purchase: {
-      provider: carrier.provider,
-      label_id: label.labelId,
-      tracker_id: label.trackerId,
-      service: label.service,
-      reason: label.reason,
-      estimated_delivery_at: label.estimatedDeliveryAt?.toISOString() ?? null,
-      rate: label.rate,
-    },
-  };
+  return buyOrJoinLabel(
+    { ...deps, carrier },
+    { id: shipmentId, type: s.type, serviceType: s.serviceType, to: s.to, deliverBy: s.deliverBy },
+    giver,
+  );
 }
 
 /**
@@ -198,8 +179,26 @@ export async function prepareTrackingNumber(
   const s = await standing(deps.database, shipmentId, brokerageId);
   if (s.role !== 'seller' || !isMailedType(s.type) || s.state !== 'pending' || s.trackingNumber === tracking_number) return command;
   assertTrackingFits(s.type, tracking_number);
+  if (await trackingNumberHeldElsewhere(deps.database, s.orderId, tracking_number)) throw new TrackingNumberInUse();
   const trackerId = await registerBestEffort(deps, shipmentId, tracking_number, s.type);
   return trackerId ? { ...command, tracker_id: trackerId } : command;
+}
+
+/**
+ * POST /v9/shipments/:id/reissue with a new envelope's number (D-155): refused early when another
+ * envelope holds it, else registered as a tracker (best effort, as PUT …/tracking does).
+ */
+export async function prepareReissueNumber(
+  deps: AirbillDeps & { log?: { warn(detail: object, message: string): void } },
+  shipmentId: number,
+  brokerageId: number,
+  trackingNumber: string,
+): Promise<string | undefined> {
+  const s = await standing(deps.database, shipmentId, brokerageId);
+  if (s.role !== 'seller' || !isMailedType(s.type) || !['in_transit', 'exception', 'returned'].includes(s.state)) return undefined;
+  assertTrackingFits(s.type, trackingNumber);
+  if (await trackingNumberHeldElsewhere(deps.database, s.orderId, trackingNumber)) throw new TrackingNumberInUse();
+  return registerBestEffort(deps, shipmentId, trackingNumber, s.type);
 }
 
 /** The number as a tracker of the carrier account, when there is one; undefined when none or EasyPost refused (logged). */

@@ -2,6 +2,7 @@ import { IdempotencyConflict, InvalidParams, requestFingerprint, Unauthorized, t
 import type { SqlRunner } from '../db/database.ts';
 import { CarrierSignatureInvalid, CarrierWebhookMalformed, type CarrierAdapter } from '../carriers/carrier-adapter.ts';
 import { takeCarrierEvent } from '../db/sql/mailed-shipment.ts';
+import { matchCarrierEvent } from './tracking-claims.ts';
 import type { Dispatch } from '../queues/dispatcher.ts';
 
 export interface CarrierWebhookDeps {
@@ -17,7 +18,8 @@ export type CarrierWebhookOutcome =
 
 /**
  * A carrier's webhook call: verified (a bad or missing signature is 401 and changes nothing),
- * matched to the live mailed shipment by its tracking code, and handed to that shipment's
+ * matched to the envelope's claim by the account's tracker id, then by the number as its carrier
+ * reads it (tracking-claims.ts), and handed to that shipment's
  * command (`shipment.carrier_update`), whose command id derives from the carrier's event id: a
  * retried event is the same command and replays its answer. An event about an unknown tracking
  * code is kept as taken, without effect (the carrier is answered 200, so it stops retrying).
@@ -36,20 +38,19 @@ export async function takeCarrierWebhook(
     throw err;
   }
   if (!event) return { kind: 'ignored', reason: 'not a tracker event' };
-  const [row] = await deps.database.rows<{ id: number; sellerBrokerageId: number }>(
-    `select s.id, f.brokerage_id as "sellerBrokerageId" from shipments s join orders o on o.id = s.order_id join offices f on f.id = o.seller_office_id
-     where s.tracking_number = $1 and s.replaced_by is null and s.type in ('FedEx', 'UPS', 'USPS', 'ProvidedAirbill')`,
-    [event.trackingCode],
-  );
-  if (!row) {
+  const match = await matchCarrierEvent(deps.database, event);
+  if (!match || match.liveId === null) {
+    // Kept with its scans for the operators; never applied to a guess (D-151).
     await takeCarrierEvent(deps.database, {
       provider: deps.carrier.provider,
       eventId: event.eventId,
       trackingCode: event.trackingCode,
       outcome: 'unknown_tracking_code',
+      scans: event.scans.slice(0, 500),
     });
     return { kind: 'ignored', reason: `no mailed shipment has tracking number ${event.trackingCode}` };
   }
+  const row = { id: match.liveId, sellerBrokerageId: match.sellerBrokerageId };
   const payload: CarrierUpdateCommand = {
     shipment_id: Number(row.id),
     provider: deps.carrier.provider,

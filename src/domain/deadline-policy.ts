@@ -16,6 +16,11 @@ export interface DeadlinePolicy {
   dueSoonBeforeMs: number;
   /** How long a seller has to answer a delivery issue before it is escalated (DELIVERY_ISSUE_RESPONSE_WINDOW; default 48 h). */
   issueResponseWindowMs?: number;
+  /**
+   * Without a carrier account (no EASYPOST_API_KEY), how long a seller's `delivered` on a shipped
+   * envelope waits for the buyer (DELIVERY_CONFIRMATION_WINDOW; default 72 h, D-156); absent with one.
+   */
+  receiptWindowMs?: number;
 }
 
 export function deadlinePolicyOf(config: {
@@ -23,14 +28,20 @@ export function deadlinePolicyOf(config: {
   DEADLINE_LOCAL_TIME: string;
   DUE_SOON_BEFORE_MS: number;
   DELIVERY_ISSUE_RESPONSE_WINDOW?: number;
+  DELIVERY_CONFIRMATION_WINDOW?: number;
+  EASYPOST_API_KEY?: string | undefined;
 }): DeadlinePolicy {
   return {
     timeZone: config.DEADLINE_TIME_ZONE,
     localTime: config.DEADLINE_LOCAL_TIME,
     dueSoonBeforeMs: config.DUE_SOON_BEFORE_MS,
     ...(config.DELIVERY_ISSUE_RESPONSE_WINDOW !== undefined ? { issueResponseWindowMs: config.DELIVERY_ISSUE_RESPONSE_WINDOW } : {}),
+    ...(config.EASYPOST_API_KEY ? {} : { receiptWindowMs: config.DELIVERY_CONFIRMATION_WINDOW ?? DEFAULT_RECEIPT_WINDOW_MS }),
   };
 }
+
+/** 72 hours: the buyer's time to confirm or challenge a seller's `delivered` when DELIVERY_CONFIRMATION_WINDOW is not set. */
+export const DEFAULT_RECEIPT_WINDOW_MS = 72 * 3600_000;
 
 export const DEFAULT_DEADLINE_POLICY: DeadlinePolicy = {
   timeZone: 'America/New_York',

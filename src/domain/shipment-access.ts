@@ -59,12 +59,19 @@ export async function openShipment(
   tx: SqlTx,
   shipmentId: number,
   actor: Actor,
-  opts: { role: 'seller' | 'buyer'; operation: string; followOtherPartysPickup: boolean; replaces: boolean },
+  opts: {
+    role: 'seller' | 'buyer';
+    operation: string;
+    followOtherPartysPickup: boolean;
+    replaces: boolean;
+    /** A fact from outside (a carrier's scan) is taken during a proposed cancellation too (D-152). */
+    duringCancelProposal?: boolean;
+  },
   sent: SentShipmentReads = sendShipmentReads(tx, shipmentId, actor, opts),
 ): Promise<OpenedShipment> {
   const order = await sent.locking;
   if (!order) throw await refusal(tx, shipmentId, actor, opts);
-  if (order.state === 'cancel_proposed') throw awaitingCancelAnswer(order);
+  if (order.state === 'cancel_proposed' && !opts.duringCancelProposal) throw awaitingCancelAnswer(order);
   const live = await sent.reading;
   if (!live) throw new NotFound(`shipment ${shipmentId} not found`);
   if (live.shipment.id !== shipmentId) {

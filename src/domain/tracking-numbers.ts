@@ -73,3 +73,28 @@ function checkDigitWrongFor(type: MailedType, number: string): MailedType | unde
 export function trackingUrlOf(number: string | null): string | null {
   return number ? detectTrackingNumber(number).trackingUrl : null;
 }
+
+/** The envelope a number names: its carrier and the number as that carrier reads it (D-150). */
+export interface NumberKey {
+  carrier: string;
+  key: string;
+}
+
+// USPS prints the IMpb barcode with its routing prefix, 420 and the ZIP (5 or 9 digits): the same
+// envelope as the number without it.
+const USPS_ROUTED = /^420(?:\d{9}|\d{5})(\d{20,22})$/;
+
+/**
+ * The claim key of a number: letters upper-cased, everything but letters and digits dropped, and
+ * per carrier the spellings that name the same envelope made one (USPS's routing prefix).
+ * `fallbackCarrier`: for a number no format is known of (a carrier's webhook may name one).
+ */
+export function numberKey(number: string, fallbackCarrier: string | null = null): NumberKey {
+  let key = number.toUpperCase().replace(/[^0-9A-Z]/g, '');
+  const carrier = detectTrackingNumber(key).carrier ?? fallbackCarrier ?? 'unknown';
+  if (carrier === 'USPS') {
+    const bare = USPS_ROUTED.exec(key)?.[1];
+    if (bare && detectTrackingNumber(bare).carrier === 'USPS') key = bare;
+  }
+  return { carrier, key };
+}

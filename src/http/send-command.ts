@@ -18,6 +18,8 @@ export async function sendCommand<N extends JobName>(
   reply: FastifyReply,
   name: N,
   payload: JobMap[N],
+  /** Called with a finished command's answer before it is sent (a route's own clean-up after a refusal). */
+  settle?: (result: { status: number; body: unknown }) => Promise<void>,
 ): Promise<FastifyReply> {
   const caller = callerOf(request);
   const key = request.headers['idempotency-key'];
@@ -49,7 +51,10 @@ export async function sendCommand<N extends JobName>(
     'fulfil.command_id': outcome.commandId,
     'http.response.status_code': outcome.kind === 'done' ? outcome.result.status : 202,
   });
-  if (outcome.kind === 'done') return reply.status(outcome.result.status).send(outcome.result.body);
+  if (outcome.kind === 'done') {
+    await settle?.(outcome.result);
+    return reply.status(outcome.result.status).send(outcome.result.body);
+  }
   const location = `/v9/commands/${outcome.commandId}`;
   return reply.status(202).header('location', location).send({ id: outcome.commandId, status: 'queued', url: location });
 }

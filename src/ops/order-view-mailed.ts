@@ -4,6 +4,7 @@ import { trackingUrlOf } from '../domain/tracking-numbers.ts';
 import { isoTime } from '../iso-time.ts';
 import { escapeHtml as e } from './html.ts';
 import { sql } from 'drizzle-orm';
+import { isSellerClaim } from '../read/tracking-events.ts';
 
 /** A mailed order's envelope, as the operator's order view shows it: where, how, its label and every scan. */
 export interface OrderMailing {
@@ -57,7 +58,7 @@ export async function loadOrderMailing(ex: Executor, orderId: number): Promise<O
       at: new Date(r.at as string),
       status: String(r.status),
       source: String(r.source),
-      sellerClaim: Boolean(r.sellerClaim),
+      sellerClaim: isSellerClaim({ sellerClaim: Boolean(r.sellerClaim), source: String(r.source), status: String(r.status) }),
       location: (r.location as string | null) ?? null,
       description: (r.description as string | null) ?? null,
     })),

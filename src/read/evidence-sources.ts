@@ -1,6 +1,7 @@
 import { DELIVERY_EVIDENCE_EVENT_KINDS } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
 import { barcodesOf } from '../db/sql/shipment-barcodes.ts';
+import { isSellerClaim } from './tracking-events.ts';
 
 /**
  * The evidence of delivery of an order (GET /v9/orders/:id/delivery_evidence) is read from
@@ -196,7 +197,8 @@ function wordsOf(kind: string, details: Record<string, unknown>): string | null 
  */
 const trackingScans: EvidenceSource = async (db, orderId) => {
   const rows = await db.rows<Record<string, unknown>>(
-    `select source, status, occurred_at, location, description, seller_claim from tracking_events where order_id = $1::bigint order by occurred_at, id`,
+    `select source, status, occurred_at, location, description, seller_claim, held, time_flag, reported_time, revoked
+     from tracking_events where order_id = $1::bigint order by occurred_at, id`,
     [orderId],
   );
   return rows.map((r) => ({
@@ -206,8 +208,11 @@ const trackingScans: EvidenceSource = async (db, orderId) => {
     status: r.status as string,
     location: (r.location as string | null) ?? null,
     description: (r.description as string | null) ?? null,
-    // Every delivery the seller reports is its claim (the carrier's scan is the proof), tracked or not.
-    seller_claim: Boolean(r.seller_claim) || (r.source !== 'carrier' && r.status === 'delivered'),
+    seller_claim: isSellerClaim({ sellerClaim: Boolean(r.seller_claim), source: String(r.source), status: String(r.status) }),
+    // A scan held by a proposed cancellation, or dated when it came: said so (D-152).
+    ...(r.held ? { held: true } : {}),
+    ...(r.revoked ? { revoked: true } : {}),
+    ...(r.time_flag ? { time_flag: r.time_flag as string, reported_time: (r.reported_time as string | null) ?? null } : {}),
   }));
 };
 

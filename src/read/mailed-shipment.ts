@@ -4,7 +4,8 @@ import { fileSetsOf } from '../db/sql/file-sets.ts';
 import type { FileStore } from '../files/file-store.ts';
 import { trackingUrlOf } from '../domain/tracking-numbers.ts';
 import { partyOfShipment } from './shipment-files.ts';
-import { trackingEventJson, trackingEventsOf } from './tracking-events.ts';
+import { trackingEventJson, trackingEventsPage } from './tracking-events.ts';
+import { TRACKING_EVENTS_DEFAULT_ITEMS, type TrackingEventsQuery } from './tracking-events-query.ts';
 
 /**
  * A replaced shipment's id answers 410 naming the live one, as GET /v9/shipments/:id does (D-163):
@@ -21,8 +22,8 @@ async function assertLive(db: SqlRunner, shipmentId: number): Promise<void> {
   if (row?.liveId != null && Number(row.liveId) !== shipmentId) throw new ShipmentReplaced(Number(row.liveId));
 }
 
-/** GET /v9/shipments/:id/tracking_events: both parties, oldest first, with their source. */
-export async function listTrackingEvents(db: SqlRunner, shipmentId: number, brokerageId: number) {
+/** GET /v9/shipments/:id/tracking_events: both parties, a page at a time by the carrier's time, with their source. */
+export async function listTrackingEvents(db: SqlRunner, shipmentId: number, brokerageId: number, query: TrackingEventsQuery = {}) {
   await partyOfShipment(db, shipmentId, brokerageId);
   await assertLive(db, shipmentId);
   const [row] = await db.rows<{ trackingNumber: string | null }>(
@@ -30,11 +31,16 @@ export async function listTrackingEvents(db: SqlRunner, shipmentId: number, brok
     [shipmentId],
   );
   const trackingNumber = row?.trackingNumber ?? null;
+  const page = await trackingEventsPage(db, shipmentId, {
+    items: query['page[items]'] ?? TRACKING_EVENTS_DEFAULT_ITEMS,
+    cursor: query['page[cursor]'],
+  });
   return {
     shipment_id: shipmentId,
     tracking_number: trackingNumber,
     tracking_url: trackingUrlOf(trackingNumber),
-    tracking_events: (await trackingEventsOf(db, shipmentId)).map(trackingEventJson),
+    tracking_events: page.events.map(trackingEventJson),
+    next_cursor: page.next,
   };
 }
 

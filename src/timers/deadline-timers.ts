@@ -15,7 +15,10 @@ export type TimerKind = (typeof TIMER_KINDS)[number];
 /** The delivery issue's escalation timer shares the queue, the worker and the sweep (escalation-timer.ts). */
 export const ESCALATION_KIND = 'escalate';
 /** Every timer the queue holds: a deadline's two, and an open delivery issue's escalation. */
-export type AnyTimerKind = TimerKind | typeof ESCALATION_KIND;
+/** The buyer's confirmation window of a seller's `delivered` (src/timers/receipt-timer.ts, D-156). */
+export const RECEIPT_KIND = 'confirm_receipt';
+
+export type AnyTimerKind = TimerKind | typeof ESCALATION_KIND | typeof RECEIPT_KIND;
 
 export interface TimerJob {
   orderId: number;
@@ -72,7 +75,7 @@ export class TimerQueue {
    * armed them) costs that one read, not a BullMQ script per kind.
    */
   async sync(orderId: number, wanted: readonly TimerJob[]): Promise<void> {
-    const kinds: AnyTimerKind[] = [...TIMER_KINDS, ESCALATION_KIND];
+    const kinds: AnyTimerKind[] = [...TIMER_KINDS, ESCALATION_KIND, RECEIPT_KIND];
     const client = await this.queue.getBackend().client;
     const pipeline = client.pipeline();
     for (const kind of kinds) pipeline.runCommand('hget', [this.jobKey(orderId, kind), 'data']);

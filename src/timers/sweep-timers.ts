@@ -1,6 +1,7 @@
 import type { SqlRunner } from '../db/client.ts';
 import type { TimerQueue } from './deadline-timers.ts';
 import { openEscalations } from './escalation-timer.ts';
+import { openReceiptWindows } from './receipt-timer.ts';
 import { openTimers } from './timer-rows.ts';
 
 /**
@@ -19,6 +20,11 @@ export async function sweepTimers(database: SqlRunner, queue: TimerQueue): Promi
   }
   // Open delivery issues' escalation timers, the same way.
   for await (const page of openEscalations(database)) {
+    checked += page.length;
+    armed += await queue.armMissing(page);
+  }
+  // Open confirmation windows (D-156), the same way.
+  for await (const page of openReceiptWindows(database)) {
     checked += page.length;
     armed += await queue.armMissing(page);
   }

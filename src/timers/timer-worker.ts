@@ -5,9 +5,10 @@ import { timersPlace } from '@fulfil/contract';
 import type { Database } from '../db/client.ts';
 import { closeWorker, countRunning } from '../queues/close-worker.ts';
 import { observeTimerLateness } from '../telemetry/metrics-registry.ts';
-import { ESCALATION_KIND, TimerQueue, type TimerJob } from './deadline-timers.ts';
+import { ESCALATION_KIND, RECEIPT_KIND, TimerQueue, type TimerJob } from './deadline-timers.ts';
 import { escalationTimerOf, fireEscalation } from './escalation-timer.ts';
 import { FireBatcher } from './fire-batch.ts';
+import { fireReceiptWindow, receiptTimerOf } from './receipt-timer.ts';
 import { timersOfOrder } from './timer-rows.ts';
 
 /**
@@ -29,7 +30,12 @@ export function startTimerWorker(opts: {
   const batcher = new FireBatcher(opts.database);
   const run = async (job: Job<TimerJob>, token?: string) => {
     const { orderId, kind } = job.data;
-    const outcome = kind === ESCALATION_KIND ? await fireEscalation(opts.database, orderId) : await batcher.fire(orderId, kind);
+    const outcome =
+      kind === ESCALATION_KIND
+        ? await fireEscalation(opts.database, orderId)
+        : kind === RECEIPT_KIND
+          ? await fireReceiptWindow(opts.database, orderId)
+          : await batcher.fire(orderId, kind);
     if (outcome.kind === 'not_due') {
       await job.updateData({ ...job.data, dueAt: outcome.dueAt });
       await job.moveToDelayed(outcome.dueAt, token);
@@ -75,7 +81,9 @@ export async function syncOrderTimers(database: Database, queue: TimerQueue, ord
     const timers = await timersOfOrder(database, orderId);
     // The order's delivery issue, if one is open, waits for its seller's answer until respond_by.
     const escalation = await escalationTimerOf(database, orderId);
-    await queue.sync(orderId, escalation ? [...timers, escalation] : timers);
+    // A seller's `delivered` no carrier tracks, waiting for the buyer until its window ends (D-156).
+    const receipt = await receiptTimerOf(database, orderId);
+    await queue.sync(orderId, [...timers, ...(escalation ? [escalation] : []), ...(receipt ? [receipt] : [])]);
   } catch (err) {
     log.warn({ err, orderId }, 'could not arm the order deadline timers; the sweep will');
   }

@@ -192,6 +192,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v9/orders/{id}/confirm_receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the mailed tickets arrived (buyer)
+         * @description On an accepted order whose mailed envelope is shipped (in_transit or exception): the shipment is delivered and the order completed (`shipment.delivered`, details `completed_by: "buyer_confirmed"`). Without a carrier account this answers the seller's `delivered` within its window (`confirm_receipt_by`, DELIVERY_CONFIRMATION_WINDOW, 72 h by default); unchallenged by then, the order completes with `completed_by: "unchallenged_claim"`. The seller is 403; another state is 422.
+         */
+        post: operations["confirmOrderReceipt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v9/orders/{id}": {
         parameters: {
             query?: never;
@@ -507,7 +527,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver the tickets again (seller)
-         * @description On a completed shipment while a delivery issue of its order waits for the seller (open or seller_responded). New `etickets` (the upload's shape and checks) replace the current set, whose files stay in the history; new `tickets` replace the barcodes of their seats. Every replaced barcode is revoked: GET /v9/shipments/:id lists it under `barcodes.revoked` with `revoked_at` and the reissue that revoked it. The issue becomes `seller_responded`; both parties get `shipment.reissued` and `order.delivery_issue_responded`.
+         * @description On a completed shipment while a delivery issue of its order waits for the seller (open or seller_responded). New `etickets` (the upload's shape and checks) replace the current set, whose files stay in the history; new `tickets` replace the barcodes of their seats. Every replaced barcode is revoked: GET /v9/shipments/:id lists it under `barcodes.revoked` with `revoked_at` and the reissue that revoked it. The issue becomes `seller_responded`; both parties get `shipment.reissued` and `order.delivery_issue_responded`. On a mailed shipment in transit, in exception or returned, the reissue is a new envelope: `tracking_number` (409 `tracking_number_in_use` if another envelope holds it); the shipment is in_transit again with it, and the old number is revoked: its later scans are stored, marked `revoked`, and complete nothing.
          */
         post: operations["reissueShipment"];
         delete?: never;
@@ -531,7 +551,7 @@ export interface paths {
         put?: never;
         /**
          * Buy or upload the label of a mailed shipment (seller; the buyer for ProvidedAirbill)
-         * @description `{}` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in `purchase.reason`; a second purchase answers the first label. Otherwise, and always for ProvidedAirbill, `airbill` is the label as a base64 PDF (checked as e-tickets are; 10 MiB at most) with its `tracking_number`, which must be one of the shipment's carrier (400 names the carrier it looks like). An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: `shipment.airbill_created`.
+         * @description `{}` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in `purchase.reason`; a second purchase answers the first label, and requests racing to buy one buy one label (the others answer it). A bought label its command refuses is refunded through the carrier account. Otherwise, and always for ProvidedAirbill, `airbill` is the label as a base64 PDF (checked as e-tickets are; 10 MiB at most) with its `tracking_number`, which must be one of the shipment's carrier (400 names the carrier it looks like). A number another shipment's envelope holds (any brokerage's; for good once shipped) is 409 `tracking_number_in_use`, which names neither that shipment nor its order. An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: `shipment.airbill_created`.
          */
         post: operations["createAirbill"];
         delete?: never;
@@ -550,7 +570,7 @@ export interface paths {
         get?: never;
         /**
          * Set the tracking number of a mailed shipment (seller)
-         * @description For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending; a bought label's number is the label's. Event: `shipment.airbill_created` (without a file).
+         * @description For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending (the old number is then free again); a bought label's number is the label's. A number is one envelope's: one another shipment holds, in any spelling (spaces, case, USPS's 420+ZIP routing prefix), is 409 `tracking_number_in_use`, naming neither that shipment nor its order; once shipped or delivered a number stays its shipment's for good. With a carrier account the number is registered as a tracker: the carrier's scans then decide, the seller's events are claims. Event: `shipment.airbill_created` (without a file).
          */
         put: operations["setTrackingNumber"];
         post?: never;
@@ -569,13 +589,13 @@ export interface paths {
         };
         /**
          * List the tracking events of a mailed shipment (seller or buyer)
-         * @description Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`. A shipment since replaced is 410 with `replaced_by`, the live shipment (the order's events keep the old scans).
+         * @description A shipment since replaced is 410 with `replaced_by`, the live shipment (the order's events keep the old scans). A page at a time (`page[items]`, default 100, at most 500; the next from `page[cursor]` = the answer's `next_cursor`, null on the last page), by the carrier's time (`occurred_at`) with the time each was received (`recorded_at`) beside it, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word on a carrier-tracked shipment, `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).
          */
         get: operations["listTrackingEvents"];
         put?: never;
         /**
          * Report a tracking event of a mailed shipment (seller)
-         * @description For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers it and completes the order. On a shipment the carrier tracks (its label bought through the carrier account), a `delivered` is recorded as the seller's claim (`seller_claim: true`) and completes nothing: the carrier's scan does. The same event (status and time) again is recorded once.
+         * @description For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers a shipped one and completes the order; `delivered` on a pending (never shipped) shipment is 422. On a shipment the carrier tracks (its label bought through the carrier account, or a tracker registered for its number), every event of the seller, `returned` included, is recorded as the seller's claim (`seller_claim: true`) and moves nothing: the carrier's scans do. Without any carrier account, a `delivered` on a shipped envelope is a claim too: it opens the buyer's confirmation window (`confirm_receipt_by`; DELIVERY_CONFIRMATION_WINDOW, 72 h), at whose end, unchallenged, the order completes. `occurred_at` must lie in the years 2000-2100, at most 10 minutes ahead of now, and not before the shipment existed (400 naming it). The same event (status and time) again is recorded once.
          */
         post: operations["addTrackingEvent"];
         delete?: never;
@@ -811,7 +831,7 @@ export interface paths {
         put?: never;
         /**
          * EasyPost's tracker webhooks (for EasyPost only)
-         * @description Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the mailed shipment by its tracking code and each scan stored once; a retried event changes nothing; a scan never moves a delivered shipment back. An event about an unknown tracking code is answered 200 and kept without effect.
+         * @description Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the envelope by its tracker id first, then by its tracking code as its carrier reads it, and each scan stored once, whatever the state of the order: during a proposed cancellation the scans are held and take effect if it is withdrawn; a scan dated outside 2000-2100, in the future or before the shipment existed is stored at the time it came, flagged. A retried event changes nothing; a scan never moves a delivered shipment back. An event that matches no live envelope is answered 200 and kept, with its scans, for the operators, without effect.
          */
         post: operations["receiveEasyPostEvent"];
         delete?: never;
@@ -1393,7 +1413,7 @@ export interface components {
         ErrorBody: {
             errors: {
                 /** @enum {string} */
-                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "carrier_error" | "unavailable" | "limit_reached" | "delivery_issue_open" | "label_bought" | "address_refused" | "internal_error";
+                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "carrier_error" | "unavailable" | "limit_reached" | "delivery_issue_open" | "label_bought" | "address_refused" | "tracking_number_in_use" | "internal_error";
                 message: string;
                 /** @description 400: the field, parameter or header at fault */
                 field?: string;
@@ -2773,6 +2793,222 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description the order, accepted again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description order identifier: two numbers joined by a hyphen */
+                        oid: string;
+                        /** @enum {string} */
+                        state: "pending" | "accepted" | "rejected" | "cancel_proposed" | "canceled" | "completed";
+                        /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
+                        in_hand_on: string | null;
+                        /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
+                        deliver_by: string | null;
+                        /** @description cancel_proposed: the party whose cancellation awaits the other */
+                        cancel_proposed_by: ("seller" | "buyer") | null;
+                        /** @description rejected: why */
+                        rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
+                        /** @description rejected: the seller's notes */
+                        rejection_notes: string | null;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    confirmOrderReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the order, completed */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7671,7 +7907,9 @@ export interface operations {
                     x_mobile_link?: string;
                     /** @description free text for the buyer */
                     notes?: string;
-                } | unknown | unknown | unknown | unknown;
+                    /** @description a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked */
+                    tracking_number?: string;
+                } | unknown | unknown | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -7731,6 +7969,10 @@ export interface operations {
                                 revoked_by_reissue_id?: number | null;
                             }[];
                         };
+                        /** @description a mailed shipment's new envelope: its tracking number */
+                        tracking_number?: string;
+                        /** @description the lost envelope's number, revoked: its later scans are stored, shown as revoked, and complete nothing */
+                        revoked_tracking_number?: string | null;
                         delivery_issue: {
                             id: number;
                             order_id: number;
@@ -8740,7 +8982,12 @@ export interface operations {
     };
     listTrackingEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Scans per page, 1 to 500 (default 100). */
+                "page[items]"?: number;
+                /** @description The `next_cursor` of the previous page; absent: from the oldest scan. */
+                "page[cursor]"?: string;
+            };
             header?: never;
             path: {
                 /** @description shipment id */
@@ -8761,6 +9008,7 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's public tracking page */
                         tracking_url: string | null;
+                        /** @description this page, by the carrier's time */
                         tracking_events: {
                             id: number;
                             /** @enum {string} */
@@ -8771,11 +9019,21 @@ export interface operations {
                             description: string | null;
                             /** @enum {string} */
                             source: "carrier" | "seller";
-                            /** @description a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order */
+                            /** @description the seller's word on a shipment the carrier tracks (a bought label or a registered tracker): recorded, moves nothing */
                             seller_claim: boolean;
+                            /** @description a carrier scan stored while the order's cancellation is proposed: its effect waits for the answer */
+                            held: boolean;
+                            /** @description the carrier's time was not usable (outside 2000-2100, in the future, before the shipment existed): occurred_at is when it came */
+                            time_flag: ("out_of_range" | "future" | "before_shipment") | null;
+                            /** @description the time the carrier gave, as given, when time_flag is set */
+                            reported_time: string | null;
+                            /** @description a scan of a lost envelope replaced by a reissue: its number is revoked, the scan completes nothing */
+                            revoked: boolean;
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             recorded_at: string;
                         }[];
+                        /** @description page[cursor] of the next page; null on the last page */
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -8968,12 +9226,22 @@ export interface operations {
                             description: string | null;
                             /** @enum {string} */
                             source: "carrier" | "seller";
-                            /** @description a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order */
+                            /** @description the seller's word on a shipment the carrier tracks (a bought label or a registered tracker): recorded, moves nothing */
                             seller_claim: boolean;
+                            /** @description a carrier scan stored while the order's cancellation is proposed: its effect waits for the answer */
+                            held: boolean;
+                            /** @description the carrier's time was not usable (outside 2000-2100, in the future, before the shipment existed): occurred_at is when it came */
+                            time_flag: ("out_of_range" | "future" | "before_shipment") | null;
+                            /** @description the time the carrier gave, as given, when time_flag is set */
+                            reported_time: string | null;
+                            /** @description a scan of a lost envelope replaced by a reissue: its number is revoked, the scan completes nothing */
+                            revoked: boolean;
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             recorded_at: string;
                         };
                         recorded: boolean;
+                        /** @description without a carrier account, a seller's delivered on a shipped envelope: until when the buyer may confirm receipt or open a delivery issue; unchallenged, the order then completes */
+                        confirm_receipt_by?: string;
                     };
                 };
             };

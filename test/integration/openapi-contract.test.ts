@@ -605,6 +605,9 @@ describe('OpenAPI document', () => {
     ).toBe(200);
     expect((await checked(BUYER, 'GET', `/v9/shipments/${id}/tracking_events`, events)).status).toBe(200);
     expect((await checked(STRANGER, 'GET', `/v9/shipments/${id}/tracking_events`, events)).status).toBe(404);
+    const confirm = '/v9/orders/{id}/confirm_receipt';
+    expect((await checked(SELLER, 'POST', `/v9/orders/${MAILED_ORDER}/confirm_receipt`, confirm)).status).toBe(403);
+    expect((await checked(BUYER, 'POST', `/v9/orders/${MAILED_ORDER}/confirm_receipt`, confirm)).status).toBe(200);
     const hook = '/carriers/easypost/events';
     const body = recordedText('tracker-updated-in-transit.json');
     const post = (signature?: string) =>

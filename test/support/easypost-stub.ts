@@ -20,6 +20,7 @@ export type StubMode = 'ok' | 'error' | 'hang';
 export async function startEasyPostStub() {
   const calls: { method: string; path: string; body: unknown; auth: string | undefined }[] = [];
   let mode: StubMode = 'ok';
+  let buyDelayMs = 0;
   const label = await makePdf(1, 'UPS label');
   const hanging: ServerResponse[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -36,6 +37,10 @@ export async function startEasyPostStub() {
       if (mode === 'error') return json(422, recorded('error-address.json'));
       if (req.method === 'POST' && path === '/v2/shipments') return json(201, recorded('shipment-created.json'));
       if (req.method === 'POST' && /^\/v2\/shipments\/shp_\w+\/buy$/.test(path)) {
+        if (buyDelayMs > 0) return void setTimeout(() => answerBuy(), buyDelayMs);
+        return answerBuy();
+      }
+      function answerBuy() {
         // The label of the rate asked for, as EasyPost answers a purchase.
         const rateId = (JSON.parse(text) as { rate?: { id?: string } }).rate?.id;
         const rate = (recorded('shipment-created.json').rates as { id: string }[]).find((r) => r.id === rateId);
@@ -43,7 +48,17 @@ export async function startEasyPostStub() {
           return json(422, { error: { code: 'SHIPMENT.RATE.INVALID', message: `No rate ${rateId} on this shipment.`, errors: [] } });
         return json(200, { ...recorded('shipment-bought.json', base), selected_rate: rate });
       }
-      if (req.method === 'POST' && path === '/v2/trackers') return json(201, recorded('shipment-bought.json').tracker);
+      if (req.method === 'POST' && /^\/v2\/shipments\/shp_\w+\/refund$/.test(path)) {
+        // Refund a Shipment: the shipment, its refund_status `submitted` (docs.easypost.com/docs/shipments/shipping-refund).
+        return json(200, { ...recorded('shipment-bought.json', base), refund_status: 'submitted' });
+      }
+      if (req.method === 'POST' && path === '/v2/trackers') {
+        // The recorded tracker, for the number asked for: another number is another tracker.
+        const tracker = recorded('shipment-bought.json').tracker as { id: string; tracking_code: string };
+        const code = (JSON.parse(text) as { tracker?: { tracking_code?: string } }).tracker?.tracking_code ?? tracker.tracking_code;
+        if (code === tracker.tracking_code) return json(201, tracker);
+        return json(201, { ...tracker, id: `trk_${code.toLowerCase()}`, tracking_code: code });
+      }
       json(404, { error: { code: 'NOT_FOUND', message: 'The requested resource could not be found.', errors: [] } });
     });
   });
@@ -55,6 +70,10 @@ export async function startEasyPostStub() {
     label,
     setMode(m: StubMode) {
       mode = m;
+    },
+    /** A purchase answered this much later (a slow carrier: requests racing to buy meet meanwhile). */
+    setBuyDelay(ms: number) {
+      buyDelayMs = ms;
     },
     async close() {
       for (const r of hanging) r.destroy();

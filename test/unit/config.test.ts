@@ -93,6 +93,14 @@ describe('timeouts and PUBLIC_HOST', () => {
   });
 });
 
+describe('DELIVERY_CONFIRMATION_WINDOW', () => {
+  it('is 72 hours unless set, a duration with a unit', () => {
+    expect(loadConfig({}).DELIVERY_CONFIRMATION_WINDOW).toBe(72 * 3600_000);
+    expect(loadConfig({ DELIVERY_CONFIRMATION_WINDOW: '90s' }).DELIVERY_CONFIRMATION_WINDOW).toBe(90_000);
+    expect(() => loadConfig({ DELIVERY_CONFIRMATION_WINDOW: '72' })).toThrow(/DELIVERY_CONFIRMATION_WINDOW/);
+  });
+});
+
 describe('DELIVERY_ISSUE_RESPONSE_WINDOW', () => {
   it('is a duration with a unit, read as milliseconds; 48 hours unless set', () => {
     expect(loadConfig({}).DELIVERY_ISSUE_RESPONSE_WINDOW).toBe(48 * 3600_000);

@@ -22,7 +22,8 @@ describe('machine diagrams', () => {
     expect(edge('tbd', 'pending')).toEqual(['MOBILE_TRANSFER', 'MAIL']);
     expect(edge('pending', 'in_transit')).toEqual(['SHIP [shipsTracked]', 'SCAN [carried]']);
     expect(edge('in_transit', 'delivered')).toEqual(['SCAN [scanDelivered]']);
-    expect(edge('exception', 'in_transit')).toEqual(['SCAN [carried]']);
+    expect(edge('exception', 'in_transit')).toEqual(['RESHIP', 'SCAN [carried]']);
+    expect(edge('returned', 'in_transit')).toEqual(['RESHIP']);
     expect(edge('delivered', 'in_transit')).toEqual([]);
     expect(edge('pending', 'delivered')).toEqual(['COMPLETE [linkFitsType]', 'SCAN [scanDelivered]']);
     expect(edge('localPickup', 'pending')).toEqual(['MOBILE_TRANSFER [leavesPickup]']);

@@ -25,6 +25,7 @@ const EVENTS: Record<string, ShipmentEvent> = {
   'SHIP:tracked': { type: 'SHIP', hasTracking: true },
   'SHIP:untracked': { type: 'SHIP', hasTracking: false },
   ...Object.fromEntries(TRACKING_STATUSES.map((status) => [`SCAN:${status}`, { type: 'SCAN', status }])),
+  RESHIP: { type: 'RESHIP' },
 };
 const ALL_EVENTS = Object.values(EVENTS);
 // The walk of every simple path grows with each event that leads somewhere new: one mailed type
@@ -188,6 +189,7 @@ const MAILED_ROWS = MAILED_TYPES.flatMap((t): Row[] => [
     name: `exception ${t}`,
     from: () => drive({ type: 'TBD' }, `MAIL:${t}`, 'SHIP:tracked', 'SCAN:exception'),
     allowed: {
+      RESHIP: `in_transit/${t}`,
       'SCAN:in_transit': `in_transit/${t}`,
       'SCAN:out_for_delivery': `in_transit/${t}`,
       'SCAN:delivered': `delivered/${t}`,
@@ -198,7 +200,7 @@ const MAILED_ROWS = MAILED_TYPES.flatMap((t): Row[] => [
   {
     name: `returned ${t}`,
     from: () => drive({ type: 'TBD' }, `MAIL:${t}`, 'SCAN:returned'),
-    allowed: { ...transfers('pending'), ...mails('pending'), CANCEL: `canceled/${t}` },
+    allowed: { ...transfers('pending'), ...mails('pending'), RESHIP: `in_transit/${t}`, CANCEL: `canceled/${t}` },
   },
 ]);
 const TABLE: { name: string; from: () => PersistedShipment; allowed: Record<string, string> }[] = [

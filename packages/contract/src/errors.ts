@@ -116,6 +116,19 @@ export class LabelBought extends AppError {
   }
 }
 
+/**
+ * A tracking number another shipment holds (one envelope, one number, across all brokerages):
+ * the message names neither the holder nor its order, so the answer tells nothing of them.
+ */
+export class TrackingNumberInUse extends AppError {
+  readonly code = 'tracking_number_in_use';
+  readonly status = 409 as const;
+  constructor(readonly field = 'tracking_number') {
+    super(`${field}: this tracking number belongs to another shipment's envelope; give the number of this shipment's own envelope`);
+    this.extra.field = field;
+  }
+}
+
 /** A mailed shipment's address the chosen carrier does not deliver to (a PO box for FedEx or UPS): 422 naming the field. */
 export class AddressRefused extends AppError {
   readonly code = 'address_refused';

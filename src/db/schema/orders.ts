@@ -62,6 +62,8 @@ export const orders = pgTable(
     rejectionNotes: text('rejection_notes'),
     /** When the order was rejected or canceled. */
     closedAt: timestamp('closed_at', { withTimezone: true }),
+    /** A seller's `delivered` on an envelope no carrier tracks waits for the buyer until then (D-156). */
+    receiptConfirmBy: timestamp('receipt_confirm_by', { withTimezone: true }),
   },
   // The operators' order search (src/ops/order-search.ts) pages newest first by (created_at, id),
   // alone or within one state, seller office or buyer brokerage; these indexes give each such page
@@ -74,6 +76,9 @@ export const orders = pgTable(
     index('orders_open_deliver_by_idx')
       .on(t.deliverBy, t.id)
       .where(sql`${t.state} in ('pending', 'accepted', 'cancel_proposed') and ${t.deliverBy} is not null`),
+    index('orders_receipt_confirm_by_idx')
+      .on(t.receiptConfirmBy, t.id)
+      .where(sql`${t.receiptConfirmBy} is not null`),
   ],
 );
 

@@ -105,6 +105,10 @@ export interface TrackingEventRow {
   sellerClaim: boolean;
   carrierEventId: string | null;
   recordedAt: Date;
+  held: boolean;
+  timeFlag: string | null;
+  reportedTime: string | null;
+  revoked: boolean;
 }
 
 const INSERT_TRACKING = named<{
@@ -117,11 +121,21 @@ const INSERT_TRACKING = named<{
   description: string | null;
   sellerClaim: boolean;
   carrierEventId: string | null;
+  held: boolean;
+  timeFlag: string | null;
+  reportedTime: string | null;
+  revoked: boolean;
 }>(
+  // A scan re-timed to its arrival is the same scan when it comes again with the same time as given.
   (p) => `
-insert into tracking_events (order_id, shipment_id, source, status, occurred_at, location, description, seller_claim, carrier_event_id)
-values (${p.orderId}::bigint, ${p.shipmentId}::bigint, ${p.source}, ${p.status}, ${p.occurredAt}::timestamptz, ${p.location}, ${p.description},
-  ${p.sellerClaim}::boolean, ${p.carrierEventId})
+insert into tracking_events (order_id, shipment_id, source, status, occurred_at, location, description, seller_claim, carrier_event_id,
+  held, time_flag, reported_time, revoked)
+select ${p.orderId}::bigint, ${p.shipmentId}::bigint, ${p.source}::text, ${p.status}::text, ${p.occurredAt}::timestamptz, ${p.location}::text,
+  ${p.description}::text, ${p.sellerClaim}::boolean, ${p.carrierEventId}::text, ${p.held}::boolean, ${p.timeFlag}::text, ${p.reportedTime}::text,
+  ${p.revoked}::boolean
+where ${p.reportedTime}::text is null or not exists (
+  select 1 from tracking_events e where e.shipment_id = ${p.shipmentId}::bigint and e.source = ${p.source}::text
+    and e.status = ${p.status}::text and e.reported_time = ${p.reportedTime}::text)
 on conflict (shipment_id, source, status, occurred_at) do nothing
 returning id`,
 );
@@ -139,6 +153,10 @@ export async function recordTrackingEvent(
     description: string | null;
     sellerClaim: boolean;
     carrierEventId: string | null;
+    held: boolean;
+    timeFlag: string | null;
+    reportedTime: string | null;
+    revoked: boolean;
   },
 ): Promise<boolean> {
   const rows = await tx.rows(INSERT_TRACKING.text, INSERT_TRACKING.params(e));
@@ -148,12 +166,12 @@ export async function recordTrackingEvent(
 /** Takes a carrier's webhook event once: false when its id was already taken (a retry). */
 export async function takeCarrierEvent(
   tx: Pick<SqlTx, 'rows'>,
-  e: { provider: string; eventId: string; trackingCode: string | null; outcome: string },
+  e: { provider: string; eventId: string; trackingCode: string | null; outcome: string; scans?: unknown },
 ): Promise<boolean> {
   const rows = await tx.rows(
-    `insert into carrier_events (provider, event_id, tracking_code, outcome) values ($1, $2, $3, $4)
+    `insert into carrier_events (provider, event_id, tracking_code, outcome, scans) values ($1, $2, $3, $4, $5::text::jsonb)
      on conflict (provider, event_id) do nothing returning event_id`,
-    [e.provider, e.eventId, e.trackingCode, e.outcome],
+    [e.provider, e.eventId, e.trackingCode, e.outcome, e.scans === undefined ? null : JSON.stringify(e.scans)],
   );
   return rows.length === 1;
 }

@@ -27,7 +27,13 @@ export const ERROR_STATUSES = {
 export type ErrorStatus = keyof typeof ERROR_STATUSES;
 
 /** Codes only one route answers with, and their status, beside the status's usual code; that route documents the answer (routeError). */
-export const ROUTE_CODES = { limit_reached: 409, delivery_issue_open: 409, label_bought: 409, address_refused: 422 } as const;
+export const ROUTE_CODES = {
+  limit_reached: 409,
+  delivery_issue_open: 409,
+  label_bought: 409,
+  address_refused: 422,
+  tracking_number_in_use: 409,
+} as const;
 
 const CODES = [...Object.values(ERROR_STATUSES).map(([code]) => code), ...(Object.keys(ROUTE_CODES) as (keyof typeof ROUTE_CODES)[])];
 

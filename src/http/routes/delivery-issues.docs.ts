@@ -94,7 +94,7 @@ export const DELIVERY_ISSUE_DOCS = {
     operationId: 'reissueShipment',
     summary: 'Deliver the tickets again (seller)',
     description:
-      "On a completed shipment while a delivery issue of its order waits for the seller (open or seller_responded). New `etickets` (the upload's shape and checks) replace the current set, whose files stay in the history; new `tickets` replace the barcodes of their seats. Every replaced barcode is revoked: GET /v9/shipments/:id lists it under `barcodes.revoked` with `revoked_at` and the reissue that revoked it. The issue becomes `seller_responded`; both parties get `shipment.reissued` and `order.delivery_issue_responded`.",
+      "On a completed shipment while a delivery issue of its order waits for the seller (open or seller_responded). New `etickets` (the upload's shape and checks) replace the current set, whose files stay in the history; new `tickets` replace the barcodes of their seats. Every replaced barcode is revoked: GET /v9/shipments/:id lists it under `barcodes.revoked` with `revoked_at` and the reissue that revoked it. The issue becomes `seller_responded`; both parties get `shipment.reissued` and `order.delivery_issue_responded`. On a mailed shipment in transit, in exception or returned, the reissue is a new envelope: `tracking_number` (409 `tracking_number_in_use` if another envelope holds it); the shipment is in_transit again with it, and the old number is revoked: its later scans are stored, marked `revoked`, and complete nothing.",
     params: idParam('shipment'),
     headers: commandHeaders,
     body: {

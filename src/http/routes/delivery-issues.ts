@@ -10,6 +10,7 @@ import {
 } from '@fulfil/contract';
 import { callerOf } from '../../auth/caller.ts';
 import type { Database } from '../../db/client.ts';
+import { prepareReissueNumber, type AirbillDeps } from '../../domain/airbill-upload.ts';
 import { prepareEtickets } from '../../domain/file-upload.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { readDeliveryEvidence } from '../../read/delivery-evidence.ts';
@@ -21,7 +22,7 @@ import { DELIVERY_ISSUE_DOCS as DOCS } from './delivery-issues.docs.ts';
 /** Delivery issues, the seller's reissue, and the evidence of delivery: HTTP to commands and reads only. */
 export function deliveryIssueRoutes(
   v9: FastifyInstance,
-  deps: { database: Database; dispatcher: Dispatch } & Pick<FileRouteDeps, 'files' | 'uploads' | 'inspect'>,
+  deps: { database: Database; dispatcher: Dispatch } & Pick<FileRouteDeps, 'files' | 'uploads' | 'inspect'> & Pick<AirbillDeps, 'carrier'>,
 ): void {
   v9.post<{ Params: { id: string } }>('/orders/:id/delivery_issues', { schema: DOCS.open }, async (request, reply) => {
     const orderId = parseId(request.params.id, 'id');
@@ -60,10 +61,14 @@ export function deliveryIssueRoutes(
     const files = etickets
       ? (await prepareEtickets(deps, shipmentId, callerOf(request).brokerageId, { etickets }, { reissue: true })).etickets
       : undefined;
+    const trackerId = rest.tracking_number
+      ? await prepareReissueNumber({ ...deps, log: request.log }, shipmentId, callerOf(request).brokerageId, rest.tracking_number)
+      : undefined;
     return sendCommand(deps, request, reply, 'shipment.reissue', {
       ...rest,
       shipment_id: shipmentId,
       ...(files ? { etickets: files } : {}),
+      ...(trackerId ? { tracker_id: trackerId } : {}),
     });
   });
 }

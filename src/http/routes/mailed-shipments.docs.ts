@@ -2,6 +2,7 @@ import { airbillBody, mailedAnswers, MAX_FILE_BYTES, trackingEventBody, tracking
 import { errorResponses, routeError } from '../openapi/error-responses.ts';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
 import { EASYPOST_EVENT_EXAMPLE, easypostEvent } from '../../carriers/easypost-event-doc.ts';
+import { trackingEventsQuery } from '../../read/tracking-events-query.ts';
 import { accepted202, COMMAND_ERRORS, commandHeaders, idParam, ok, toCommand, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
 
 const shipmentId = idParam('shipment');
@@ -13,7 +14,7 @@ export const MAILED_DOCS = {
     tag: TAG,
     operationId: 'createAirbill',
     summary: 'Buy or upload the label of a mailed shipment (seller; the buyer for ProvidedAirbill)',
-    description: `\`{}\` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in \`purchase.reason\`; a second purchase answers the first label. Otherwise, and always for ProvidedAirbill, \`airbill\` is the label as a base64 PDF (checked as e-tickets are; ${MAX_FILE_BYTES / 1024 / 1024} MiB at most) with its \`tracking_number\`, which must be one of the shipment's carrier (400 names the carrier it looks like). An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: \`shipment.airbill_created\`.`,
+    description: `\`{}\` buys a label through the carrier account (EASYPOST_API_KEY): the cheapest service expected before the order's deliver_by, else the fastest, the reason in \`purchase.reason\`; a second purchase answers the first label, and requests racing to buy one buy one label (the others answer it). A bought label its command refuses is refunded through the carrier account. Otherwise, and always for ProvidedAirbill, \`airbill\` is the label as a base64 PDF (checked as e-tickets are; ${MAX_FILE_BYTES / 1024 / 1024} MiB at most) with its \`tracking_number\`, which must be one of the shipment's carrier (400 names the carrier it looks like). A number another shipment's envelope holds (any brokerage's; for good once shipped) is 409 \`tracking_number_in_use\`, which names neither that shipment nor its order. An EasyPost error or timeout is 502 with what EasyPost said; nothing changes. Event: \`shipment.airbill_created\`.`,
     params: shipmentId,
     headers: commandHeaders,
     body: jsonSchemaOf(airbillBody),
@@ -47,7 +48,7 @@ export const MAILED_DOCS = {
     operationId: 'setTrackingNumber',
     summary: 'Set the tracking number of a mailed shipment (seller)',
     description:
-      "For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending; a bought label's number is the label's. Event: `shipment.airbill_created` (without a file).",
+      "For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending (the old number is then free again); a bought label's number is the label's. A number is one envelope's: one another shipment holds, in any spelling (spaces, case, USPS's 420+ZIP routing prefix), is 409 `tracking_number_in_use`, naming neither that shipment nor its order; once shipped or delivered a number stays its shipment's for good. With a carrier account the number is registered as a tracker: the carrier's scans then decide, the seller's events are claims. Event: `shipment.airbill_created` (without a file).",
     params: shipmentId,
     headers: commandHeaders,
     body: jsonSchemaOf(trackingNumberBody),
@@ -62,7 +63,7 @@ export const MAILED_DOCS = {
     operationId: 'addTrackingEvent',
     summary: 'Report a tracking event of a mailed shipment (seller)',
     description:
-      "For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers it and completes the order. On a shipment the carrier tracks (its label bought through the carrier account), a `delivered` is recorded as the seller's claim (`seller_claim: true`) and completes nothing: the carrier's scan does. The same event (status and time) again is recorded once.",
+      "For a carrier without an account here. `in_transit`/`out_for_delivery` move a pending or exception shipment to in_transit, `exception` and `returned` to theirs, `delivered` delivers a shipped one and completes the order; `delivered` on a pending (never shipped) shipment is 422. On a shipment the carrier tracks (its label bought through the carrier account, or a tracker registered for its number), every event of the seller, `returned` included, is recorded as the seller's claim (`seller_claim: true`) and moves nothing: the carrier's scans do. Without any carrier account, a `delivered` on a shipped envelope is a claim too: it opens the buyer's confirmation window (`confirm_receipt_by`; DELIVERY_CONFIRMATION_WINDOW, 72 h), at whose end, unchallenged, the order completes. `occurred_at` must lie in the years 2000-2100, at most 10 minutes ahead of now, and not before the shipment existed (400 naming it). The same event (status and time) again is recorded once.",
     params: shipmentId,
     headers: commandHeaders,
     body: jsonSchemaOf(trackingEventBody),
@@ -73,9 +74,10 @@ export const MAILED_DOCS = {
   listTrackingEvents: v9({
     tag: TAG,
     operationId: 'listTrackingEvents',
+    querystring: jsonSchemaOf(trackingEventsQuery),
     summary: 'List the tracking events of a mailed shipment (seller or buyer)',
     description:
-      "Oldest first, each with its source: `carrier` (the carrier's scan) or `seller`. A shipment since replaced is 410 with `replaced_by`, the live shipment (the order's events keep the old scans).",
+      "A shipment since replaced is 410 with `replaced_by`, the live shipment (the order's events keep the old scans). A page at a time (`page[items]`, default 100, at most 500; the next from `page[cursor]` = the answer's `next_cursor`, null on the last page), by the carrier's time (`occurred_at`) with the time each was received (`recorded_at`) beside it, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word on a carrier-tracked shipment, `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).",
     params: shipmentId,
     response: ok(mailedAnswers.trackingEventList, 'the tracking events'),
     errors: [400, ...V9_ERRORS, 404, 410],
@@ -88,7 +90,7 @@ export const EASYPOST_WEBHOOK_DOC = {
   operationId: 'receiveEasyPostEvent',
   summary: "EasyPost's tracker webhooks (for EasyPost only)",
   description:
-    'Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the mailed shipment by its tracking code and each scan stored once; a retried event changes nothing; a scan never moves a delivered shipment back. An event about an unknown tracking code is answered 200 and kept without effect.',
+    'Register this URL in the EasyPost dashboard with the secret EASYPOST_WEBHOOK_SECRET. Each call is verified by its X-Hmac-Signature (`hmac-sha256-hex=` and the HMAC-SHA256 of the raw body under the secret); a missing or bad signature is 401 and changes nothing. A `tracker.updated` event is matched to the envelope by its tracker id first, then by its tracking code as its carrier reads it, and each scan stored once, whatever the state of the order: during a proposed cancellation the scans are held and take effect if it is withdrawn; a scan dated outside 2000-2100, in the future or before the shipment existed is stored at the time it came, flagged. A retried event changes nothing; a scan never moves a delivered shipment back. An event that matches no live envelope is answered 200 and kept, with its scans, for the operators, without effect.',
   security: [],
   headers: {
     type: 'object',

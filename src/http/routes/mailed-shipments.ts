@@ -2,8 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_UPLOAD_REQUEST_BYTES, parseId, parseOrThrow, trackingEventBody } from '@fulfil/contract';
 import { callerOf } from '../../auth/caller.ts';
 import { prepareAirbill, prepareTrackingNumber, type AirbillDeps } from '../../domain/airbill-upload.ts';
+import { voidRefusedLabel } from '../../domain/label-purchase.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { listTrackingEvents, readAirbill } from '../../read/mailed-shipment.ts';
+import { trackingEventsQuery } from '../../read/tracking-events-query.ts';
+import { parseQuery } from '../../domain/query-params.ts';
 import { sendCommand } from '../send-command.ts';
 import type { UploadAdmission } from '../upload-admission.ts';
 import { MAILED_DOCS as DOCS } from './mailed-shipments.docs.ts';
@@ -27,7 +30,17 @@ export function mailedShipmentRoutes(v9: FastifyInstance, deps: MailedRouteDeps)
         'label bought through the carrier account',
       );
     }
-    return sendCommand(deps, request, reply, 'shipment.airbill', command);
+    const bought = command.purchase && command.purchase.reason !== 'bought before' ? command.purchase : undefined;
+    const carrier = deps.carrier;
+    // A label bought for a command that refused it is refunded (D-153).
+    const settle =
+      bought && carrier
+        ? async (result: { status: number; body: unknown }) => {
+            if (result.status >= 400)
+              await voidRefusedLabel({ ...deps, carrier, log: request.log }, shipmentId, bought.label_id, result.body);
+          }
+        : undefined;
+    return sendCommand(deps, request, reply, 'shipment.airbill', command, settle);
   });
 
   v9.get<{ Params: { id: string } }>('/shipments/:id/airbill', { schema: DOCS.getAirbill }, async (request, reply) => {
@@ -55,6 +68,7 @@ export function mailedShipmentRoutes(v9: FastifyInstance, deps: MailedRouteDeps)
   });
 
   v9.get<{ Params: { id: string } }>('/shipments/:id/tracking_events', { schema: DOCS.listTrackingEvents }, async (request) => {
-    return listTrackingEvents(deps.database, parseId(request.params.id, 'id'), callerOf(request).brokerageId);
+    const query = parseQuery(trackingEventsQuery, request.query);
+    return listTrackingEvents(deps.database, parseId(request.params.id, 'id'), callerOf(request).brokerageId, query);
   });
 }

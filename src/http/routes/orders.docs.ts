@@ -73,6 +73,18 @@ export const ORDER_DOCS = {
     errors: COMMAND_ERRORS.filter((s) => s !== 413),
     links: { 200: { readOrder: link('getOrder', '$request.path.id', 'the order') }, ...toCommand },
   }),
+  confirmReceipt: v9({
+    tag: 'Orders',
+    operationId: 'confirmOrderReceipt',
+    summary: 'Confirm the mailed tickets arrived (buyer)',
+    description:
+      'On an accepted order whose mailed envelope is shipped (in_transit or exception): the shipment is delivered and the order completed (`shipment.delivered`, details `completed_by: "buyer_confirmed"`). Without a carrier account this answers the seller\'s `delivered` within its window (`confirm_receipt_by`, DELIVERY_CONFIRMATION_WINDOW, 72 h by default); unchallenged by then, the order completes with `completed_by: "unchallenged_claim"`. The seller is 403; another state is 422.',
+    params: idParam('order'),
+    headers: commandHeaders,
+    response: { ...ok(bodies.orderAnswer, 'the order, completed'), ...accepted202 },
+    errors: COMMAND_ERRORS.filter((s) => s !== 413),
+    links: { 200: { readOrder: link('getOrder', '$request.path.id', 'the order') }, ...toCommand },
+  }),
   update: v9({
     tag: 'Orders',
     operationId: 'updateOrder',

@@ -20,6 +20,10 @@ export function orderRoutes(v9: FastifyInstance, deps: { dispatcher: Dispatch })
     const body = parseOrThrow(cancelBody, request.body ?? {});
     return sendCommand(deps, request, reply, 'order.cancel', { ...body, order_id: orderId });
   });
+  v9.post<{ Params: { id: string } }>('/orders/:id/confirm_receipt', { schema: ORDER_DOCS.confirmReceipt }, async (request, reply) => {
+    const orderId = parseId(request.params.id, 'id');
+    return sendCommand(deps, request, reply, 'order.confirm_receipt', { order_id: orderId });
+  });
   v9.delete<{ Params: { id: string } }>('/orders/:id/cancel', { schema: ORDER_DOCS.withdrawCancel }, async (request, reply) => {
     const orderId = parseId(request.params.id, 'id');
     return sendCommand(deps, request, reply, 'order.withdraw_cancel', { order_id: orderId });

@@ -11,7 +11,7 @@ export type Webhooks = ReceiveShipmentCreatedWebhookRequest | ReceiveShipmentUpd
  */
 export type ErrorBody = {
     errors: Array<{
-        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'carrier_error' | 'unavailable' | 'limit_reached' | 'delivery_issue_open' | 'label_bought' | 'address_refused' | 'internal_error';
+        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'carrier_error' | 'unavailable' | 'limit_reached' | 'delivery_issue_open' | 'label_bought' | 'address_refused' | 'tracking_number_in_use' | 'internal_error';
         message: string;
         /**
          * 400: the field, parameter or header at fault
@@ -802,6 +802,112 @@ export type CancelOrderResponses = {
 };
 
 export type CancelOrderResponse = CancelOrderResponses[keyof CancelOrderResponses];
+
+export type ConfirmOrderReceiptData = {
+    body?: never;
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * order id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/orders/{id}/confirm_receipt';
+};
+
+export type ConfirmOrderReceiptErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ConfirmOrderReceiptError = ConfirmOrderReceiptErrors[keyof ConfirmOrderReceiptErrors];
+
+export type ConfirmOrderReceiptResponses = {
+    /**
+     * the order, completed
+     */
+    200: {
+        id: number;
+        /**
+         * order identifier: two numbers joined by a hyphen
+         */
+        oid: string;
+        state: 'pending' | 'accepted' | 'rejected' | 'cancel_proposed' | 'canceled' | 'completed';
+        /**
+         * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
+         */
+        in_hand_on: string | null;
+        /**
+         * the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines)
+         */
+        deliver_by: string | null;
+        /**
+         * cancel_proposed: the party whose cancellation awaits the other
+         */
+        cancel_proposed_by: 'seller' | 'buyer' | null;
+        /**
+         * rejected: why
+         */
+        rejection_reason: 'Tickets No Longer Available' | 'Tickets Priced Incorrectly' | 'Duplicate Order' | 'Fraudulent Order' | 'Test Order' | 'Other' | null;
+        /**
+         * rejected: the seller's notes
+         */
+        rejection_notes: string | null;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type ConfirmOrderReceiptResponse = ConfirmOrderReceiptResponses[keyof ConfirmOrderReceiptResponses];
 
 export type GetOrderData = {
     body?: never;
@@ -3504,6 +3610,10 @@ export type ReissueShipmentData = {
          * free text for the buyer
          */
         notes?: string;
+        /**
+         * a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked
+         */
+        tracking_number?: string;
     };
     headers?: {
         /**
@@ -3646,6 +3756,14 @@ export type ReissueShipmentResponses = {
                 revoked_by_reissue_id?: number | null;
             }>;
         };
+        /**
+         * a mailed shipment's new envelope: its tracking number
+         */
+        tracking_number?: string;
+        /**
+         * the lost envelope's number, revoked: its later scans are stored, shown as revoked, and complete nothing
+         */
+        revoked_tracking_number?: string | null;
         delivery_issue: {
             id: number;
             order_id: number;
@@ -4058,7 +4176,16 @@ export type ListTrackingEventsData = {
          */
         id: number;
     };
-    query?: never;
+    query?: {
+        /**
+         * Scans per page, 1 to 500 (default 100).
+         */
+        'page[items]'?: number;
+        /**
+         * The `next_cursor` of the previous page; absent: from the oldest scan.
+         */
+        'page[cursor]'?: string;
+    };
     url: '/v9/shipments/{id}/tracking_events';
 };
 
@@ -4102,6 +4229,9 @@ export type ListTrackingEventsResponses = {
          * the carrier's public tracking page
          */
         tracking_url: string | null;
+        /**
+         * this page, by the carrier's time
+         */
         tracking_events: Array<{
             id: number;
             status: 'in_transit' | 'out_for_delivery' | 'delivered' | 'exception' | 'returned';
@@ -4113,14 +4243,34 @@ export type ListTrackingEventsResponses = {
             description: string | null;
             source: 'carrier' | 'seller';
             /**
-             * a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order
+             * the seller's word on a shipment the carrier tracks (a bought label or a registered tracker): recorded, moves nothing
              */
             seller_claim: boolean;
+            /**
+             * a carrier scan stored while the order's cancellation is proposed: its effect waits for the answer
+             */
+            held: boolean;
+            /**
+             * the carrier's time was not usable (outside 2000-2100, in the future, before the shipment existed): occurred_at is when it came
+             */
+            time_flag: 'out_of_range' | 'future' | 'before_shipment' | null;
+            /**
+             * the time the carrier gave, as given, when time_flag is set
+             */
+            reported_time: string | null;
+            /**
+             * a scan of a lost envelope replaced by a reissue: its number is revoked, the scan completes nothing
+             */
+            revoked: boolean;
             /**
              * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
              */
             recorded_at: string;
         }>;
+        /**
+         * page[cursor] of the next page; null on the last page
+         */
+        next_cursor: string | null;
     };
 };
 
@@ -4242,15 +4392,35 @@ export type AddTrackingEventResponses = {
             description: string | null;
             source: 'carrier' | 'seller';
             /**
-             * a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order
+             * the seller's word on a shipment the carrier tracks (a bought label or a registered tracker): recorded, moves nothing
              */
             seller_claim: boolean;
+            /**
+             * a carrier scan stored while the order's cancellation is proposed: its effect waits for the answer
+             */
+            held: boolean;
+            /**
+             * the carrier's time was not usable (outside 2000-2100, in the future, before the shipment existed): occurred_at is when it came
+             */
+            time_flag: 'out_of_range' | 'future' | 'before_shipment' | null;
+            /**
+             * the time the carrier gave, as given, when time_flag is set
+             */
+            reported_time: string | null;
+            /**
+             * a scan of a lost envelope replaced by a reissue: its number is revoked, the scan completes nothing
+             */
+            revoked: boolean;
             /**
              * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
              */
             recorded_at: string;
         };
         recorded: boolean;
+        /**
+         * without a carrier account, a seller's delivered on a shipped envelope: until when the buyer may confirm receipt or open a delivery issue; unchallenged, the order then completes
+         */
+        confirm_receipt_by?: string;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location

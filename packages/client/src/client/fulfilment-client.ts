@@ -165,6 +165,14 @@ export class FulfilmentClient {
     return this.send('order.withdraw_cancel', command, opts);
   }
 
+  /** order.confirm_receipt: `POST /v9/orders/:order_id/confirm_receipt` (the buyer): the mailed tickets arrived. */
+  async confirmOrderReceipt<O extends SendOptions>(
+    command: { order_id: number },
+    opts: O,
+  ): Promise<SendResult<O, 'order.confirm_receipt'>> {
+    return this.send('order.confirm_receipt', command, opts);
+  }
+
   /** order.update: `PUT /v9/orders/:order_id` with body `{ in_hand_on }` (the seller): moves the deadline. */
   async updateOrder<O extends SendOptions>(command: UpdateOrderInput, opts: O): Promise<SendResult<O, 'order.update'>> {
     return this.send('order.update', command, opts);

@@ -1,6 +1,12 @@
 import { RETRY_BACKOFF_TYPE } from './retry-backoff.ts';
 import type { AcceptCommand } from '../payloads/order-accept-input.ts';
-import type { CancelCommand, OrderUpdateCommand, RejectCommand, WithdrawCancelCommand } from '../payloads/order-commands.ts';
+import type {
+  CancelCommand,
+  ConfirmReceiptCommand,
+  OrderUpdateCommand,
+  RejectCommand,
+  WithdrawCancelCommand,
+} from '../payloads/order-commands.ts';
 import type { CompleteCommand } from '../payloads/shipment-complete-input.ts';
 import type { UpdateCommand } from '../payloads/shipment-update-input.ts';
 import type { EticketsCommand, TransferVerificationCommand } from '../payloads/shipment-files-input.ts';
@@ -47,6 +53,7 @@ export interface JobMap {
   'order.reject': RejectCommand;
   'order.cancel': CancelCommand;
   'order.withdraw_cancel': WithdrawCancelCommand;
+  'order.confirm_receipt': ConfirmReceiptCommand;
   'order.update': OrderUpdateCommand;
   'shipment.update': UpdateCommand;
   'shipment.complete': CompleteCommand;
@@ -81,6 +88,7 @@ export const QUEUE_OF: { readonly [N in JobName]: CommandQueueName } = {
   'order.reject': COMMAND_QUEUE,
   'order.cancel': COMMAND_QUEUE,
   'order.withdraw_cancel': COMMAND_QUEUE,
+  'order.confirm_receipt': COMMAND_QUEUE,
   'order.update': COMMAND_QUEUE,
   'shipment.update': COMMAND_QUEUE,
   'shipment.complete': COMMAND_QUEUE,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { eticketsBody, MAX_FILES_PER_UPLOAD } from './shipment-files-input.ts';
+import { trackingNumber } from './mailed-input.ts';
 import { completionTickets, platformSource } from './ticket-delivery-input.ts';
 import { ONE_LINE_REFUSED, ONE_LINE_SPACE, positiveId, textOfAtMost } from './validation.ts';
 
@@ -64,6 +65,9 @@ export const reissueFields = {
   transfer_source: platformSource.optional(),
   x_mobile_link: links.optional().describe('a new transfer link'),
   notes: notes.optional().describe('free text for the buyer'),
+  tracking_number: trackingNumber
+    .optional()
+    .describe("a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked"),
 };
 
 /** The reissue's job: files already stored and named by hash, as an upload's. */
@@ -75,6 +79,8 @@ export const reissueCommand = z.strictObject({
     .max(MAX_FILES_PER_UPLOAD)
     .optional(),
   ...reissueFields,
+  /** The carrier account's tracker registered for the new envelope's number (best effort). */
+  tracker_id: z.string().min(1).max(128).optional(),
 });
 export type ReissueCommand = z.output<typeof reissueCommand>;
 
@@ -84,10 +90,22 @@ export const reissueBody = z
     etickets: eticketsBody.shape.etickets.optional().describe('new e-tickets, as an upload takes them; they replace the set'),
     ...reissueFields,
   })
-  .refine((b) => b.etickets !== undefined || b.tickets !== undefined || b.x_mobile_link !== undefined || b.transfer_source !== undefined, {
-    message: 'give what is delivered again: etickets, tickets, x_mobile_link or transfer_source',
-  })
+  .refine(
+    (b) =>
+      b.etickets !== undefined ||
+      b.tickets !== undefined ||
+      b.x_mobile_link !== undefined ||
+      b.transfer_source !== undefined ||
+      b.tracking_number !== undefined,
+    { message: 'give what is delivered again: etickets, tickets, x_mobile_link, transfer_source or tracking_number' },
+  )
   .meta({
-    anyOf: [{ required: ['etickets'] }, { required: ['tickets'] }, { required: ['x_mobile_link'] }, { required: ['transfer_source'] }],
+    anyOf: [
+      { required: ['etickets'] },
+      { required: ['tickets'] },
+      { required: ['x_mobile_link'] },
+      { required: ['transfer_source'] },
+      { required: ['tracking_number'] },
+    ],
   });
 export type ReissueBody = z.input<typeof reissueBody>;

@@ -80,10 +80,23 @@ const isoInstant = z.iso.datetime({
   message: 'must be an ISO 8601 date and time with its offset, e.g. 2026-11-21T09:00:00Z',
 });
 
+/**
+ * A scan's time as a seller gives it: within the years 2000-2100 (what Postgres and every carrier
+ * can hold) and at most 10 minutes ahead of now, checked before the command is queued. That it is
+ * not before the shipment existed is the command's check.
+ */
+const scanInstant = isoInstant
+  .refine((s) => {
+    // Not a date at all is the format's one message.
+    const at = Date.parse(s);
+    return Number.isNaN(at) || (at >= Date.UTC(2000, 0, 1) && at < Date.UTC(2101, 0, 1));
+  }, 'must be a date between the years 2000 and 2100')
+  .refine((s) => !(Date.parse(s) > Date.now() + 10 * 60_000), 'must not be more than 10 minutes ahead of now');
+
 /** Body of POST /v9/shipments/:id/tracking_events (the seller, for a carrier without an account). */
 export const trackingEventBody = z.strictObject({
   status: z.enum(TRACKING_STATUSES, { message: `must be one of ${TRACKING_STATUSES.join(', ')}` }),
-  occurred_at: isoInstant,
+  occurred_at: scanInstant,
   location: textOfAtMost(200).optional(),
   description: textOfAtMost(500).optional(),
 });

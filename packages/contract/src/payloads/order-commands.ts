@@ -37,6 +37,10 @@ export type CancelCommand = z.output<typeof cancelCommand>;
 export const withdrawCancelCommand = z.strictObject({ order_id: positiveId });
 export type WithdrawCancelCommand = z.output<typeof withdrawCancelCommand>;
 
+/** POST /v9/orders/:id/confirm_receipt: the buyer says the mailed tickets arrived (no body). */
+export const confirmReceiptCommand = z.strictObject({ order_id: positiveId });
+export type ConfirmReceiptCommand = z.output<typeof confirmReceiptCommand>;
+
 const calendarDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a calendar date, YYYY-MM-DD')

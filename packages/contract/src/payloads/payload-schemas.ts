@@ -9,7 +9,7 @@ import {
 } from './delivery-issue-input.ts';
 import { inventoryMapCommand, inventoryRemoveCommand, inventoryUpsertCommand } from './inventory-commands.ts';
 import { acceptCommand } from './order-accept-input.ts';
-import { cancelCommand, orderUpdateCommand, rejectCommand, withdrawCancelCommand } from './order-commands.ts';
+import { cancelCommand, confirmReceiptCommand, orderUpdateCommand, rejectCommand, withdrawCancelCommand } from './order-commands.ts';
 import { completeBody, completeCommand } from './shipment-complete-input.ts';
 import { eticketsCommand, transferVerificationCommand } from './shipment-files-input.ts';
 import { buyerPickupBody, mobileTransferBody, sellerPickupBody, updateCommand } from './shipment-update-input.ts';
@@ -22,6 +22,7 @@ export const PAYLOAD_SCHEMAS = {
   'order.reject': rejectCommand,
   'order.cancel': cancelCommand,
   'order.withdraw_cancel': withdrawCancelCommand,
+  'order.confirm_receipt': confirmReceiptCommand,
   'order.update': orderUpdateCommand,
   'shipment.update': updateCommand,
   'shipment.complete': completeCommand,

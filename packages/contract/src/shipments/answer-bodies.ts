@@ -14,6 +14,7 @@ import type {
   ShipmentReplaced,
   Unauthorized,
   AddressRefused,
+  TrackingNumberInUse,
 } from '../errors.ts';
 import type { JobName } from '../jobs/job-map.ts';
 
@@ -23,6 +24,7 @@ export interface AnswerBodies {
   'order.reject': z.output<typeof orderAnswer>;
   'order.cancel': z.output<typeof orderAnswer>;
   'order.withdraw_cancel': z.output<typeof orderAnswer>;
+  'order.confirm_receipt': z.output<typeof orderAnswer>;
   'order.update': z.output<typeof orderAnswer>;
   'shipment.update': z.output<typeof updatedShipment> | z.output<typeof mailedShipment>;
   'shipment.complete': z.output<typeof completedShipment> | z.output<typeof mailedShipment>;
@@ -60,6 +62,7 @@ export type RefusalStatus = (
   | ShipmentReplaced
   | InvalidTransition
   | AddressRefused
+  | TrackingNumberInUse
 )['status'];
 
 /** A finished command: exactly the status and body the synchronous HTTP call answers. */

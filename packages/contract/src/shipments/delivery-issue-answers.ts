@@ -65,6 +65,12 @@ export const reissueAnswer = z.strictObject({
   reissue_id: id,
   etickets: z.array(eticket).optional().describe('the new e-tickets, when the reissue carried files'),
   barcodes: shipmentBarcodes,
+  tracking_number: z.string().optional().describe("a mailed shipment's new envelope: its tracking number"),
+  revoked_tracking_number: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("the lost envelope's number, revoked: its later scans are stored, shown as revoked, and complete nothing"),
   delivery_issue: deliveryIssue,
 });
 

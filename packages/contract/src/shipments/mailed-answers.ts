@@ -34,19 +34,39 @@ export const trackingEvent = z.strictObject({
   location: z.string().nullable(),
   description: z.string().nullable(),
   source: z.enum(['carrier', 'seller']),
-  seller_claim: z.boolean().describe("a seller's delivered on a shipment the carrier tracks: recorded, not what completes the order"),
+  seller_claim: z
+    .boolean()
+    .describe("the seller's word on a shipment the carrier tracks (a bought label or a registered tracker): recorded, moves nothing"),
+  held: z.boolean().describe("a carrier scan stored while the order's cancellation is proposed: its effect waits for the answer"),
+  time_flag: z
+    .enum(['out_of_range', 'future', 'before_shipment'])
+    .nullable()
+    .describe(
+      "the carrier's time was not usable (outside 2000-2100, in the future, before the shipment existed): occurred_at is when it came",
+    ),
+  reported_time: z.string().nullable().describe('the time the carrier gave, as given, when time_flag is set'),
+  revoked: z.boolean().describe('a scan of a lost envelope replaced by a reissue: its number is revoked, the scan completes nothing'),
   recorded_at: instant,
 });
 
 /** POST /v9/shipments/:id/tracking_events. */
-export const trackingEventAnswer = mailedShipment.extend({ tracking_event: trackingEvent, recorded: z.boolean() });
+export const trackingEventAnswer = mailedShipment.extend({
+  tracking_event: trackingEvent,
+  recorded: z.boolean(),
+  confirm_receipt_by: instant
+    .optional()
+    .describe(
+      "without a carrier account, a seller's delivered on a shipped envelope: until when the buyer may confirm receipt or open a delivery issue; unchallenged, the order then completes",
+    ),
+});
 
 /** GET /v9/shipments/:id/tracking_events. */
 export const trackingEventList = z.strictObject({
   shipment_id: id,
   tracking_number: z.string().nullable(),
   tracking_url: z.string().nullable().describe("the carrier's public tracking page"),
-  tracking_events: z.array(trackingEvent),
+  tracking_events: z.array(trackingEvent).describe("this page, by the carrier's time"),
+  next_cursor: z.string().nullable().describe('page[cursor] of the next page; null on the last page'),
 });
 
 /** What a carrier webhook answers (for the carrier only). */
