@@ -9,13 +9,16 @@ export const DEFAULT_ISSUE_RESPONSE_WINDOW_MS = 48 * 3600_000;
 
 /**
  * A completed order, or one whose tickets are still on their way (its live shipment neither
- * delivered nor canceled) after its deliver_by passed. Anything else is 422 saying why.
+ * delivered nor canceled) after its deliver_by passed or while the buyer's confirmation window of
+ * a seller's delivered claim runs. Anything else is 422 saying why.
  */
 export function assertIssueAllowed(order: LockedPartyOrder, now: Date): void {
   if (order.state === 'completed') return;
   const inTransit = order.shipment && order.shipment.state !== 'canceled' && order.shipment.state !== 'delivered';
   const open = order.state === 'accepted' || order.state === 'cancel_proposed';
   if (open && inTransit && order.deliverBy && order.deliverBy.getTime() <= now.getTime()) return;
+  // The seller claims delivery and the buyer's confirmation window runs: disputing it is the point.
+  if (open && inTransit && order.receiptConfirmBy) return;
   const why =
     open && order.deliverBy
       ? `its deliver_by (${order.deliverBy.toISOString()}) has not passed`
@@ -23,7 +26,7 @@ export function assertIssueAllowed(order: LockedPartyOrder, now: Date): void {
         ? 'it has no deliver_by and is not completed'
         : `it is ${order.state}`;
   throw new InvalidTransition(
-    `order ${order.id} is ${order.state}: a delivery issue is opened on a completed order, or on one still in transit past its deliver_by; ${why}`,
+    `order ${order.id} is ${order.state}: a delivery issue is opened on a completed order, or on one still in transit past its deliver_by or in its confirmation window; ${why}`,
   );
 }
 

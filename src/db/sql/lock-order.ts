@@ -89,6 +89,8 @@ export interface LockedPartyOrder extends LockedOrder {
   eventStartsAt: Date | null;
   deliverBy: Date | null;
   dueSoonAt: Date | null;
+  /** While the buyer's confirmation window runs (a seller's delivered claim), when it ends. */
+  receiptConfirmBy: Date | null;
   /** The live shipment, if the order has one. */
   shipment: { id: number; type: string; state: string; snapshot: unknown } | null;
 }
@@ -99,6 +101,7 @@ const LOCK_AS_PARTY = named<{ orderId: number; brokerageId: number; reviewerId: 
 select ${ORDER_COLUMNS}, case when f.brokerage_id = ${p.brokerageId}::bigint then 'seller' else 'buyer' end as role,
   ${reviewerOk(p)} as "reviewerOk",
   o.in_hand_on::text as "inHandOn", o.event_starts_at as "eventStartsAt", o.deliver_by as "deliverBy", o.due_soon_at as "dueSoonAt",
+  o.receipt_confirm_by as "receiptConfirmBy",
   (select json_build_object('id', s.id, 'type', s.type, 'state', s.state, 'snapshot', s.snapshot) from shipments s
     where s.order_id = o.id and s.replaced_by is null) as shipment
 from orders o join offices f on f.id = o.seller_office_id
