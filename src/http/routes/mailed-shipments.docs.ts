@@ -77,7 +77,7 @@ export const MAILED_DOCS = {
     querystring: jsonSchemaOf(trackingEventsQuery),
     summary: 'List the tracking events of a mailed shipment (seller or buyer)',
     description:
-      "A shipment since replaced is 410 with `replaced_by`, the live shipment (the order's events keep the old scans). A page at a time (`page[items]`, default 100, at most 500; the next from `page[cursor]` = the answer's `next_cursor`, null on the last page), by the carrier's time (`occurred_at`) with the time each was received (`recorded_at`) beside it, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word on a carrier-tracked shipment, `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).",
+      "A shipment since replaced is 410 with `replaced_by`, the live shipment (the order's events keep the old scans). A page at a time (`page[items]`, default 100, at most 500; the next from `page[cursor]` = the answer's `next_cursor`, null on the last page), by the carrier's time (`occurred_at`) with the time each was received (`recorded_at`) beside it, each with its source: `carrier` (the carrier's scan) or `seller`; `seller_claim` marks the seller's word (every event of the seller on a carrier-tracked shipment, and every `delivered` the seller reports), `held` a carrier scan waiting for a proposed cancellation's answer, `time_flag` a carrier time that could not be used (the scan is then dated when it came, `reported_time` holding the carrier's).",
     params: shipmentId,
     response: ok(mailedAnswers.trackingEventList, 'the tracking events'),
     errors: [400, ...V9_ERRORS, 404, 410],
