@@ -23,12 +23,13 @@ export const testOrderBody = z.strictObject({
  * it. Its deadline follows the same policy; the caller arms its timers once committed.
  */
 export async function createTestOrder(ex: Executor, caller: Caller, body: unknown, policy: DeadlinePolicy): Promise<number> {
-  if (caller.livemode) {
-    throw new Forbidden('test helpers take a test credential (fulfil credentials create --test); live data is never made here');
-  }
+  // The body first, as on every route: a broken request is 400 whoever sends it.
   const input = parseOrThrow(testOrderBody, body);
   const inHandOn = input.in_hand_on === undefined ? null : parseCalendarDate(input.in_hand_on, 'in_hand_on');
   if (inHandOn && input.deliver_by) throw new InvalidParams('deliver_by: give in_hand_on or deliver_by, not both', 'deliver_by');
+  if (caller.livemode) {
+    throw new Forbidden('test helpers take a test credential (fulfil credentials create --test); live data is never made here');
+  }
   const deliverBy = input.deliver_by ? new Date(input.deliver_by) : inHandOn ? deliverByFor(inHandOn, null, policy) : null;
   let sellerOffice = SIMULATED_OFFICE_ID;
   let buyer = SIMULATED_BROKERAGE_ID;

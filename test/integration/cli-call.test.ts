@@ -31,7 +31,7 @@ describe('fulfil call', () => {
     const r = await call(['GET', '/v9/credentials/current', '--token', SELLER_USER.token, '--secret', SELLER_USER.secret, '--base', t.url]);
     expect(r.stderr).toBe('200 OK\n');
     expect(r.code).toBe(0);
-    const body = { token: SELLER_USER.token, kind: 'user', brokerage_id: 1, user_id: 100 };
+    const body = { token: SELLER_USER.token, kind: 'user', livemode: true, brokerage_id: 1, user_id: 100 };
     expect(r.stdout).toBe(JSON.stringify(body));
   });
 

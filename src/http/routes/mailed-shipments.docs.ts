@@ -69,6 +69,7 @@ export const MAILED_DOCS = {
     body: jsonSchemaOf(trackingEventBody),
     response: { ...ok(mailedAnswers.trackingEventAnswer, 'the shipment and the event'), ...accepted202 },
     errors: [...COMMAND_ERRORS, 410],
+    badRequest: '`occurred_at` outside the years 2000–2100, more than 10 minutes ahead of now, or before the shipment existed',
     links: toCommand,
   }),
   listTrackingEvents: v9({

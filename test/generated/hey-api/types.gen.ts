@@ -4305,7 +4305,7 @@ export type AddTrackingEventData = {
 
 export type AddTrackingEventErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `occurred_at` outside the years 2000–2100, more than 10 minutes ahead of now, or before the shipment existed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
