@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/project-root.ts';
 import { apiClient } from '../support/api.ts';
 import { recordedText } from '../support/easypost-stub.ts';
-import { baseFixture, BUYER, SELLER } from '../support/fixtures.ts';
+import { baseFixture, BUYER, SELLER, BUYER_ADDRESS } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { until } from '../support/webhook-receiver.ts';
 
@@ -21,14 +21,7 @@ import { until } from '../support/webhook-receiver.ts';
 const SECRET = 'whsec-carrier-simulation-test';
 const ORDER = 1800;
 const UPS = '1Z5R89390357567127';
-const ADDRESS = {
-  name: 'Bo Buyer',
-  street_address: '1 Main St',
-  locality: 'Chicago',
-  region: 'IL',
-  postal_code: '60601',
-  country_code: 'US',
-};
+const ADDRESS = BUYER_ADDRESS;
 
 describe('simulating the carrier from the docs', () => {
   let t: TestService;

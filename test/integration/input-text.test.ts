@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDateOf } from '../../src/domain/deadline-policy.ts';
 import { apiClient } from '../support/api.ts';
 import { completedEticketOrder } from '../support/delivery-issue-flow.ts';
-import { baseFixture, BUYER, ORDERS, SELLER } from '../support/fixtures.ts';
+import { baseFixture, BUYER, ORDERS, SELLER, BUYER_ADDRESS } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // Text that reaches a label, a page or a terminal is refused when it holds a control or a
@@ -16,15 +16,7 @@ const ISSUE = 1502;
 const DATED = 1503;
 const BOXED = 1504;
 
-const ADDRESS = {
-  name: 'Bo Buyer',
-  street_address: '1 Main St',
-  extended_address: 'Apt 4',
-  locality: 'Chicago',
-  region: 'IL',
-  postal_code: '60601',
-  country_code: 'US',
-};
+const ADDRESS = BUYER_ADDRESS;
 
 describe('inputs refused as given', () => {
   let t: TestService;

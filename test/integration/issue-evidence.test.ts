@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../support/api.ts';
-import { baseFixture, BUYER, SELLER } from '../support/fixtures.ts';
+import { baseFixture, BUYER, SELLER, BUYER_ADDRESS } from '../support/fixtures.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { b64, makePdf } from '../support/test-files.ts';
 
@@ -14,15 +14,7 @@ const MAILED = 1700;
 const TRACKED = 1701;
 const USPS = '9400111202555842332669';
 const UPS = '1Z5R89390357567127';
-const ADDRESS = {
-  name: 'Bo Buyer',
-  street_address: '1 Main St',
-  extended_address: 'Apt 4',
-  locality: 'Chicago',
-  region: 'IL',
-  postal_code: '60601',
-  country_code: 'US',
-};
+const ADDRESS = BUYER_ADDRESS;
 
 describe('evidence of a mailed order and both parties words', () => {
   let t: TestService;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../support/api.ts';
 import { completedEticketOrder } from '../support/delivery-issue-flow.ts';
 import { easypostSignature, startEasyPostStub } from '../support/easypost-stub.ts';
-import { baseFixture, BUYER, SELLER } from '../support/fixtures.ts';
+import { baseFixture, BUYER, SELLER, BUYER_ADDRESS } from '../support/fixtures.ts';
 import { signedFetch } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { b64, makePdf } from '../support/test-files.ts';
@@ -15,14 +15,7 @@ const ORDER_IDS = Array.from({ length: 8 }, (_, i) => 1460 + i);
 const SECRET = 'whsec-mailed-errors-test';
 const UPS = '1Z5R89390357567127';
 const UPS_MISTYPED = '1Z5R89390357567128';
-const ADDRESS = {
-  name: 'Bo Buyer',
-  street_address: '1 Main St',
-  locality: 'Chicago',
-  region: 'IL',
-  postal_code: '60601',
-  country_code: 'US',
-};
+const ADDRESS = BUYER_ADDRESS;
 
 describe('mailed shipments: errors that name the field, reads of a replaced id, uploads onto a bought label', () => {
   let t: TestService;

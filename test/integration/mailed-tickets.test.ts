@@ -3,7 +3,7 @@ import { FulfilmentClient } from '../../src/index.ts';
 import { fireTimer } from '../../src/timers/fire-timer.ts';
 import { apiClient } from '../support/api.ts';
 import { easypostSignature, recordedText, startEasyPostStub } from '../support/easypost-stub.ts';
-import { baseFixture, BUYER, SELLER, STRANGER } from '../support/fixtures.ts';
+import { baseFixture, BUYER, SELLER, STRANGER, BUYER_ADDRESS } from '../support/fixtures.ts';
 import { signedFetch } from '../support/http.ts';
 import { startPartyEndpoints } from '../support/party-webhooks.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -23,15 +23,7 @@ const UPS = '1Z5R89390357567127';
 const USPS = '9400111202555842332669';
 const FEDEX = '986578788855';
 
-const ADDRESS = {
-  name: 'Bo Buyer',
-  street_address: '1 Main St',
-  extended_address: 'Apt 4',
-  locality: 'Chicago',
-  region: 'IL',
-  postal_code: '60601',
-  country_code: 'US',
-};
+const ADDRESS = BUYER_ADDRESS;
 
 describe('mailed tickets', () => {
   let t: TestService;

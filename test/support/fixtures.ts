@@ -7,6 +7,17 @@ export const SELLER_USER = { token: 'SellerUserToken00000000000000001', secret: 
 export const BUYER = { token: 'BuyerApiToken0000000000000000002', secret: 'buyer-api-secret-00000000000000000000002' };
 export const STRANGER = { token: 'StrangerApiToken0000000000000003', secret: 'stranger-api-secret-00000000000000000003' };
 
+/** The buyer's address of the mailed-ticket tests: a valid US address, no PO box. */
+export const BUYER_ADDRESS = {
+  name: 'Bo Buyer',
+  street_address: '1 Main St',
+  extended_address: 'Apt 4',
+  locality: 'Chicago',
+  region: 'IL',
+  postal_code: '60601',
+  country_code: 'US',
+};
+
 export const ORDERS = { tbd: 700, tbd2: 701, flash: 702, localPickup: 703, tbd3: 704 } as const;
 
 /** The standard world; `extraTbdOrders` adds TBD orders like 700 under those ids, for tests that need many. */

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { detectTrackingNumber } from '../../src/domain/tracking-numbers.ts';
 import { apiClient } from './api.ts';
 import { easypostSignature, recorded, startEasyPostStub } from './easypost-stub.ts';
-import { baseFixture, SELLER } from './fixtures.ts';
+import { baseFixture, BUYER_ADDRESS, SELLER } from './fixtures.ts';
 import { startTestService, type TestService } from './service.ts';
 
 // Mailed shipments against the real service and the EasyPost stub, for the tests of who may say
@@ -10,14 +10,7 @@ import { startTestService, type TestService } from './service.ts';
 
 export const WEBHOOK_SECRET = 'whsec-delivery-facts-test';
 
-export const ADDRESS = {
-  name: 'Bo Buyer',
-  street_address: '1 Main St',
-  locality: 'Chicago',
-  region: 'IL',
-  postal_code: '60601',
-  country_code: 'US',
-};
+export const ADDRESS = BUYER_ADDRESS;
 
 /** The next number of a carrier's series after `number`: the serial part plus one, with its check digit. */
 export function nextInSeries(number: string): string {
