@@ -15,7 +15,7 @@ import { LocalInboxes } from './queues/reply-channel.ts';
 import { blockingConnection, producerConnection, type RedisConnection } from '@fulfil/client/transport';
 import { redisUrlForLog } from '@fulfil/client/transport';
 import { resolveRedis, type ResolvedRedis } from './redis/resolve.ts';
-import { startApiRole } from './service/api-role.ts';
+import { serviceQueuesAddress, startApiRole } from './service/api-role.ts';
 import { openMigratedDatabase, pgliteDir, poolOptions, secretBoxFor } from './service/database.ts';
 import { waitReady, watchConnection } from './service/redis-readiness.ts';
 import { STOP_PHASES, type RoleContext, type Roles, type StopStep } from './service/role-context.ts';
@@ -197,12 +197,7 @@ export async function startService(
       service.app = started.app;
       service.url = started.url;
       // Left last, once it answers; taken away first at stop.
-      const takeAway = leaveServiceAddress(config.DATA_DIR, started.url, {
-        redis_url: redis.url,
-        queue_prefix: prefix,
-        command_shards: config.COMMAND_SHARDS,
-        database: database.embedded ? 'embedded' : 'postgres',
-      });
+      const takeAway = leaveServiceAddress(config.DATA_DIR, started.url, serviceQueuesAddress(ctx));
       onStop({ phase: 'http', name: 'service address', close: async () => takeAway() });
     }
     return service;

@@ -10,6 +10,9 @@ export interface CliIo {
   outIsTTY?: boolean;
 }
 
+/** The exit status of a command that was queued but not answered in time (D-161): neither done nor refused. */
+export const EXIT_NOT_ANSWERED = 3;
+
 export type CliArgs = { values: Record<string, string | boolean | undefined>; positionals: string[] };
 
 /** What a command's module holds: loaded only when that command runs (fast --help). */

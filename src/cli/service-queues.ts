@@ -5,8 +5,8 @@ import type { QueuePlace } from '@fulfil/contract';
 import type { Config } from '../config.ts';
 import { redactedUrl } from '../redact-url.ts';
 import { redisAnswers, DEFAULT_REDIS, runningPrivateUrl } from '../redis/resolve.ts';
-import { runningService } from '../service/service-address.ts';
-import { CliFailure } from './command.ts';
+import { QUEUE_ADDRESS_PATH, runningService, type ServiceQueuesAddress } from '../service/service-address.ts';
+import { CliFailure, UsageError } from './command.ts';
 
 /** The Redis and queue prefix of the service a CLI command talks to, and how they were found. */
 export interface ServiceQueues {
@@ -25,7 +25,8 @@ export interface ServiceQueues {
  * worker-only service; else a Redis on 127.0.0.1:6379. A Redis that does not answer is a failure
  * at once, with a sentence; nothing is started here (a Redis of the CLI's own has no workers).
  */
-export async function serviceQueues(config: Config): Promise<ServiceQueues> {
+export async function serviceQueues(config: Config, base?: string): Promise<ServiceQueues> {
+  if (base !== undefined) return reachable(await toldBy(config, base));
   const running = config.REDIS_URL ? undefined : runningService(config.DATA_DIR)?.queues;
   const privateUrl = config.REDIS_URL || running ? undefined : runningPrivateUrl(config.DATA_DIR);
   const shards = config.COMMAND_SHARDS ?? 1;
@@ -46,6 +47,10 @@ export async function serviceQueues(config: Config): Promise<ServiceQueues> {
       `the service of DATA_DIR=${path.resolve(config.DATA_DIR)} runs on Postgres: set DATABASE_URL as the service has it`,
     );
   }
+  return reachable(found);
+}
+
+async function reachable(found: ServiceQueues): Promise<ServiceQueues> {
   if (!(await answers(found.url))) {
     throw new CliFailure(
       `cannot reach the service's Redis at ${redactedUrl(found.url)} (from ${found.source}): start the service (fulfil start) ` +
@@ -53,6 +58,45 @@ export async function serviceQueues(config: Config): Promise<ServiceQueues> {
     );
   }
   return found;
+}
+
+/**
+ * `--base <url>` (D-169): the service at that URL tells its queues to the operator
+ * (GET /ops/queue_address with OPS_TOKEN), and the command goes there as through service.json.
+ * Its database must be reachable too: DATABASE_URL for a Postgres one; an embedded one only from
+ * its own DATA_DIR.
+ */
+async function toldBy(config: Config, base: string): Promise<ServiceQueues> {
+  if (!URL.canParse(base)) throw new UsageError(`--base: not a URL: ${base}`);
+  const origin = new URL(base).origin;
+  let res: Response;
+  try {
+    res = await fetch(new URL(QUEUE_ADDRESS_PATH, base), {
+      headers: config.OPS_TOKEN ? { authorization: `Bearer ${config.OPS_TOKEN}` } : {},
+      signal: AbortSignal.timeout(5_000),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+    throw new CliFailure(`cannot reach the service at ${origin} (--base): ${cause}. Nothing was sent.`);
+  }
+  const body = (await res.json().catch(() => undefined)) as (ServiceQueuesAddress & { errors?: Array<{ message: string }> }) | undefined;
+  if (res.status === 401)
+    throw new CliFailure(`the service at ${origin} (--base) wants OPS_TOKEN: set it as the service has it. Nothing was sent.`);
+  if (!res.ok || !body || typeof body.redis_url !== 'string') {
+    const said = body?.errors?.[0]?.message ?? `${res.status} ${res.statusText}`;
+    throw new CliFailure(`the service at ${origin} (--base) did not tell its queues: ${said}. Nothing was sent.`);
+  }
+  if (body.database === 'postgres' && !config.DATABASE_URL) {
+    throw new CliFailure(`the service at ${origin} (--base) runs on Postgres: set DATABASE_URL as the service has it`);
+  }
+  const local = runningService(config.DATA_DIR)?.queues;
+  if (body.database === 'embedded' && (local?.redis_url !== body.redis_url || local.queue_prefix !== body.queue_prefix)) {
+    throw new CliFailure(
+      `the service at ${origin} (--base) runs on its embedded database, which only the CLI of its own DATA_DIR reaches: ` +
+        `run this with its DATA_DIR (not ${path.resolve(config.DATA_DIR)})`,
+    );
+  }
+  return { url: body.redis_url, prefix: body.queue_prefix, shards: body.command_shards, source: `--base ${origin}` };
 }
 
 function serviceFile(config: Config): string {

@@ -13,6 +13,7 @@ import { waitReady } from './redis-readiness.ts';
 import { TimerQueue } from '../timers/deadline-timers.ts';
 import { armOrderTimers } from '../timers/timer-worker.ts';
 import type { RoleContext } from './role-context.ts';
+import type { ServiceQueuesAddress } from './service-address.ts';
 
 /** The API role: the HTTP ingress, its command dispatcher and reply channel, and /metrics and /ops. */
 export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInstance; url: string }> {
@@ -83,7 +84,12 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
         log.warn({ err, orderIds }, "could not arm a new order's timers; the sweep will"),
       );
     },
-    ops: { queues: [...queues.queues(), webhookQueue.queue], metrics: new HttpMetrics(), write: ops.OPS_WRITE },
+    ops: {
+      queues: [...queues.queues(), webhookQueue.queue],
+      metrics: new HttpMetrics(),
+      write: ops.OPS_WRITE,
+      address: serviceQueuesAddress(ctx),
+    },
     rateLimiter,
     readiness: [
       { name: 'postgres', check: () => databaseWritable(database) },
@@ -93,4 +99,14 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
   onStop({ phase: 'http', name: 'http', close: () => app.close() });
   const url = await app.listen({ port: config.PORT, host: config.HOST });
   return { app, url };
+}
+
+/** Where this service's commands go: left in DATA_DIR/service.json and told at /ops/queue_address (D-160, D-169). */
+export function serviceQueuesAddress(ctx: Pick<RoleContext, 'redis' | 'prefix' | 'config' | 'database'>): ServiceQueuesAddress {
+  return {
+    redis_url: ctx.redis.url,
+    queue_prefix: ctx.prefix,
+    command_shards: ctx.config.COMMAND_SHARDS,
+    database: ctx.database.embedded ? 'embedded' : 'postgres',
+  };
 }

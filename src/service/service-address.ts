@@ -18,6 +18,9 @@ export interface ServiceQueuesAddress {
   database: 'embedded' | 'postgres';
 }
 
+/** Where the CLI given `--base` asks the service for its queues (D-169). */
+export const QUEUE_ADDRESS_PATH = '/ops/queue_address';
+
 export interface Address {
   url: string;
   pid: number;

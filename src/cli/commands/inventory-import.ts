@@ -10,16 +10,18 @@ import { CommandQueues, CommandWaiters } from '@fulfil/client/transport';
 import { blockingConnection, producerConnection, type RedisConnection } from '@fulfil/client/transport';
 import { requireWorkers, serviceQueues } from '../service-queues.ts';
 import { openCliDatabase } from '../database.ts';
-import { intArg, UsageError, type CommandModule, type CliIo } from '../command.ts';
+import { EXIT_NOT_ANSWERED, intArg, UsageError, type CommandModule, type CliIo } from '../command.ts';
 import { Progress } from '../progress.ts';
 
 /** Bad lines listed before the rest are only counted. */
 const MAX_REPORTED = 100;
-/** How long to wait for a batch before saying so (the workers may not be running). */
-const PATIENCE_MS = 30_000;
 
 export const inventoryImport: CommandModule = {
-  options: { batch: { type: 'string', default: String(MAX_INVENTORY_BATCH) } },
+  options: {
+    batch: { type: 'string', default: String(MAX_INVENTORY_BATCH) },
+    wait: { type: 'string', default: '30' },
+    base: { type: 'string' },
+  },
   async run({ values, positionals }, io) {
     if (positionals.length !== 2) throw new UsageError('expected an office id and a file');
     const officeId = intArg(positionals[0], 'office_id');
@@ -27,6 +29,7 @@ export const inventoryImport: CommandModule = {
     const batchSize = intArg(values.batch as string, '--batch');
     if (batchSize < 1 || batchSize > MAX_INVENTORY_BATCH) throw new UsageError(`--batch: must be 1 to ${MAX_INVENTORY_BATCH}`);
     if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`${file}: no such file`);
+    const waitMs = intArg(values.wait as string, '--wait') * 1000;
 
     const records = await checkFile(file, officeId, io);
     if (records === undefined) return 1;
@@ -40,7 +43,7 @@ export const inventoryImport: CommandModule = {
     const closers: Array<() => Promise<unknown>> = [];
     try {
       // The service first (D-160): batches for nobody are refused before anything is written.
-      const redis = await serviceQueues(config);
+      const redis = await serviceQueues(config, values.base as string | undefined);
       await requireWorkers(redis, [inventoryPlace(redis.prefix)]);
       const { database } = await openCliDatabase(config);
       closers.push(() => database.close());
@@ -69,9 +72,9 @@ export const inventoryImport: CommandModule = {
       });
       await waiters.ready();
       const log = { error: (_detail: object, message: string) => io.err(`fulfil inventory import: ${message}`) };
-      const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs: PATIENCE_MS, log });
+      const dispatcher = new CommandDispatcher({ database, queues, waiters, waitMs, log });
       const actor: Actor = { brokerageId: office.brokerageId, userId: null, via: 'upstream' };
-      return await sendBatches({ file, officeId, batchSize, records, actor, dispatcher, waiters, prefix: redis.prefix }, io);
+      return await sendBatches({ file, officeId, batchSize, records, actor, dispatcher, waitMs, source: redis.source }, io);
     } finally {
       // The import's outcome is decided; a connection that fails to close goes with the process.
       for (const close of closers.reverse()) await close().catch(() => {});
@@ -104,8 +107,14 @@ interface SendPlan {
   records: number;
   actor: Actor;
   dispatcher: CommandDispatcher;
-  waiters: CommandWaiters;
-  prefix: string;
+  waitMs: number;
+  /** Where the batches went, in words (`DATA_DIR/service.json`, `--base …`). */
+  source: string;
+}
+
+/** A batch queued but not answered within --wait: the import stops there and exits 3 (D-177). */
+class NotAnswered {
+  constructor(readonly text: string) {}
 }
 
 /** Pass two: batches sent one after the other, each waited for, so the file's order holds. */
@@ -118,10 +127,11 @@ async function sendBatches(plan: SendPlan, io: CliIo): Promise<number> {
   let sent = 0;
   let batches = 0;
 
-  const flush = async (): Promise<string | undefined> => {
+  const flush = async (): Promise<string | NotAnswered | undefined> => {
     if (batch.length === 0) return undefined;
     batches++;
-    const result = await send(plan, batches, batch, progress);
+    const result = await send(plan, batches, batch);
+    if (result instanceof NotAnswered) return result;
     if (result.status !== 200) return describeRejection(plan.file, result, lines, batches, sent);
     sent += batch.length;
     progress.update(sent, `batch ${batches} (lines ${lines[0]}–${lines[lines.length - 1]}) upserted`);
@@ -145,8 +155,7 @@ async function sendBatches(plan: SendPlan, io: CliIo): Promise<number> {
       const refused = await flush();
       if (refused) {
         progress.done();
-        io.err(refused);
-        return 1;
+        return told(refused, io);
       }
     }
     batch.push(r);
@@ -156,15 +165,17 @@ async function sendBatches(plan: SendPlan, io: CliIo): Promise<number> {
   }
   const refused = await flush();
   progress.done();
-  if (refused) {
-    io.err(refused);
-    return 1;
-  }
+  if (refused) return told(refused, io);
   io.out(`imported ${sent} records into office ${plan.officeId} in ${batches} batch${batches === 1 ? '' : 'es'}`);
   return 0;
 }
 
-async function send(plan: SendPlan, n: number, records: TicketGroupInput[], progress: Progress): Promise<CommandResult> {
+function told(refused: string | NotAnswered, io: CliIo): number {
+  io.err(refused instanceof NotAnswered ? refused.text : refused);
+  return refused instanceof NotAnswered ? EXIT_NOT_ANSWERED : 1;
+}
+
+async function send(plan: SendPlan, n: number, records: TicketGroupInput[]): Promise<CommandResult | NotAnswered> {
   const payload = { officeId: plan.officeId, records };
   const outcome = await plan.dispatcher.dispatch({
     name: 'inventory.upsert',
@@ -173,24 +184,18 @@ async function send(plan: SendPlan, n: number, records: TicketGroupInput[], prog
     requestHash: requestFingerprint('inventory.upsert', payload),
   });
   if (outcome.kind === 'done') return outcome.result;
-  // Not finished in PATIENCE_MS: keep waiting (the job is safe in Redis), and say why it may be slow.
-  progress.say(`batch ${n} is still waiting for a worker; is the service running with QUEUE_PREFIX=${plan.prefix}?`);
-  for (;;) {
-    const wake = plan.waiters.wait(outcome.commandId, PATIENCE_MS);
-    const result = await plan.dispatcher.result(outcome.commandId);
-    if (result) {
-      wake.cancel();
-      return result;
-    }
-    if (await plan.dispatcher.exhausted(outcome.commandId)) {
-      wake.cancel();
-      throw new Error(
-        `batch ${n} failed on every attempt (infrastructure errors); nothing of it was written. ` +
-          `See \`fulfil jobs show ${outcome.commandId}\`; importing again is safe.`,
-      );
-    }
-    await wake.done;
+  if (await plan.dispatcher.exhausted(outcome.commandId)) {
+    throw new Error(
+      `batch ${n} failed on every attempt (infrastructure errors); nothing of it was written. ` +
+        `See \`fulfil jobs show ${outcome.commandId}\`; importing again is safe.`,
+    );
   }
+  // Not answered in time: neither done nor refused (D-161, D-177). The batch stays queued and
+  // runs when a worker takes it; the later ones are not sent, so the file's order still holds.
+  return new NotAnswered(
+    `fulfil inventory import: batch ${n}: no answer within ${plan.waitMs / 1000} s; it stays queued (command ${outcome.commandId}) ` +
+      `and runs when a worker at ${plan.source} takes it; the later batches were not sent. Importing again is safe.`,
+  );
 }
 
 /** A refused batch, told by file line where the worker named a record index. */

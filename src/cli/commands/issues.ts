@@ -13,11 +13,8 @@ import { closeIssueAsOperator } from '../../ops/close-issue.ts';
 import { CommandDispatcher } from '../../queues/dispatcher.ts';
 import { openCliDatabase, withCliDatabase } from '../database.ts';
 import { requireWorkers, serviceQueues } from '../service-queues.ts';
-import { CliFailure, intArg, UsageError, type CommandModule } from '../command.ts';
+import { CliFailure, EXIT_NOT_ANSWERED, intArg, UsageError, type CommandModule } from '../command.ts';
 import { tableLines } from '../table.ts';
-
-/** The exit status of a command that was queued but not answered in time (D-161): neither done nor refused. */
-export const EXIT_NOT_ANSWERED = 3;
 
 /** `fulfil issues list [--state escalated]`: delivery issues, oldest first, from the database. */
 export const issuesList: CommandModule = {
@@ -70,6 +67,7 @@ export const issuesClose: CommandModule = {
     notes: { type: 'string' },
     operator: { type: 'string' },
     wait: { type: 'string', default: '30' },
+    base: { type: 'string' },
   },
   async run({ values, positionals }, io) {
     if (positionals.length !== 1) throw new UsageError('expected one delivery issue id');
@@ -85,7 +83,7 @@ export const issuesClose: CommandModule = {
     const closers: Array<() => Promise<unknown>> = [];
     try {
       // The service first (D-160): a command for nobody is refused before anything is written.
-      const redis = await serviceQueues(config);
+      const redis = await serviceQueues(config, values.base as string | undefined);
       const places = commandShardPlaces(redis.prefix, redis.shards);
       await requireWorkers(redis, places);
       const { database } = await openCliDatabase(config);

@@ -18,11 +18,11 @@ export interface QueueSource {
   prefix: string;
 }
 
-async function withQueues<T>(only: string | undefined, fn: (queues: Queue[], from: QueueSource) => Promise<T>): Promise<T> {
+async function withQueues<T>(only: string | undefined, base: unknown, fn: (queues: Queue[], from: QueueSource) => Promise<T>): Promise<T> {
   if (only !== undefined && !ALL_QUEUES.includes(only as never)) throw new UsageError(`--queue: one of ${ALL_QUEUES.join(', ')}`);
   const config = loadConfig();
   // The running service's Redis, found as every command finds it (D-160); never a new private one.
-  const redis = await serviceQueues(config);
+  const redis = await serviceQueues(config, base as string | undefined);
   const connection = blockingConnection(redis.url);
   // Every shard of the command queue is a queue named `commands` under a prefix of its own.
   const queues = serviceQueuePlaces(redis.prefix, redis.shards)
@@ -42,12 +42,13 @@ export const jobsList: CommandModule = {
     queue: { type: 'string' },
     limit: { type: 'string', default: '50' },
     json: { type: 'boolean' },
+    base: { type: 'string' },
   },
   async run({ values }, io) {
     const state = String(values.state);
     if (!JOB_STATES.includes(state as never)) throw new UsageError(`--state: one of ${JOB_STATES.join(', ')}`);
     const limit = intArg(values.limit as string, '--limit');
-    return withQueues(values.queue as string | undefined, async (queues, from) => {
+    return withQueues(values.queue as string | undefined, values.base, async (queues, from) => {
       const jobs = await listJobs(queues, state, limit);
       if (values.json) jobs.forEach((j) => io.out(JSON.stringify(j)));
       else {
@@ -67,9 +68,10 @@ export const jobsList: CommandModule = {
 };
 
 export const jobsShow: CommandModule = {
-  async run({ positionals }, io) {
+  options: { base: { type: 'string' } },
+  async run({ positionals, values }, io) {
     if (positionals.length !== 1) throw new UsageError('expected exactly one job id');
-    return withQueues(undefined, async (queues) => {
+    return withQueues(undefined, values.base, async (queues) => {
       const found = await findJob(queues, positionals[0]!);
       if (!found) {
         io.err(`no job ${positionals[0]}`);
@@ -89,11 +91,11 @@ export const jobsShow: CommandModule = {
 };
 
 export const jobsRetry: CommandModule = {
-  options: { 'all-failed': { type: 'boolean' }, queue: { type: 'string' } },
+  options: { 'all-failed': { type: 'boolean' }, queue: { type: 'string' }, base: { type: 'string' } },
   async run({ positionals, values }, io) {
     if (!values['all-failed'] && positionals.length === 0) throw new UsageError('name job ids, or --all-failed');
     if (values['all-failed'] && positionals.length > 0) throw new UsageError('either job ids or --all-failed, not both');
-    return withQueues(values.queue as string | undefined, async (queues, from) => {
+    return withQueues(values.queue as string | undefined, values.base, async (queues, from) => {
       const retried = await retryFailed(queues, values['all-failed'] ? 'all' : positionals);
       retried.forEach((id) => io.out(`retried ${id}`));
       // Each id that was not retried, and why: nothing is left unexplained.

@@ -8,6 +8,8 @@ import { deliveryIssueOpsRoutes } from '../../ops/delivery-issues-route.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { jobOrderRoute } from '../../ops/job-order.ts';
 import { FormGuard } from '../../ops/form-guard.ts';
+import { queueAddressRoute } from '../../ops/queue-address-route.ts';
+import type { ServiceQueuesAddress } from '../../service/service-address.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics } from '../../telemetry/metrics-scrape.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
@@ -17,6 +19,8 @@ export interface OpsDeps {
   metrics: HttpMetrics;
   /** OPS_WRITE: the queue board may retry and clean jobs. */
   write?: boolean;
+  /** Where this service's commands go, told to an operator's CLI given --base (D-169). */
+  address?: ServiceQueuesAddress;
 }
 
 /**
@@ -62,4 +66,5 @@ export function opsRoutes(
     forms,
   });
   jobOrderRoute(app, { queues: ops.queues, database: deps.database, opsToken, failures });
+  if (ops.address) queueAddressRoute(app, { address: ops.address, opsToken, failures, write: ops.write ?? false });
 }
