@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Forbidden } from '@fulfil/contract';
-import { QUEUE_ADDRESS_PATH, type ServiceQueuesAddress } from '../service/service-address.ts';
+import { QUEUE_ADDRESS_PATH, type ServiceQueuesAddress } from './queue-address.ts';
 import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 
 /**

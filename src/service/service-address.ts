@@ -1,25 +1,13 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { makePrivateDir } from '../private-dir.ts';
+import type { ServiceQueuesAddress } from '../ops/queue-address.ts';
+
+export { QUEUE_ADDRESS_PATH, type ServiceQueuesAddress } from '../ops/queue-address.ts';
 
 // Where a started service leaves its address, so that the CLI of the same checkout (the same
 // DATA_DIR) calls it on whatever PORT it took, as the CLI finds the embedded database (D-134).
 const FILE = 'service.json';
-
-/**
- * Where the commands of the running service go (D-160): the Redis its workers consume (with its
- * password: the file is 0600, as DATA_DIR/redis/url), the queue prefix and the command shards, and
- * whether its database is the embedded one (lent to the CLI) or a Postgres the CLI must be told of.
- */
-export interface ServiceQueuesAddress {
-  redis_url: string;
-  queue_prefix: string;
-  command_shards: number;
-  database: 'embedded' | 'postgres';
-}
-
-/** Where the CLI given `--base` asks the service for its queues (D-169). */
-export const QUEUE_ADDRESS_PATH = '/ops/queue_address';
 
 export interface Address {
   url: string;

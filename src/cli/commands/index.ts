@@ -79,8 +79,10 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary:
       "Imports ticket groups of one office from a JSON-lines file (one record per line, the detailed record's\n" +
       "fields) as inventory.upsert batches through the queue; the service's workers write them. The whole file is\n" +
-      'checked first: any bad line is reported (line and field) and nothing is sent.',
-    usage: 'inventory import <office_id> <file.jsonl> [--batch 10000]',
+      'checked first: any bad line is reported (line and field) and nothing is sent. The service is found as for\n' +
+      '`issues close` (--base, REDIS_URL, DATA_DIR/service.json). Exits 0 imported, 1 refused or no service, 3 when\n' +
+      'a batch was queued but not answered within --wait seconds (30): it stays queued, the later ones are not sent.',
+    usage: 'inventory import <office_id> <file.jsonl> [--batch 10000] [--wait 30] [--base <url>]',
     load: () => import('./inventory-import.ts').then((m) => m.inventoryImport),
   },
   {
@@ -180,11 +182,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     brief: 'Closes an escalated delivery issue with an outcome (operator).',
     summary:
       "Closes an escalated delivery issue as an operator: the command delivery_issue.close, run by the service's\n" +
-      'workers. The service is REDIS_URL (with QUEUE_PREFIX) if set, else the one running with this DATA_DIR\n' +
-      '(DATA_DIR/service.json); with nobody there it fails at once. Both parties get order.delivery_issue_closed.\n' +
+      'workers. The service is the one at --base <url> if given (it tells its queues to OPS_TOKEN; needs OPS_WRITE),\n' +
+      'else REDIS_URL (with QUEUE_PREFIX) if set, else the one running with this DATA_DIR (DATA_DIR/service.json);\n' +
+      'with nobody there it fails at once. Both parties get order.delivery_issue_closed.\n' +
       '--outcome seller_at_fault|buyer_at_fault|no_fault; --notes and --operator (who closed it) are kept with it.\n' +
       'Exits 0 closed, 1 refused or no service, 3 queued but not answered within --wait seconds (30).',
-    usage: 'issues close <issue_id> --outcome seller_at_fault|buyer_at_fault|no_fault [--notes …] [--operator name] [--wait 30]',
+    usage:
+      'issues close <issue_id> --outcome seller_at_fault|buyer_at_fault|no_fault [--notes …] [--operator name] [--wait 30] [--base <url>]',
     load: () => import('./issues.ts').then((m) => m.issuesClose),
   },
   {
@@ -273,16 +277,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     brief: 'Lists jobs in one state (default failed) across the queues.',
     summary:
       'Lists jobs in one state (default failed) across the queues, newest first, with when each was queued and\n' +
-      'finished; the first line names the Redis and the prefix it read.\n' +
+      'finished; the first line names the Redis and the prefix it read (the service found as for `issues close`).\n' +
       'States: waiting, active, delayed, completed, failed, prioritized, waiting-children.',
-    usage: 'jobs list [--state failed] [--queue <name>] [--limit 50] [--json]',
+    usage: 'jobs list [--state failed] [--queue <name>] [--limit 50] [--json] [--base <url>]',
     load: () => import('./jobs.ts').then((m) => m.jobsList),
   },
   {
     path: ['jobs', 'show'],
     brief: 'Shows one job with its payload, failure reason and stack.',
     summary: 'Shows one job: its state, attempts, failure reason and stack, payload and result.',
-    usage: 'jobs show <job_id>',
+    usage: 'jobs show <job_id> [--base <url>]',
     load: () => import('./jobs.ts').then((m) => m.jobsShow),
   },
   {
@@ -291,7 +295,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary:
       'Puts failed jobs back in their queue (by id, or every failed one with --all-failed). Safe to repeat: a\n' +
       'command that did finish answers its stored result and changes nothing.',
-    usage: 'jobs retry <job_id...> | --all-failed [--queue <name>]',
+    usage: 'jobs retry <job_id...> | --all-failed [--queue <name>] [--base <url>]',
     load: () => import('./jobs.ts').then((m) => m.jobsRetry),
   },
 ];

@@ -9,7 +9,7 @@ import type { Dispatch } from '../../queues/dispatcher.ts';
 import { jobOrderRoute } from '../../ops/job-order.ts';
 import { FormGuard } from '../../ops/form-guard.ts';
 import { queueAddressRoute } from '../../ops/queue-address-route.ts';
-import type { ServiceQueuesAddress } from '../../service/service-address.ts';
+import type { ServiceQueuesAddress } from '../../ops/queue-address.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics } from '../../telemetry/metrics-scrape.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
