@@ -425,7 +425,7 @@ export interface paths {
         };
         /**
          * The evidence of delivery of an order (seller or buyer)
-         * @description One timeline, oldest first, of what happened to the tickets: e-tickets uploaded and replaced, each download (by which party, or by a one-time link; never a token or a full address), links made and used, proofs of transfer, barcodes given and revoked, the completion, reissues and the delivery issues' steps.
+         * @description One timeline, oldest first, of what happened to the tickets: e-tickets uploaded and replaced, each download (by which party, or by a one-time link; never a token or a full address), links made and used, proofs of transfer, barcodes given and revoked, the completion, reissues and the delivery issues' steps. A page at a time (`page[items]`, default 100, at most 500; the next from `page[cursor]` = the answer's `next_cursor`, null on the last page).
          */
         get: operations["getDeliveryEvidence"];
         put?: never;
@@ -6722,7 +6722,12 @@ export interface operations {
     };
     getDeliveryEvidence: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Entries per page, 1 to 500 (default 100). */
+                "page[items]"?: number;
+                /** @description The `next_cursor` of the previous page; absent: from the oldest entry. */
+                "page[cursor]"?: string;
+            };
             header?: never;
             path: {
                 /** @description order id */
@@ -6740,7 +6745,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         order_id: number;
-                        /** @description oldest first */
+                        /** @description this page, oldest first */
                         timeline: ({
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             at: string;
@@ -6751,6 +6756,8 @@ export interface operations {
                         } & {
                             [key: string]: unknown;
                         })[];
+                        /** @description page[cursor] of the next page; null on the last page */
+                        next_cursor: string | null;
                     };
                 };
             };

@@ -7,6 +7,7 @@ import {
   respondIssueBody,
 } from '@fulfil/contract';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
+import { deliveryEvidenceQuery } from '../../read/delivery-evidence-query.ts';
 import { accepted202, COMMAND_ERRORS, commandHeaders, idParam, ok, toCommand, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
 
 const TAG = 'Delivery issues';
@@ -110,9 +111,10 @@ export const DELIVERY_ISSUE_DOCS = {
   evidence: v9({
     tag: TAG,
     operationId: 'getDeliveryEvidence',
+    querystring: jsonSchemaOf(deliveryEvidenceQuery),
     summary: 'The evidence of delivery of an order (seller or buyer)',
     description:
-      "One timeline, oldest first, of what happened to the tickets: e-tickets uploaded and replaced, each download (by which party, or by a one-time link; never a token or a full address), links made and used, proofs of transfer, barcodes given and revoked, the completion, reissues and the delivery issues' steps.",
+      "One timeline, oldest first, of what happened to the tickets: e-tickets uploaded and replaced, each download (by which party, or by a one-time link; never a token or a full address), links made and used, proofs of transfer, barcodes given and revoked, the completion, reissues and the delivery issues' steps. A page at a time (`page[items]`, default 100, at most 500; the next from `page[cursor]` = the answer's `next_cursor`, null on the last page).",
     params: idParam('order'),
     response: ok(deliveryIssueAnswers.deliveryEvidence, 'the timeline'),
     errors: [400, ...V9_ERRORS, 404],

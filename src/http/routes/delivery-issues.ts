@@ -14,6 +14,8 @@ import { prepareReissueNumber, type AirbillDeps } from '../../domain/airbill-upl
 import { prepareEtickets } from '../../domain/file-upload.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { readDeliveryEvidence } from '../../read/delivery-evidence.ts';
+import { deliveryEvidenceQuery } from '../../read/delivery-evidence-query.ts';
+import { parseQuery } from '../../domain/query-params.ts';
 import { readIssue, readIssuesOfOrder } from '../../read/delivery-issues.ts';
 import { sendCommand } from '../send-command.ts';
 import type { FileRouteDeps } from './shipment-files.ts';
@@ -33,7 +35,8 @@ export function deliveryIssueRoutes(
     return readIssuesOfOrder(deps.database, parseId(request.params.id, 'id'), callerOf(request));
   });
   v9.get<{ Params: { id: string } }>('/orders/:id/delivery_evidence', { schema: DOCS.evidence }, async (request) => {
-    return readDeliveryEvidence(deps.database, parseId(request.params.id, 'id'), callerOf(request));
+    const query = parseQuery(deliveryEvidenceQuery, request.query);
+    return readDeliveryEvidence(deps.database, parseId(request.params.id, 'id'), callerOf(request), query);
   });
   v9.get<{ Params: { id: string } }>('/delivery_issues/:id', { schema: DOCS.read }, async (request) => {
     return readIssue(deps.database, parseId(request.params.id, 'id'), callerOf(request));

@@ -358,7 +358,7 @@ export const openDeliveryIssue = <ThrowOnError extends boolean = false>(options:
 /**
  * The evidence of delivery of an order (seller or buyer)
  *
- * One timeline, oldest first, of what happened to the tickets: e-tickets uploaded and replaced, each download (by which party, or by a one-time link; never a token or a full address), links made and used, proofs of transfer, barcodes given and revoked, the completion, reissues and the delivery issues' steps.
+ * One timeline, oldest first, of what happened to the tickets: e-tickets uploaded and replaced, each download (by which party, or by a one-time link; never a token or a full address), links made and used, proofs of transfer, barcodes given and revoked, the completion, reissues and the delivery issues' steps. A page at a time (`page[items]`, default 100, at most 500; the next from `page[cursor]` = the answer's `next_cursor`, null on the last page).
  */
 export const getDeliveryEvidence = <ThrowOnError extends boolean = false>(options: Options<GetDeliveryEvidenceData, ThrowOnError>) => (options.client ?? client).get<GetDeliveryEvidenceResponses, GetDeliveryEvidenceErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],

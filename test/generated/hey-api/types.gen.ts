@@ -2934,7 +2934,16 @@ export type GetDeliveryEvidenceData = {
          */
         id: number;
     };
-    query?: never;
+    query?: {
+        /**
+         * Entries per page, 1 to 500 (default 100).
+         */
+        'page[items]'?: number;
+        /**
+         * The `next_cursor` of the previous page; absent: from the oldest entry.
+         */
+        'page[cursor]'?: string;
+    };
     url: '/v9/orders/{id}/delivery_evidence';
 };
 
@@ -2970,7 +2979,7 @@ export type GetDeliveryEvidenceResponses = {
     200: {
         order_id: number;
         /**
-         * oldest first
+         * this page, oldest first
          */
         timeline: Array<{
             /**
@@ -2987,6 +2996,10 @@ export type GetDeliveryEvidenceResponses = {
             by: string | null;
             [key: string]: unknown;
         }>;
+        /**
+         * page[cursor] of the next page; null on the last page
+         */
+        next_cursor: string | null;
     };
 };
 

@@ -87,5 +87,6 @@ export const evidenceEntry = z
 /** GET /v9/orders/:id/delivery_evidence. */
 export const deliveryEvidence = z.strictObject({
   order_id: id,
-  timeline: z.array(evidenceEntry).describe('oldest first'),
+  timeline: z.array(evidenceEntry).describe('this page, oldest first'),
+  next_cursor: z.string().nullable().describe('page[cursor] of the next page; null on the last page'),
 });
