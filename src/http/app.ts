@@ -96,7 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await installApiDocs(app);
   frontDoorRoutes(app);
   healthRoutes(app, deps);
-  opsRoutes(app, deps, deps.ops);
+  const files = deps.files ?? new PostgresFileStore(deps.database);
+  opsRoutes(app, { ...deps, files }, deps.ops);
   // Long polls of GET /v9/events: at most half the connection cap, so they never take them all,
   // and a few per credential and per brokerage, so no one client takes every place; answered at
   // shutdown's start (preClose) so a closing server does not wait out their time.
@@ -112,7 +113,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     feedCursors: FeedCursors.from(deps.secretBox),
     maxWaitMs: Math.max(0, deps.config.HTTP_HANDLER_TIMEOUT_MS - 1_000),
   };
-  const files = deps.files ?? new PostgresFileStore(deps.database);
   const c = deps.config;
   const uploads = new UploadAdmission(
     {

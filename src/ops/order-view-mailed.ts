@@ -5,6 +5,7 @@ import { isoTime } from '../iso-time.ts';
 import { escapeHtml as e } from './html.ts';
 import { sql } from 'drizzle-orm';
 import { isSellerClaim } from '../read/tracking-events.ts';
+import { opsLabelPath } from './label-route.ts';
 
 /** A mailed order's envelope, as the operator's order view shows it: where, how, its label and every scan. */
 export interface OrderMailing {
@@ -85,7 +86,13 @@ export function renderOrderMailing(m: OrderMailing | undefined, inIssue = false)
 <tr><td>shipment</td><td>${e(m.shipmentId)}: ${e(m.type)}${m.serviceType ? ` (${e(m.serviceType)})` : ''}, ${e(m.state)}</td></tr>
 <tr><td>ship to</td><td>${e(m.address ?? '–')}</td></tr>
 <tr><td>tracking number</td><td>${tracking}${m.carrierTracked ? ' (tracked by the carrier account)' : ''}</td></tr>
-<tr><td>label</td><td>${m.label ? `${e(m.label.source)}, ${e(m.label.bytes)} bytes, <span class="mono">${e(m.label.sha256.slice(0, 16))}…</span>` : 'none yet'}</td></tr>
+<tr><td>label</td><td>${
+    m.label
+      ? `<a href="${e(opsLabelPath(m.shipmentId))}" target="_blank" rel="noopener">open the label (PDF)</a> · ${e(m.label.source)}, ${e(
+          m.label.bytes,
+        )} bytes, <span class="mono">${e(m.label.sha256.slice(0, 16))}…</span>`
+      : 'none yet'
+  }</td></tr>
 </table>
 <table${scansId}><tr><th>at</th><th>status</th><th>source</th><th>location</th><th>description</th></tr>
 ${scans.join('\n')}

@@ -114,4 +114,11 @@ describe('a service whose operators may not change things (no OPS_WRITE)', () =>
     expect(told.code).toBe(1);
     expect(told.err).toMatch(/did not tell its queues: this service does not let operators change things \(OPS_WRITE is off\)/);
   });
+
+  it("the operators' label link (D-179) wants OPS_TOKEN as every ops page does", async () => {
+    expect((await fetch(`${t.url}/ops/shipments/1/airbill`)).status).toBe(401);
+    const bad = await fetch(`${t.url}/ops/shipments/1/airbill`, { headers: { authorization: `Basic ${btoa(`ops:${OPS_TOKEN}`)}` } });
+    expect(bad.status).toBe(404);
+    expect((await bad.json()).errors[0].message).toBe('shipment 1 has no label');
+  });
 });

@@ -41,8 +41,9 @@ describe('evidence of a mailed order and both parties words', () => {
 
   it('lists the label, the shipping and a seller-reported delivery; keeps every word; the ops page shows the envelope', async () => {
     const id = await mailedShipment(MAILED, 'USPS');
+    const labelPdf = await makePdf(1, 'label');
     const up = await call(SELLER, 'POST', `/v9/shipments/${id}/airbill`, {
-      airbill: b64(await makePdf(1, 'label')),
+      airbill: b64(labelPdf),
       tracking_number: USPS,
     });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
@@ -97,7 +98,17 @@ describe('evidence of a mailed order and both parties words', () => {
     expect(card).toContain(USPS);
     expect(card).toMatch(new RegExp(`<a href="https://[^"]*usps[^"]*${USPS}[^"]*"`, 'i'));
     expect(card).toContain('Bo Buyer, 1 Main St, Apt 4, Chicago, IL, 60601, US');
-    expect(card).toMatch(/<td>label<\/td><td>uploaded, \d+ bytes/);
+    expect(card).toMatch(
+      /<td>label<\/td><td><a href="\/ops\/shipments\/\d+\/airbill" [^>]*>open the label \(PDF\)<\/a> · uploaded, \d+ bytes/,
+    );
+    // The link opens the very PDF the seller uploaded, from the file store (D-179).
+    const href = /<a href="(\/ops\/shipments\/\d+\/airbill)"/.exec(card)![1]!;
+    const label = await fetch(`${t.url}${href}`);
+    expect(label.status).toBe(200);
+    expect(label.headers.get('content-type')).toBe('application/pdf');
+    expect(label.headers.get('content-disposition')).toMatch(/^inline; /);
+    expect(Buffer.from(await label.arrayBuffer()).toString('base64')).toBe(b64(labelPdf));
+    expect((await fetch(`${t.url}/ops/shipments/${id + 100000}/airbill`)).status).toBe(404);
     expect(card).toContain('Nothing in the mailbox.');
     expect(card).toContain('USPS shows it delivered at 2pm.');
     expect(card).toContain('The building has no mail room.');

@@ -13,6 +13,8 @@ import type { ServiceQueuesAddress } from '../../ops/queue-address.ts';
 import { METRICS_CONTENT_TYPE, renderMetrics } from '../../telemetry/metrics-scrape.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import type { FileStore } from '../../files/file-store.ts';
+import { opsLabelRoute } from '../../ops/label-route.ts';
 
 export interface OpsDeps {
   queues: readonly Queue[];
@@ -34,6 +36,7 @@ export function opsRoutes(
     database: Database;
     rateLimiter?: FailureLimiter | undefined;
     dispatcher?: Dispatch | undefined;
+    files: FileStore;
   },
   ops: OpsDeps,
 ): void {
@@ -65,6 +68,7 @@ export function opsRoutes(
     write: ops.write ?? false,
     forms,
   });
+  opsLabelRoute(app, { database: deps.database, files: deps.files, opsToken, failures });
   jobOrderRoute(app, { queues: ops.queues, database: deps.database, opsToken, failures });
   if (ops.address) queueAddressRoute(app, { address: ops.address, opsToken, failures, write: ops.write ?? false });
 }
