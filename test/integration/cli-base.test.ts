@@ -119,6 +119,6 @@ describe('a service whose operators may not change things (no OPS_WRITE)', () =>
     expect((await fetch(`${t.url}/ops/shipments/1/airbill`)).status).toBe(401);
     const bad = await fetch(`${t.url}/ops/shipments/1/airbill`, { headers: { authorization: `Basic ${btoa(`ops:${OPS_TOKEN}`)}` } });
     expect(bad.status).toBe(404);
-    expect((await bad.json()).errors[0].message).toBe('shipment 1 has no label');
+    expect(((await bad.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).toBe('shipment 1 has no label');
   });
 });
