@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import {
+  InvalidParams,
   issueStepBody,
   MAX_UPLOAD_REQUEST_BYTES,
   openIssueBody,
@@ -10,7 +11,8 @@ import {
 } from '@fulfil/contract';
 import { callerOf } from '../../auth/caller.ts';
 import type { Database } from '../../db/client.ts';
-import { prepareReissueNumber, type AirbillDeps } from '../../domain/airbill-upload.ts';
+import { voidRefusedLabel } from '../../domain/label-purchase.ts';
+import { prepareReissueLabel, prepareReissueNumber, type AirbillDeps } from '../../domain/airbill-upload.ts';
 import { prepareEtickets } from '../../domain/file-upload.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { readDeliveryEvidence } from '../../read/delivery-evidence.ts';
@@ -61,6 +63,22 @@ export function deliveryIssueRoutes(
     const files = etickets
       ? (await prepareEtickets(deps, shipmentId, callerOf(request).brokerageId, { etickets }, { reissue: true })).etickets
       : undefined;
+    if (rest.buy_label) {
+      const other = (['tracking_number', 'tickets', 'x_mobile_link', 'transfer_source'] as const).find((k) => rest[k] !== undefined);
+      if (other || files) throw InvalidParams.at(other ?? 'etickets', 'a bought label brings its own number: give buy_label alone (notes beside it)');
+      const { tracking_number, tracker_id, ...label } = await prepareReissueLabel(
+        { ...deps, log: request.log },
+        shipmentId,
+        callerOf(request).brokerageId,
+      );
+      const carrier = deps.carrier!;
+      // A label bought for a command that refused it is refunded (D-153).
+      const settle = async (result: { status: number; body: unknown }) => {
+        if (result.status >= 400) await voidRefusedLabel({ ...deps, carrier, log: request.log }, shipmentId, label.label_id, result.body);
+      };
+      const command = { ...rest, shipment_id: shipmentId, tracking_number, ...(tracker_id ? { tracker_id } : {}), label };
+      return sendCommand(deps, request, reply, 'shipment.reissue', command, settle);
+    }
     const trackerId = rest.tracking_number
       ? await prepareReissueNumber({ ...deps, log: request.log }, shipmentId, callerOf(request).brokerageId, rest.tracking_number)
       : undefined;
