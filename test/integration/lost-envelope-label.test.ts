@@ -5,7 +5,7 @@ import { inSeconds, nextInSeries, startMailedWorld, trackerEvent, type MailedWor
 // A lost envelope re-shipped on a label bought through the carrier account (D-158): the purchase
 // is the airbill's (one per request race), the lost label is spent, the old number revoked.
 
-const ORDER_IDS = Array.from({ length: 8 }, (_, i) => 5800 + i);
+const ORDER_IDS = Array.from({ length: 10 }, (_, i) => 5800 + i);
 /** The number of the stub's recorded label (test/easypost/shipment-bought.json). */
 const BOUGHT = '1Z5R89390357567127';
 
@@ -124,5 +124,48 @@ describe('a lost envelope re-shipped on a bought label', () => {
     expect(buyer.status).toBe(403);
     expect(buys()).toBe(before);
     expect(await w.state(orderId)).toMatchObject({ shipment: 'in_transit', tracking: code });
+  });
+
+  it('switched to an electronic delivery: a new pending shipment, the old number revoked; its link completes the order', async () => {
+    const { orderId, id } = await w.mailed();
+    const code = fresh();
+    expect((await w.setNumber(id, code)).status).toBe(200);
+    const oldTracker = (await w.trackerOf(id))!;
+    const pending = await w.call(SELLER, 'POST', `/v9/shipments/${id}/reissue`, { mobile_transfer_type: 'XMobileLink' });
+    expect(pending.status).toBe(422);
+    await openIssue(orderId, id);
+    const both = await w.call(SELLER, 'POST', `/v9/shipments/${id}/reissue`, { mobile_transfer_type: 'XMobileLink', tracking_number: fresh() });
+    expect(both.status).toBe(400);
+    expect(both.body.errors[0]).toMatchObject({ field: 'tracking_number' });
+    expect(both.body.errors[0].message).toContain('mobile_transfer_type alone');
+    expect(await w.state(orderId)).toMatchObject({ shipment: 'in_transit', tracking: code });
+
+    const res = await w.call(SELLER, 'POST', `/v9/shipments/${id}/reissue`, { mobile_transfer_type: 'XMobileLink', notes: 'by link' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({
+      shipment_id: id,
+      new_shipment: { type: 'XMobileLink', state: 'pending' },
+      revoked_tracking_number: code,
+      delivery_issue: { state: 'seller_responded' },
+    });
+    const next = res.body.new_shipment.id as number;
+    expect(await w.state(orderId)).toMatchObject({ order: 'accepted', shipment: 'pending', tracking: null });
+
+    // The envelope turns up after all: stored, revoked, nothing completes.
+    const old = await w.webhook(
+      trackerEvent({ eventId: 'evt_switch_old', trackerId: oldTracker, code, scans: [{ status: 'delivered', datetime: inSeconds(0) }] }),
+    );
+    expect(await old.json()).toMatchObject({ taken: true, recorded: 1 });
+    expect(await w.state(orderId)).toMatchObject({ order: 'accepted', shipment: 'pending' });
+    expect(await w.trackerOf(next)).toBeNull();
+    const [kept] = await w.sql()`select revoked from tracking_events where order_id = ${orderId} and source = 'carrier'`;
+    expect(kept).toMatchObject({ revoked: true });
+    // Its number stays this order's.
+    const other = await w.mailed();
+    expect((await w.setNumber(other.id, code, false)).status).toBe(409);
+
+    const done = await w.call(SELLER, 'PUT', `/v9/shipments/${next}/complete`, { x_mobile_link: 'https://x.test/transfer/1' });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(await w.state(orderId)).toMatchObject({ order: 'completed', shipment: 'delivered' });
   });
 });

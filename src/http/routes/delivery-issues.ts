@@ -60,6 +60,17 @@ export function deliveryIssueRoutes(
   v9.post<{ Params: { id: string } }>('/shipments/:id/reissue', { ...upload, schema: DOCS.reissue }, async (request, reply) => {
     const shipmentId = parseId(request.params.id, 'id');
     const { etickets, ...rest } = parseOrThrow(reissueBody, request.body ?? {});
+    if (rest.mobile_transfer_type) {
+      // The new electronic shipment is delivered as any of its type, once it exists (D-159).
+      const other = (['tracking_number', 'buy_label', 'tickets', 'x_mobile_link'] as const).find((k) => rest[k] !== undefined);
+      if (other || etickets) {
+        throw InvalidParams.at(
+          other ?? 'etickets',
+          'mobile_transfer_type alone (transfer_source and notes beside it) switches a lost envelope to an electronic delivery; then upload its e-tickets or complete it with its link as any shipment of its type',
+        );
+      }
+      return sendCommand(deps, request, reply, 'shipment.reissue', { ...rest, shipment_id: shipmentId });
+    }
     const files = etickets
       ? (await prepareEtickets(deps, shipmentId, callerOf(request).brokerageId, { etickets }, { reissue: true })).etickets
       : undefined;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { eticketsBody, MAX_FILES_PER_UPLOAD } from './shipment-files-input.ts';
 import { trackingNumber } from './mailed-input.ts';
+import { TRANSFER_TYPES } from './shipment-update-input.ts';
 import { completionTickets, platformSource } from './ticket-delivery-input.ts';
 import { ONE_LINE_REFUSED, ONE_LINE_SPACE, positiveId, textOfAtMost } from './validation.ts';
 
@@ -68,6 +69,12 @@ export const reissueFields = {
   tracking_number: trackingNumber
     .optional()
     .describe("a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked"),
+  mobile_transfer_type: z
+    .enum(TRANSFER_TYPES, { message: `must be one of ${TRANSFER_TYPES.join(', ')}` })
+    .optional()
+    .describe(
+      "a mailed shipment's lost envelope replaced by an electronic delivery of this type: a new shipment, pending until delivered; the envelope's number is revoked",
+    ),
   buy_label: z
     .literal(true, { message: 'must be true: a new label is bought through the carrier account' })
     .optional()
@@ -113,8 +120,12 @@ export const reissueBody = z
       b.x_mobile_link !== undefined ||
       b.transfer_source !== undefined ||
       b.tracking_number !== undefined ||
-      b.buy_label !== undefined,
-    { message: 'give what is delivered again: etickets, tickets, x_mobile_link, transfer_source, tracking_number or buy_label' },
+      b.buy_label !== undefined ||
+      b.mobile_transfer_type !== undefined,
+    {
+      message:
+        'give what is delivered again: etickets, tickets, x_mobile_link, transfer_source, tracking_number, buy_label or mobile_transfer_type',
+    },
   )
   .meta({
     anyOf: [
@@ -124,6 +135,7 @@ export const reissueBody = z
       { required: ['transfer_source'] },
       { required: ['tracking_number'] },
       { required: ['buy_label'] },
+      { required: ['mobile_transfer_type'] },
     ],
   });
 export type ReissueBody = z.input<typeof reissueBody>;
