@@ -7909,7 +7909,17 @@ export interface operations {
                     notes?: string;
                     /** @description a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked */
                     tracking_number?: string;
-                } | unknown | unknown | unknown | unknown | unknown;
+                    /**
+                     * @description a mailed shipment's lost envelope replaced by an electronic delivery of this type: a new shipment, pending until delivered; the envelope's number is revoked
+                     * @enum {string}
+                     */
+                    mobile_transfer_type?: "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
+                    /**
+                     * @description a mailed shipment's new envelope on a label bought through the carrier account; the lost envelope's number is revoked
+                     * @enum {boolean}
+                     */
+                    buy_label?: true;
+                } | unknown | unknown | unknown | unknown | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -7973,6 +7983,19 @@ export interface operations {
                         tracking_number?: string;
                         /** @description the lost envelope's number, revoked: its later scans are stored, shown as revoked, and complete nothing */
                         revoked_tracking_number?: string | null;
+                        /** @description the electronic shipment that replaces a lost envelope (mobile_transfer_type), pending until the seller delivers it */
+                        new_shipment?: {
+                            id: number;
+                            type: string;
+                            state: string;
+                        };
+                        /** @description the new label bought through the carrier account (buy_label); GET /v9/shipments/:id/airbill answers it */
+                        purchase?: {
+                            provider: string;
+                            service: string;
+                            reason: string;
+                            rate: string | null;
+                        };
                         delivery_issue: {
                             id: number;
                             order_id: number;

@@ -3614,6 +3614,14 @@ export type ReissueShipmentData = {
          * a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked
          */
         tracking_number?: string;
+        /**
+         * a mailed shipment's lost envelope replaced by an electronic delivery of this type: a new shipment, pending until delivered; the envelope's number is revoked
+         */
+        mobile_transfer_type?: 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket';
+        /**
+         * a mailed shipment's new envelope on a label bought through the carrier account; the lost envelope's number is revoked
+         */
+        buy_label?: true;
     };
     headers?: {
         /**
@@ -3764,6 +3772,23 @@ export type ReissueShipmentResponses = {
          * the lost envelope's number, revoked: its later scans are stored, shown as revoked, and complete nothing
          */
         revoked_tracking_number?: string | null;
+        /**
+         * the electronic shipment that replaces a lost envelope (mobile_transfer_type), pending until the seller delivers it
+         */
+        new_shipment?: {
+            id: number;
+            type: string;
+            state: string;
+        };
+        /**
+         * the new label bought through the carrier account (buy_label); GET /v9/shipments/:id/airbill answers it
+         */
+        purchase?: {
+            provider: string;
+            service: string;
+            reason: string;
+            rate: string | null;
+        };
         delivery_issue: {
             id: number;
             order_id: number;
