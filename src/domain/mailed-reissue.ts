@@ -38,7 +38,8 @@ export async function reissueEnvelope(
     );
   }
   // A request that joined another's purchase (D-158): that reissue carried this label; it is answered again.
-  if (payload.label && shipment.carrierLabelId === payload.label.label_id) return answerAttached(tx, shipment, issue, payload.label.label_id);
+  if (payload.label && shipment.carrierLabelId === payload.label.label_id)
+    return answerAttached(tx, shipment, issue, payload.label.label_id);
   const extra = [payload.etickets && 'etickets', payload.tickets && 'tickets', payload.x_mobile_link && 'x_mobile_link'].find(Boolean);
   if (extra) throw InvalidParams.at(extra, `a ${shipment.type} shipment is re-shipped with a new envelope: give its tracking_number`);
   if (!payload.tracking_number)
@@ -64,7 +65,15 @@ export async function reissueEnvelope(
   if (!label && shipment.carrierLabelId !== null) await markLabelReplaced(tx, shipment.id, shipment.carrierLabelId);
   if (label) {
     const note = `purchased:${label.provider}:${label.label_id}`;
-    await insertReissueSet(tx, { orderId: order.id, shipmentId: shipment.id, commandId, actor, at, kind: 'airbill', files: [{ sha256: label.sha256, note }] });
+    await insertReissueSet(tx, {
+      orderId: order.id,
+      shipmentId: shipment.id,
+      commandId,
+      actor,
+      at,
+      kind: 'airbill',
+      files: [{ sha256: label.sha256, note }],
+    });
   }
   await claimTrackingNumber(tx, {
     orderId: order.id,

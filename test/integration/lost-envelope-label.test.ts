@@ -88,7 +88,10 @@ describe('a lost envelope re-shipped on a bought label', () => {
       );
       w.stub.setBuyDelay(0);
       expect(buys()).toBe(before + 1);
-      expect(answers.map((a) => a.status), JSON.stringify(answers.map((a) => a.body))).toEqual([200, 200]);
+      expect(
+        answers.map((a) => a.status),
+        JSON.stringify(answers.map((a) => a.body)),
+      ).toEqual([200, 200]);
       for (const a of answers) expect(a.body).toMatchObject({ tracking_number: second, revoked_tracking_number: first });
       expect(new Set(answers.map((a) => a.body.reissue_id)).size).toBe(1);
       expect(await w.state(orderId)).toMatchObject({ shipment: 'in_transit', tracking: second });
@@ -134,7 +137,10 @@ describe('a lost envelope re-shipped on a bought label', () => {
     const pending = await w.call(SELLER, 'POST', `/v9/shipments/${id}/reissue`, { mobile_transfer_type: 'XMobileLink' });
     expect(pending.status).toBe(422);
     await openIssue(orderId, id);
-    const both = await w.call(SELLER, 'POST', `/v9/shipments/${id}/reissue`, { mobile_transfer_type: 'XMobileLink', tracking_number: fresh() });
+    const both = await w.call(SELLER, 'POST', `/v9/shipments/${id}/reissue`, {
+      mobile_transfer_type: 'XMobileLink',
+      tracking_number: fresh(),
+    });
     expect(both.status).toBe(400);
     expect(both.body.errors[0]).toMatchObject({ field: 'tracking_number' });
     expect(both.body.errors[0].message).toContain('mobile_transfer_type alone');

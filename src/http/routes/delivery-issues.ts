@@ -76,7 +76,8 @@ export function deliveryIssueRoutes(
       : undefined;
     if (rest.buy_label) {
       const other = (['tracking_number', 'tickets', 'x_mobile_link', 'transfer_source'] as const).find((k) => rest[k] !== undefined);
-      if (other || files) throw InvalidParams.at(other ?? 'etickets', 'a bought label brings its own number: give buy_label alone (notes beside it)');
+      if (other || files)
+        throw InvalidParams.at(other ?? 'etickets', 'a bought label brings its own number: give buy_label alone (notes beside it)');
       const { tracking_number, tracker_id, ...label } = await prepareReissueLabel(
         { ...deps, log: request.log },
         shipmentId,
