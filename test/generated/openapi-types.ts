@@ -7910,10 +7910,10 @@ export interface operations {
                     /** @description a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked */
                     tracking_number?: string;
                     /**
-                     * @description a mailed shipment's lost envelope replaced by an electronic delivery of this type: a new shipment, pending until delivered; the envelope's number is revoked
+                     * @description TMMobile, TMMobileLink, FlashSeats are legacy names of XMobile, XMobileLink, XSeats; the answer uses the new name
                      * @enum {string}
                      */
-                    mobile_transfer_type?: "XMobile" | "XMobileLink" | "XSeats" | "Eticket";
+                    mobile_transfer_type?: "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "TMMobile" | "TMMobileLink" | "FlashSeats";
                     /**
                      * @description a mailed shipment's new envelope on a label bought through the carrier account; the lost envelope's number is revoked
                      * @enum {boolean}

@@ -3615,9 +3615,9 @@ export type ReissueShipmentData = {
          */
         tracking_number?: string;
         /**
-         * a mailed shipment's lost envelope replaced by an electronic delivery of this type: a new shipment, pending until delivered; the envelope's number is revoked
+         * TMMobile, TMMobileLink, FlashSeats are legacy names of XMobile, XMobileLink, XSeats; the answer uses the new name
          */
-        mobile_transfer_type?: 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket';
+        mobile_transfer_type?: 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'TMMobile' | 'TMMobileLink' | 'FlashSeats';
         /**
          * a mailed shipment's new envelope on a label bought through the carrier account; the lost envelope's number is revoked
          */

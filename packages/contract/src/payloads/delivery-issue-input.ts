@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { eticketsBody, MAX_FILES_PER_UPLOAD } from './shipment-files-input.ts';
 import { trackingNumber } from './mailed-input.ts';
-import { TRANSFER_TYPES } from './shipment-update-input.ts';
+import { mobileTransferBody } from './shipment-update-input.ts';
 import { completionTickets, platformSource } from './ticket-delivery-input.ts';
 import { ONE_LINE_REFUSED, ONE_LINE_SPACE, positiveId, textOfAtMost } from './validation.ts';
 
@@ -69,12 +69,8 @@ export const reissueFields = {
   tracking_number: trackingNumber
     .optional()
     .describe("a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked"),
-  mobile_transfer_type: z
-    .enum(TRANSFER_TYPES, { message: `must be one of ${TRANSFER_TYPES.join(', ')}` })
-    .optional()
-    .describe(
-      "a mailed shipment's lost envelope replaced by an electronic delivery of this type: a new shipment, pending until delivered; the envelope's number is revoked",
-    ),
+  // As PUT /v9/shipments/:id takes it (legacy names included): a lost envelope replaced by an electronic delivery.
+  mobile_transfer_type: mobileTransferBody.shape.mobile_transfer_type.optional(),
   buy_label: z
     .literal(true, { message: 'must be true: a new label is bought through the carrier account' })
     .optional()
