@@ -89,7 +89,7 @@ export function deliveryIssueRoutes(
         if (result.status >= 400) await voidRefusedLabel({ ...deps, carrier, log: request.log }, shipmentId, label.label_id, result.body);
       };
       const command = { ...rest, shipment_id: shipmentId, tracking_number, ...(tracker_id ? { tracker_id } : {}), label };
-      return sendCommand(deps, request, reply, 'shipment.reissue', command, settle);
+      return sendCommand(deps, request, reply, 'shipment.reissue', command, settle, { ...rest, shipment_id: shipmentId });
     }
     const trackerId = rest.tracking_number
       ? await prepareReissueNumber({ ...deps, log: request.log }, shipmentId, callerOf(request).brokerageId, rest.tracking_number)
