@@ -173,5 +173,8 @@ describe('a lost envelope re-shipped on a bought label', () => {
     const done = await w.call(SELLER, 'PUT', `/v9/shipments/${next}/complete`, { x_mobile_link: 'https://x.test/transfer/1' });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(await w.state(orderId)).toMatchObject({ order: 'completed', shipment: 'delivered' });
+    // The issue is the buyer's to close, on the new delivery.
+    const resolved = await w.call(BUYER, 'POST', `/v9/delivery_issues/${res.body.delivery_issue.id}/resolve`, {});
+    expect(resolved.status, JSON.stringify(resolved.body)).toBe(200);
   });
 });
