@@ -40,6 +40,9 @@ export type ShipmentEvent =
   // A lost envelope replaced by a new one (a reissue while a delivery issue is open): carried
   // again. Only mailed shipments reach exception and returned; one in transit stays so.
   | { type: 'RESHIP' }
+  // A lost envelope replaced by an electronic delivery (the same reissue, D-159): a new method,
+  // pending until the seller delivers it, from any state a lost envelope can be in.
+  | { type: 'SWITCH_ELECTRONIC'; transferType: MobileTransferType }
   // The order was canceled by both parties (machines/order.ts): the shipment will not be delivered.
   | { type: 'CANCEL' };
 
@@ -68,7 +71,9 @@ export const shipmentMachine = setup({
     },
   },
   actions: {
-    takeTransferType: assign(({ event }) => (event.type === 'MOBILE_TRANSFER' ? { type: event.transferType, lastPickupBy: null } : {})),
+    takeTransferType: assign(({ event }) =>
+      event.type === 'MOBILE_TRANSFER' || event.type === 'SWITCH_ELECTRONIC' ? { type: event.transferType, lastPickupBy: null } : {},
+    ),
     takeMailType: assign(({ event }) => (event.type === 'MAIL' ? { type: event.mailType, lastPickupBy: null } : {})),
     sellerSupplied: assign({ lastPickupBy: 'seller' as const }),
     buyerSupplied: assign({ lastPickupBy: 'buyer' as const }),
@@ -112,6 +117,7 @@ export const shipmentMachine = setup({
     // Mailed only. A scan that says what the state already is moves nothing (recorded, no transition).
     in_transit: {
       on: {
+        SWITCH_ELECTRONIC: { target: 'pending', actions: 'takeTransferType' },
         SCAN: [
           { guard: 'scanDelivered', target: 'delivered' },
           { guard: 'scanException', target: 'exception' },
@@ -122,6 +128,7 @@ export const shipmentMachine = setup({
     exception: {
       on: {
         RESHIP: 'in_transit',
+        SWITCH_ELECTRONIC: { target: 'pending', actions: 'takeTransferType' },
         SCAN: [
           { guard: 'carried', target: 'in_transit' },
           { guard: 'scanDelivered', target: 'delivered' },
@@ -133,6 +140,7 @@ export const shipmentMachine = setup({
     returned: {
       on: {
         RESHIP: 'in_transit',
+        SWITCH_ELECTRONIC: { target: 'pending', actions: 'takeTransferType' },
         MAIL: { target: 'pending', actions: 'takeMailType' },
         MOBILE_TRANSFER: { target: 'pending', actions: 'takeTransferType' },
       },
@@ -246,6 +254,9 @@ function refusal(view: ShipmentView, event: ShipmentEvent): string {
   switch (event.type) {
     case 'MOBILE_TRANSFER':
       what = `be changed to ${event.transferType}`;
+      break;
+    case 'SWITCH_ELECTRONIC':
+      what = `switch from its envelope to ${event.transferType} (only one in transit, in exception or returned)`;
       break;
     case 'SELLER_PICKUP':
       what = 'take seller local pickup details';

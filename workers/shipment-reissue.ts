@@ -10,11 +10,14 @@ import { eticketJson } from '../src/domain/file-json.ts';
 import { assertTicketPages, factsInOrder } from '../src/domain/file-rules.ts';
 import { openShipment } from '../src/domain/shipment-access.ts';
 import { reissueEnvelope } from '../src/domain/mailed-reissue.ts';
+import { switchToElectronic } from '../src/domain/electronic-switch.ts';
 import { appendOrderEvent } from '../src/db/sql/append-order-event.ts';
 import { assertRoomFor, assertSeatsOfOrder } from '../src/domain/delivery-issue-rules.ts';
 import { defineHandler } from './handler.ts';
 
 const OPENING = { role: 'seller', operation: 'reissue tickets', followOtherPartysPickup: false, replaces: false } as const;
+/** A lost envelope switched to an electronic delivery: a new shipment replaces the mailed one (D-159). */
+const SWITCHING = { ...OPENING, replaces: true } as const;
 const LINK_TYPES = ['XMobile', 'XMobileLink'];
 
 /**
@@ -27,12 +30,23 @@ export default defineHandler({
   name: 'shipment.reissue',
   parse: (payload) => parseOrThrow(reissueCommand, payload, 'payload'),
   async handle(tx, { payload, actor, commandId }) {
-    const { order, shipment } = await openShipment(tx, payload.shipment_id, actor, OPENING);
+    const switching = payload.mobile_transfer_type !== undefined;
+    const { order, shipment, email, nextId } = await openShipment(tx, payload.shipment_id, actor, switching ? SWITCHING : OPENING);
     const issue = await undecidedIssueOf(tx, order.id);
     if (!issue) throw new InvalidTransition(`order ${order.id} has no open delivery issue: a reissue answers one (the buyer opens it)`);
     // Every reissue is one of the seller's answers, a new envelope included: each counts to the order's limit.
     await assertRoomFor(tx, order.id, 'answer');
+    if (isMailedType(shipment.type) && payload.mobile_transfer_type) {
+      const ctx = { order, shipment, email, nextId: nextId!, issue, type: payload.mobile_transfer_type, payload, actor, commandId };
+      return switchToElectronic(tx, ctx);
+    }
     if (isMailedType(shipment.type)) return reissueEnvelope(tx, { order, shipment, issue, payload, actor, commandId });
+    if (switching) {
+      throw InvalidParams.at(
+        'mobile_transfer_type',
+        `a ${shipment.type} shipment has no envelope to replace: a reissue gives its files, barcodes or link (PUT /v9/shipments/${shipment.id} changes the method of a pending one)`,
+      );
+    }
     if (payload.tracking_number !== undefined) {
       throw InvalidParams.at('tracking_number', `a ${shipment.type} shipment has no envelope; a new tracking number is for a mailed one`);
     }

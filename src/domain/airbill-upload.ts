@@ -14,7 +14,9 @@ import {
   trackingNumberBody,
   type AirbillCommand,
   type TrackingNumberCommand,
+  type ReissueCommand,
 } from '@fulfil/contract';
+import { undecidedIssueOf } from '../db/sql/delivery-issues.ts';
 import type { SqlRunner } from '../db/database.ts';
 import { fileSetsOf } from '../db/sql/file-sets.ts';
 import { trackingNumberHeldElsewhere } from './tracking-claims.ts';
@@ -199,6 +201,59 @@ export async function prepareReissueNumber(
   assertTrackingFits(s.type, trackingNumber);
   if (await trackingNumberHeldElsewhere(deps.database, s.orderId, trackingNumber)) throw new TrackingNumberInUse();
   return registerBestEffort(deps, shipmentId, trackingNumber, s.type);
+}
+
+/**
+ * POST /v9/shipments/:id/reissue with `buy_label` (D-158): the new envelope's label bought through
+ * the carrier account, once whatever the requests racing (the purchase row of the airbill,
+ * claimed anew as the lost label is spent). The command's refusals that can be told first are.
+ */
+export async function prepareReissueLabel(
+  deps: AirbillDeps & { log?: { warn(detail: object, message: string): void } },
+  shipmentId: number,
+  brokerageId: number,
+): Promise<NonNullable<ReissueCommand['label']> & { tracking_number: string; tracker_id: string | null }> {
+  const s = await standing(deps.database, shipmentId, brokerageId);
+  if (s.role !== 'seller') throw new Forbidden(`only the seller re-ships shipment ${shipmentId}`);
+  if (s.liveId !== null && s.liveId !== shipmentId) throw new ShipmentReplaced(s.liveId);
+  if (!isMailedType(s.type) || s.type === 'ProvidedAirbill') {
+    throw InvalidParams.at(
+      'buy_label',
+      `a ${s.type} shipment has no label bought by the seller; ` +
+        (s.type === 'ProvidedAirbill' ? 'give the new envelope’s tracking_number' : 'a reissue gives its files, barcodes or link'),
+    );
+  }
+  if (!['in_transit', 'exception', 'returned'].includes(s.state)) {
+    throw new InvalidTransition(
+      `shipment ${shipmentId} is ${s.state}: a new label replaces an envelope in transit, in exception or returned`,
+    );
+  }
+  const carrier = deps.carrier;
+  if (!carrier?.canBuy) {
+    throw InvalidParams.at('buy_label', "no carrier account is configured to buy a label: give the new envelope's tracking_number");
+  }
+  if (!s.to) throw new InvalidTransition(`shipment ${shipmentId} has no address to ship to`);
+  if (!(await undecidedIssueOf(deps.database, s.orderId))) {
+    throw new InvalidTransition(`order ${s.orderId} has no open delivery issue: a reissue answers one (the buyer opens it)`);
+  }
+  const bought = await buyOrJoinLabel(
+    { ...deps, carrier },
+    { id: shipmentId, type: s.type, serviceType: s.serviceType, to: s.to, deliverBy: s.deliverBy },
+    'seller',
+    s.carrierLabelId,
+  );
+  const p = bought.purchase!;
+  return {
+    sha256: bought.sha256,
+    provider: p.provider,
+    label_id: p.label_id,
+    service: p.service,
+    reason: p.reason,
+    estimated_delivery_at: p.estimated_delivery_at,
+    rate: p.rate,
+    tracking_number: bought.tracking_number,
+    tracker_id: p.tracker_id,
+  };
 }
 
 /** The number as a tracker of the carrier account, when there is one; undefined when none or EasyPost refused (logged). */

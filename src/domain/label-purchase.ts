@@ -9,7 +9,7 @@ export interface PurchaseDeps extends UploadDeps {
 }
 
 interface PurchaseRow {
-  state: 'buying' | 'bought' | 'failed' | 'voided';
+  state: 'buying' | 'bought' | 'failed' | 'voided' | 'replaced';
   provider: string | null;
   labelId: string | null;
   trackingCode: string | null;
@@ -23,12 +23,15 @@ interface PurchaseRow {
 }
 
 // Whoever writes the row buys. A purchase that failed or was voided may be tried again; one whose
-// buyer died mid-way (its row older than a purchase can take) is taken over.
+// buyer died mid-way (its row older than a purchase can take) is taken over. A lost envelope's
+// label (D-158) is spent: `replaced` by a reissue, or the shipment's label now ($3) when a reissue
+// buys the next; a bought label not yet on the shipment is joined, never bought twice.
 const CLAIM = `
 insert into label_purchases (shipment_id) values ($1::bigint)
 on conflict (shipment_id) do update set state = 'buying', claimed_at = now(), note = null, provider = null, label_id = null,
   tracking_code = null, tracker_id = null, service = null, reason = null, rate = null, estimated_delivery_at = null, sha256 = null
-where label_purchases.state in ('failed', 'voided')
+where label_purchases.state in ('failed', 'voided', 'replaced')
+  or (label_purchases.state = 'bought' and label_purchases.label_id = $3)
   or (label_purchases.state = 'buying' and label_purchases.claimed_at < now() - make_interval(secs => $2::double precision / 1000))
 returning shipment_id`;
 
@@ -47,9 +50,11 @@ export async function buyOrJoinLabel(
   deps: PurchaseDeps,
   s: { id: number; type: 'FedEx' | 'UPS' | 'USPS'; serviceType: string | null; to: AddressAttributes; deliverBy: Date | null },
   giver: 'seller' | 'buyer',
+  /** The label of the lost envelope this one replaces (a reissue, D-158); null for a first label. */
+  replacing: string | null = null,
 ): Promise<AirbillCommand> {
   const { carrier, database } = deps;
-  const claimed = await database.rows(CLAIM, [s.id, carrier.purchaseMs * 2]);
+  const claimed = await database.rows(CLAIM, [s.id, carrier.purchaseMs * 2, replacing]);
   if (claimed.length === 0) return commandOf(s.id, giver, await waitForPurchase(database, s.id, carrier.purchaseMs * 2));
   let label;
   try {
@@ -108,6 +113,7 @@ async function waitForPurchase(db: SqlRunner, shipmentId: number, waitMs: number
   for (;;) {
     const [row] = await db.rows<PurchaseRow>(READ, [shipmentId]);
     if (row?.state === 'bought') return row;
+    if (row?.state === 'replaced') throw new Unavailable(`the label of shipment ${shipmentId} was just replaced; retry shortly`);
     if (row?.state === 'failed') throw new CarrierFailed(`the label was being bought by another request, which failed: ${row.note ?? ''}`);
     if (Date.now() >= until) {
       throw new Unavailable(`another request is buying the label of shipment ${shipmentId}; nothing was bought by this one, retry shortly`);

@@ -1,6 +1,7 @@
 import { InvalidParams, InvalidTransition, isMailedType, type Actor, type ReissueCommand } from '@fulfil/contract';
 import { applyShipmentEvent, type PersistedShipment } from '../../machines/index.ts';
 import type { SqlTx } from '../db/client.ts';
+import type { SqlRunner } from '../db/database.ts';
 import type { ShipmentRow } from '../db/ops/shipment-rows.ts';
 import { insertResponse, responsesOf, type IssueRow } from '../db/sql/delivery-issues.ts';
 import type { LockedOrder } from '../db/sql/lock-order.ts';
@@ -9,6 +10,9 @@ import { appendIssueEvent, stepIssueBy } from './delivery-issue-access.ts';
 import { issueJson, responseJson } from './delivery-issue-json.ts';
 import { claimTrackingNumber, revokeTrackingNumbers } from './tracking-claims.ts';
 import { assertTrackingFits } from './tracking-numbers.ts';
+import { holdStoredFiles } from '../db/sql/file-sets.ts';
+import { insertReissueSet, markLabelReplaced } from '../db/sql/reissue-set.ts';
+import { factsInOrder } from './file-rules.ts';
 
 /** Where a lost envelope can be: on its way, held up, or back with the seller. */
 const RESHIPPABLE = ['in_transit', 'exception', 'returned'];
@@ -33,6 +37,9 @@ export async function reissueEnvelope(
           : 'ship this one first (PUT /v9/shipments/:id/complete)'),
     );
   }
+  // A request that joined another's purchase (D-158): that reissue carried this label; it is answered again.
+  if (payload.label && shipment.carrierLabelId === payload.label.label_id)
+    return answerAttached(tx, shipment, issue, payload.label.label_id);
   const extra = [payload.etickets && 'etickets', payload.tickets && 'tickets', payload.x_mobile_link && 'x_mobile_link'].find(Boolean);
   if (extra) throw InvalidParams.at(extra, `a ${shipment.type} shipment is re-shipped with a new envelope: give its tracking_number`);
   if (!payload.tracking_number)
@@ -45,10 +52,29 @@ export async function reissueEnvelope(
       : applyShipmentEvent(shipment.snapshot as PersistedShipment, { type: 'RESHIP' });
   if (!result.ok) throw new InvalidTransition(result.reason);
 
+  const label = payload.label;
+  if (label) {
+    const [facts] = factsInOrder([label.sha256], await holdStoredFiles(tx, [label.sha256]), 'airbill');
+    if (facts!.mediaType !== 'application/pdf') throw new InvalidParams('airbill: is not a PDF', 'airbill');
+  }
   const { after } = await stepIssueBy(tx, issue, { type: 'RESPOND' });
   const at = after.respondedAt!;
   const revokedNumber = shipment.trackingNumber;
   await revokeTrackingNumbers(tx, order.id);
+  // The lost envelope's bought label is spent: a later reissue may buy the next (D-158).
+  if (!label && shipment.carrierLabelId !== null) await markLabelReplaced(tx, shipment.id, shipment.carrierLabelId);
+  if (label) {
+    const note = `purchased:${label.provider}:${label.label_id}`;
+    await insertReissueSet(tx, {
+      orderId: order.id,
+      shipmentId: shipment.id,
+      commandId,
+      actor,
+      at,
+      kind: 'airbill',
+      files: [{ sha256: label.sha256, note }],
+    });
+  }
   await claimTrackingNumber(tx, {
     orderId: order.id,
     shipmentId: shipment.id,
@@ -76,9 +102,11 @@ export async function reissueEnvelope(
     snapshot: result.snapshot,
     trackingNumber: payload.tracking_number,
     carrierTrackerId: payload.tracker_id ?? null,
-    carrierLabelId: null,
-    estimatedDeliveryAt: null,
+    carrierLabelId: label?.label_id ?? null,
+    serviceType: label?.service || shipment.serviceType,
+    estimatedDeliveryAt: label?.estimated_delivery_at ? new Date(label.estimated_delivery_at) : null,
   };
+  const purchase = label ? { provider: label.provider, service: label.service, reason: label.reason, rate: label.rate } : undefined;
   await moveMailedShipment(tx, {
     old: shipment,
     next,
@@ -92,6 +120,8 @@ export async function reissueEnvelope(
         delivery_issue_id: issue.id,
         tracking_number: payload.tracking_number,
         revoked_tracking_number: revokedNumber,
+        ...(purchase ? { purchase, label_id: label!.label_id } : {}),
+        revoked_label_id: shipment.carrierLabelId,
         notes: payload.notes ?? null,
       },
     },
@@ -110,7 +140,30 @@ export async function reissueEnvelope(
     barcodes: { live: [], revoked: [] },
     tracking_number: payload.tracking_number,
     revoked_tracking_number: revokedNumber,
+    ...(purchase ? { purchase } : {}),
     delivery_issue: issueJson(after, responses),
   };
   return { status: 200 as const, body, timersOf: order.id };
+}
+
+/** The reissue that attached `labelId` to the shipment, answered as it was (a racing request's answer). */
+async function answerAttached(tx: SqlTx, shipment: ShipmentRow, issue: IssueRow, labelId: string) {
+  const [event] = await (tx as unknown as SqlRunner).rows<{ details: Record<string, unknown> }>(
+    `select details from shipment_events where shipment_id = $1::bigint and kind = 'reissued' and details->>'label_id' = $2
+     order by seq desc limit 1`,
+    [shipment.id, labelId],
+  );
+  if (!event) throw new InvalidTransition(`shipment ${shipment.id} holds this label already: it was bought for it, not as a new envelope`);
+  const d = event.details;
+  const responses = await responsesOf(tx, [issue.id]);
+  const body = {
+    shipment_id: shipment.id,
+    reissue_id: Number(d.reissue_id),
+    barcodes: { live: [], revoked: [] },
+    tracking_number: shipment.trackingNumber!,
+    revoked_tracking_number: (d.revoked_tracking_number as string | null) ?? null,
+    purchase: d.purchase as { provider: string; service: string; reason: string; rate: string | null },
+    delivery_issue: issueJson(issue, responses),
+  };
+  return { status: 200 as const, body };
 }

@@ -79,7 +79,7 @@ export interface ClaimMatch {
   state: 'live' | 'revoked';
   /** The shipment version that claimed the number. */
   claimShipmentId: number;
-  /** The order's live shipment, when it is a mailed one. */
+  /** The order's live shipment, when it is a mailed one, or any for a revoked number (its scans are kept there, D-159). */
   liveId: number | null;
   sellerBrokerageId: number;
 }
@@ -96,7 +96,8 @@ export async function matchCarrierEvent(
   const [row] = await db.rows<ClaimMatch>(
     `select c.order_id as "orderId", c.state, c.shipment_id as "claimShipmentId", s.id as "liveId", f.brokerage_id as "sellerBrokerageId"
      from tracking_claims c join orders o on o.id = c.order_id join offices f on f.id = o.seller_office_id
-       left join shipments s on s.order_id = c.order_id and s.replaced_by is null and s.type in ('FedEx', 'UPS', 'USPS', 'ProvidedAirbill')
+       left join shipments s on s.order_id = c.order_id and s.replaced_by is null
+         and (s.type in ('FedEx', 'UPS', 'USPS', 'ProvidedAirbill') or c.state = 'revoked')
      where c.state in ('live', 'revoked') and (c.tracker_id = $1::text or (c.carrier = $2::text and c.number_key = $3::text))
      order by (c.tracker_id is not distinct from $1::text) desc, c.state = 'live' desc
      limit 1`,

@@ -20,6 +20,12 @@ export async function sendCommand<N extends JobName>(
   payload: JobMap[N],
   /** Called with a finished command's answer before it is sent (a route's own clean-up after a refusal). */
   settle?: (result: { status: number; body: unknown }) => Promise<void>,
+  /**
+   * What the caller asked, when the command holds more than that (a label the carrier sold): the
+   * Idempotency-Key is matched against it, so a retry whose command the carrier's answer changed
+   * (joined, or bought before) is the same request.
+   */
+  asked?: unknown,
 ): Promise<FastifyReply> {
   const caller = callerOf(request);
   const key = request.headers['idempotency-key'];
@@ -35,7 +41,7 @@ export async function sendCommand<N extends JobName>(
       name,
       actor: actorOf(caller),
       payload,
-      requestHash: requestFingerprint(name, payload),
+      requestHash: requestFingerprint(name, (asked ?? payload) as JobMap[N]),
       idempotencyKey: key,
       async: /(^|[\s,;])respond-async\b/i.test(prefer),
       requestId: request.id,

@@ -7916,7 +7916,17 @@ export interface operations {
                     notes?: string;
                     /** @description a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked */
                     tracking_number?: string;
-                } | unknown | unknown | unknown | unknown | unknown;
+                    /**
+                     * @description TMMobile, TMMobileLink, FlashSeats are legacy names of XMobile, XMobileLink, XSeats; the answer uses the new name
+                     * @enum {string}
+                     */
+                    mobile_transfer_type?: "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "TMMobile" | "TMMobileLink" | "FlashSeats";
+                    /**
+                     * @description a mailed shipment's new envelope on a label bought through the carrier account; the lost envelope's number is revoked
+                     * @enum {boolean}
+                     */
+                    buy_label?: true;
+                } | unknown | unknown | unknown | unknown | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -7980,6 +7990,19 @@ export interface operations {
                         tracking_number?: string;
                         /** @description the lost envelope's number, revoked: its later scans are stored, shown as revoked, and complete nothing */
                         revoked_tracking_number?: string | null;
+                        /** @description the electronic shipment that replaces a lost envelope (mobile_transfer_type), pending until the seller delivers it */
+                        new_shipment?: {
+                            id: number;
+                            type: string;
+                            state: string;
+                        };
+                        /** @description the new label bought through the carrier account (buy_label); GET /v9/shipments/:id/airbill answers it */
+                        purchase?: {
+                            provider: string;
+                            service: string;
+                            reason: string;
+                            rate: string | null;
+                        };
                         delivery_issue: {
                             id: number;
                             order_id: number;

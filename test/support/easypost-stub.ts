@@ -21,6 +21,7 @@ export async function startEasyPostStub() {
   const calls: { method: string; path: string; body: unknown; auth: string | undefined }[] = [];
   let mode: StubMode = 'ok';
   let buyDelayMs = 0;
+  let boughtCode: string | undefined;
   const label = await makePdf(1, 'UPS label');
   const hanging: ServerResponse[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -46,7 +47,11 @@ export async function startEasyPostStub() {
         const rate = (recorded('shipment-created.json').rates as { id: string }[]).find((r) => r.id === rateId);
         if (!rate)
           return json(422, { error: { code: 'SHIPMENT.RATE.INVALID', message: `No rate ${rateId} on this shipment.`, errors: [] } });
-        return json(200, { ...recorded('shipment-bought.json', base), selected_rate: rate });
+        const bought = recorded('shipment-bought.json', base);
+        if (!boughtCode) return json(200, { ...bought, selected_rate: rate });
+        // Another envelope: its own number and tracker.
+        const tracker = { ...bought.tracker, id: `trk_${boughtCode.toLowerCase()}`, tracking_code: boughtCode };
+        return json(200, { ...bought, id: `shp_${boughtCode.toLowerCase()}`, tracking_code: boughtCode, tracker, selected_rate: rate });
       }
       if (req.method === 'POST' && /^\/v2\/shipments\/shp_\w+\/refund$/.test(path)) {
         // Refund a Shipment: the shipment, its refund_status `submitted` (docs.easypost.com/docs/shipments/shipping-refund).
@@ -74,6 +79,10 @@ export async function startEasyPostStub() {
     /** A purchase answered this much later (a slow carrier: requests racing to buy meet meanwhile). */
     setBuyDelay(ms: number) {
       buyDelayMs = ms;
+    },
+    /** The number (and tracker) of the labels bought from now on; undefined: the recorded one. */
+    setBoughtCode(code: string | undefined) {
+      boughtCode = code;
     },
     async close() {
       for (const r of hanging) r.destroy();

@@ -26,13 +26,14 @@ const EVENTS: Record<string, ShipmentEvent> = {
   'SHIP:untracked': { type: 'SHIP', hasTracking: false },
   ...Object.fromEntries(TRACKING_STATUSES.map((status) => [`SCAN:${status}`, { type: 'SCAN', status }])),
   RESHIP: { type: 'RESHIP' },
+  ...Object.fromEntries(MOBILE_TRANSFER_TYPES.map((t) => [`SW:${t}`, { type: 'SWITCH_ELECTRONIC', transferType: t }])),
 };
 const ALL_EVENTS = Object.values(EVENTS);
 // The walk of every simple path grows with each event that leads somewhere new: one mailed type
 // and one carrying scan stand for the others (they lead through the same states; the table below
 // checks each one).
 const PATH_EVENTS = Object.entries(EVENTS)
-  .filter(([label]) => !/^MAIL:(?!UPS)|^SCAN:out_for_delivery|^MT:(XMobileLink|Eticket)/.test(label))
+  .filter(([label]) => !/^MAIL:(?!UPS)|^SCAN:out_for_delivery|^(MT|SW):(XMobileLink|Eticket)/.test(label))
   .map(([, e]) => e);
 const INPUTS: ShipmentInput[] = [{ type: 'TBD' }, { type: 'XSeats' }, { type: 'LocalPickup' }];
 
@@ -156,6 +157,8 @@ describe('local pickup join', () => {
 // every other event in EVENTS must be refused.
 const transfers = (leadsTo: string, types: readonly string[] = MOBILE_TRANSFER_TYPES): Record<string, string> =>
   Object.fromEntries(types.map((t) => [`MT:${t}`, `${leadsTo}/${t}`]));
+// A lost envelope switched to an electronic delivery by a reissue (D-159): a pending shipment of that type.
+const switches = (): Record<string, string> => Object.fromEntries(MOBILE_TRANSFER_TYPES.map((t) => [`SW:${t}`, `pending/${t}`]));
 const mails = (leadsTo: string): Record<string, string> => Object.fromEntries(MAILED_TYPES.map((t) => [`MAIL:${t}`, `${leadsTo}/${t}`]));
 // A mailed shipment of each type: pending until shipped or scanned, then moved by scans only.
 type Row = { name: string; from: () => PersistedShipment; allowed: Record<string, string> };
@@ -179,6 +182,7 @@ const MAILED_ROWS = MAILED_TYPES.flatMap((t): Row[] => [
     name: `in_transit ${t}`,
     from: () => drive({ type: 'TBD' }, `MAIL:${t}`, 'SHIP:tracked'),
     allowed: {
+      ...switches(),
       'SCAN:delivered': `delivered/${t}`,
       'SCAN:exception': `exception/${t}`,
       'SCAN:returned': `returned/${t}`,
@@ -189,6 +193,7 @@ const MAILED_ROWS = MAILED_TYPES.flatMap((t): Row[] => [
     name: `exception ${t}`,
     from: () => drive({ type: 'TBD' }, `MAIL:${t}`, 'SHIP:tracked', 'SCAN:exception'),
     allowed: {
+      ...switches(),
       RESHIP: `in_transit/${t}`,
       'SCAN:in_transit': `in_transit/${t}`,
       'SCAN:out_for_delivery': `in_transit/${t}`,
@@ -200,7 +205,7 @@ const MAILED_ROWS = MAILED_TYPES.flatMap((t): Row[] => [
   {
     name: `returned ${t}`,
     from: () => drive({ type: 'TBD' }, `MAIL:${t}`, 'SCAN:returned'),
-    allowed: { ...transfers('pending'), ...mails('pending'), RESHIP: `in_transit/${t}`, CANCEL: `canceled/${t}` },
+    allowed: { ...transfers('pending'), ...switches(), ...mails('pending'), RESHIP: `in_transit/${t}`, CANCEL: `canceled/${t}` },
   },
 ]);
 const TABLE: { name: string; from: () => PersistedShipment; allowed: Record<string, string> }[] = [

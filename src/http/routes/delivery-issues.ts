@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import {
+  InvalidParams,
   issueStepBody,
   MAX_UPLOAD_REQUEST_BYTES,
   openIssueBody,
@@ -10,7 +11,8 @@ import {
 } from '@fulfil/contract';
 import { callerOf } from '../../auth/caller.ts';
 import type { Database } from '../../db/client.ts';
-import { prepareReissueNumber, type AirbillDeps } from '../../domain/airbill-upload.ts';
+import { voidRefusedLabel } from '../../domain/label-purchase.ts';
+import { prepareReissueLabel, prepareReissueNumber, type AirbillDeps } from '../../domain/airbill-upload.ts';
 import { prepareEtickets } from '../../domain/file-upload.ts';
 import type { Dispatch } from '../../queues/dispatcher.ts';
 import { readDeliveryEvidence } from '../../read/delivery-evidence.ts';
@@ -61,9 +63,37 @@ export function deliveryIssueRoutes(
   v9.post<{ Params: { id: string } }>('/shipments/:id/reissue', { ...upload, schema: DOCS.reissue }, async (request, reply) => {
     const shipmentId = parseId(request.params.id, 'id');
     const { etickets, ...rest } = parseOrThrow(reissueBody, request.body ?? {});
+    if (rest.mobile_transfer_type) {
+      // The new electronic shipment is delivered as any of its type, once it exists (D-159).
+      const other = (['tracking_number', 'buy_label', 'tickets', 'x_mobile_link'] as const).find((k) => rest[k] !== undefined);
+      if (other || etickets) {
+        throw InvalidParams.at(
+          other ?? 'etickets',
+          'mobile_transfer_type alone (transfer_source and notes beside it) switches a lost envelope to an electronic delivery; then upload its e-tickets or complete it with its link as any shipment of its type',
+        );
+      }
+      return sendCommand(deps, request, reply, 'shipment.reissue', { ...rest, shipment_id: shipmentId });
+    }
     const files = etickets
       ? (await prepareEtickets(deps, shipmentId, callerOf(request).brokerageId, { etickets }, { reissue: true })).etickets
       : undefined;
+    if (rest.buy_label) {
+      const other = (['tracking_number', 'tickets', 'x_mobile_link', 'transfer_source'] as const).find((k) => rest[k] !== undefined);
+      if (other || files)
+        throw InvalidParams.at(other ?? 'etickets', 'a bought label brings its own number: give buy_label alone (notes beside it)');
+      const { tracking_number, tracker_id, ...label } = await prepareReissueLabel(
+        { ...deps, log: request.log },
+        shipmentId,
+        callerOf(request).brokerageId,
+      );
+      const carrier = deps.carrier!;
+      // A label bought for a command that refused it is refunded (D-153).
+      const settle = async (result: { status: number; body: unknown }) => {
+        if (result.status >= 400) await voidRefusedLabel({ ...deps, carrier, log: request.log }, shipmentId, label.label_id, result.body);
+      };
+      const command = { ...rest, shipment_id: shipmentId, tracking_number, ...(tracker_id ? { tracker_id } : {}), label };
+      return sendCommand(deps, request, reply, 'shipment.reissue', command, settle, { ...rest, shipment_id: shipmentId });
+    }
     const trackerId = rest.tracking_number
       ? await prepareReissueNumber({ ...deps, log: request.log }, shipmentId, callerOf(request).brokerageId, rest.tracking_number)
       : undefined;

@@ -40,7 +40,9 @@ export function mailedShipmentRoutes(v9: FastifyInstance, deps: MailedRouteDeps)
               await voidRefusedLabel({ ...deps, carrier, log: request.log }, shipmentId, bought.label_id, result.body);
           }
         : undefined;
-    return sendCommand(deps, request, reply, 'shipment.airbill', command, settle);
+    // A purchase is asked as such: the label the carrier sold (or had sold) is not the caller's to match.
+    const asked = command.purchase ? { shipment_id: shipmentId, by: command.by, purchase: 'carrier account' } : undefined;
+    return sendCommand(deps, request, reply, 'shipment.airbill', command, settle, asked);
   });
 
   v9.get<{ Params: { id: string } }>('/shipments/:id/airbill', { schema: DOCS.getAirbill }, async (request, reply) => {

@@ -3627,6 +3627,14 @@ export type ReissueShipmentData = {
          * a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked
          */
         tracking_number?: string;
+        /**
+         * TMMobile, TMMobileLink, FlashSeats are legacy names of XMobile, XMobileLink, XSeats; the answer uses the new name
+         */
+        mobile_transfer_type?: 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'TMMobile' | 'TMMobileLink' | 'FlashSeats';
+        /**
+         * a mailed shipment's new envelope on a label bought through the carrier account; the lost envelope's number is revoked
+         */
+        buy_label?: true;
     };
     headers?: {
         /**
@@ -3777,6 +3785,23 @@ export type ReissueShipmentResponses = {
          * the lost envelope's number, revoked: its later scans are stored, shown as revoked, and complete nothing
          */
         revoked_tracking_number?: string | null;
+        /**
+         * the electronic shipment that replaces a lost envelope (mobile_transfer_type), pending until the seller delivers it
+         */
+        new_shipment?: {
+            id: number;
+            type: string;
+            state: string;
+        };
+        /**
+         * the new label bought through the carrier account (buy_label); GET /v9/shipments/:id/airbill answers it
+         */
+        purchase?: {
+            provider: string;
+            service: string;
+            reason: string;
+            rate: string | null;
+        };
         delivery_issue: {
             id: number;
             order_id: number;

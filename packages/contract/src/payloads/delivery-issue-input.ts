@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { eticketsBody, MAX_FILES_PER_UPLOAD } from './shipment-files-input.ts';
 import { trackingNumber } from './mailed-input.ts';
+import { mobileTransferBody } from './shipment-update-input.ts';
 import { completionTickets, platformSource } from './ticket-delivery-input.ts';
 import { ONE_LINE_REFUSED, ONE_LINE_SPACE, positiveId, textOfAtMost } from './validation.ts';
 
@@ -68,6 +69,12 @@ export const reissueFields = {
   tracking_number: trackingNumber
     .optional()
     .describe("a mailed shipment's new envelope: its tracking number; the lost envelope's number is revoked"),
+  // As PUT /v9/shipments/:id takes it (legacy names included): a lost envelope replaced by an electronic delivery.
+  mobile_transfer_type: mobileTransferBody.shape.mobile_transfer_type.optional(),
+  buy_label: z
+    .literal(true, { message: 'must be true: a new label is bought through the carrier account' })
+    .optional()
+    .describe("a mailed shipment's new envelope on a label bought through the carrier account; the lost envelope's number is revoked"),
 };
 
 /** The reissue's job: files already stored and named by hash, as an upload's. */
@@ -81,6 +88,18 @@ export const reissueCommand = z.strictObject({
   ...reissueFields,
   /** The carrier account's tracker registered for the new envelope's number (best effort). */
   tracker_id: z.string().min(1).max(128).optional(),
+  /** The new envelope's label, bought before the command (buy_label): stored, its facts recorded. */
+  label: z
+    .strictObject({
+      sha256,
+      provider: z.string().min(1).max(32),
+      label_id: z.string().min(1).max(128),
+      service: z.string().max(64),
+      reason: z.string().max(300),
+      estimated_delivery_at: z.string().nullable(),
+      rate: z.string().max(32).nullable(),
+    })
+    .optional(),
 });
 export type ReissueCommand = z.output<typeof reissueCommand>;
 
@@ -96,8 +115,13 @@ export const reissueBody = z
       b.tickets !== undefined ||
       b.x_mobile_link !== undefined ||
       b.transfer_source !== undefined ||
-      b.tracking_number !== undefined,
-    { message: 'give what is delivered again: etickets, tickets, x_mobile_link, transfer_source or tracking_number' },
+      b.tracking_number !== undefined ||
+      b.buy_label !== undefined ||
+      b.mobile_transfer_type !== undefined,
+    {
+      message:
+        'give what is delivered again: etickets, tickets, x_mobile_link, transfer_source, tracking_number, buy_label or mobile_transfer_type',
+    },
   )
   .meta({
     anyOf: [
@@ -106,6 +130,8 @@ export const reissueBody = z
       { required: ['x_mobile_link'] },
       { required: ['transfer_source'] },
       { required: ['tracking_number'] },
+      { required: ['buy_label'] },
+      { required: ['mobile_transfer_type'] },
     ],
   });
 export type ReissueBody = z.input<typeof reissueBody>;

@@ -71,6 +71,14 @@ export const reissueAnswer = z.strictObject({
     .nullable()
     .optional()
     .describe("the lost envelope's number, revoked: its later scans are stored, shown as revoked, and complete nothing"),
+  new_shipment: z
+    .strictObject({ id, type: z.string(), state: z.string() })
+    .optional()
+    .describe('the electronic shipment that replaces a lost envelope (mobile_transfer_type), pending until the seller delivers it'),
+  purchase: z
+    .strictObject({ provider: z.string(), service: z.string(), reason: z.string(), rate: z.string().nullable() })
+    .optional()
+    .describe('the new label bought through the carrier account (buy_label); GET /v9/shipments/:id/airbill answers it'),
   delivery_issue: deliveryIssue,
 });
 
