@@ -1,3 +1,9 @@
+CREATE FUNCTION public.fulfil_clock() RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    AS $$
+  select nullif(current_setting('fulfil.clock', true), '')::timestamptz
+$$;
+
 CREATE FUNCTION public.fulfil_credential_notify() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -9,6 +15,12 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
+
+CREATE FUNCTION public.fulfil_now() RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    AS $$
+  select coalesce(fulfil_clock(), now())
+$$;
 
 CREATE FUNCTION public.fulfil_orders_touch() RETURNS trigger
     LANGUAGE plpgsql
@@ -265,7 +277,9 @@ CREATE TABLE public.orders (
     rejection_reason text,
     rejection_notes text,
     closed_at timestamp with time zone,
-    receipt_confirm_by timestamp with time zone
+    receipt_confirm_by timestamp with time zone,
+    livemode boolean DEFAULT true NOT NULL,
+    test_clock_id bigint
 )
 WITH (fillfactor='85');
 
@@ -349,6 +363,8 @@ CREATE TABLE public.shipment_events (
     actor_reason text,
     details jsonb,
     shipment_before jsonb,
+    livemode boolean DEFAULT true NOT NULL,
+    test_clock_id bigint,
     CONSTRAINT shipment_events_actor CHECK ((((actor_type = 'party'::text) AND (actor_brokerage_id IS NOT NULL) AND (actor_role = ANY (ARRAY['seller'::text, 'buyer'::text])) AND (command_id IS NOT NULL) AND (actor_reason IS NULL)) OR ((actor_type = 'system'::text) AND (actor_brokerage_id IS NULL) AND (actor_user_id IS NULL) AND (actor_role IS NULL) AND (command_id IS NULL) AND (actor_reason IS NOT NULL))))
 );
 
@@ -449,6 +465,18 @@ CREATE TABLE public.stored_files (
     height integer,
     content bytea,
     stored_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.test_clocks (
+    id bigint DEFAULT nextval('public.sandbox_ids'::regclass) NOT NULL,
+    brokerage_id bigint NOT NULL,
+    name text,
+    frozen_time timestamp with time zone NOT NULL,
+    status text DEFAULT 'ready'::text NOT NULL,
+    advance_to timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT test_clocks_advance_to CHECK (((status = 'advancing'::text) = (advance_to IS NOT NULL))),
+    CONSTRAINT test_clocks_status CHECK ((status = ANY (ARRAY['ready'::text, 'advancing'::text])))
 );
 
 CREATE TABLE public.ticket_groups (
@@ -716,6 +744,9 @@ ALTER TABLE ONLY public.shipments
 ALTER TABLE ONLY public.stored_files
     ADD CONSTRAINT stored_files_pkey PRIMARY KEY (sha256);
 
+ALTER TABLE ONLY public.test_clocks
+    ADD CONSTRAINT test_clocks_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.ticket_groups
     ADD CONSTRAINT ticket_groups_pkey PRIMARY KEY (pk);
 
@@ -785,6 +816,8 @@ CREATE INDEX orders_seller_office_created_idx ON public.orders USING btree (sell
 
 CREATE INDEX orders_state_created_idx ON public.orders USING btree (state, created_at, id);
 
+CREATE INDEX orders_test_clock_idx ON public.orders USING btree (test_clock_id, id) WHERE (test_clock_id IS NOT NULL);
+
 CREATE INDEX shipment_barcodes_shipment_idx ON public.shipment_barcodes USING btree (shipment_id, id);
 
 CREATE UNIQUE INDEX shipment_events_order_seq ON public.shipment_events USING btree (order_id, seq);
@@ -800,6 +833,10 @@ CREATE UNIQUE INDEX shipment_files_set_position ON public.shipment_files USING b
 CREATE INDEX shipment_files_sha256_idx ON public.shipment_files USING btree (sha256);
 
 CREATE INDEX shipments_tracking_number_idx ON public.shipments USING btree (tracking_number) WHERE ((tracking_number IS NOT NULL) AND (replaced_by IS NULL));
+
+CREATE INDEX test_clocks_advancing_idx ON public.test_clocks USING btree (id) WHERE (status = 'advancing'::text);
+
+CREATE INDEX test_clocks_brokerage_idx ON public.test_clocks USING btree (brokerage_id, id);
 
 CREATE INDEX ticket_groups_mapped_by_id ON public.ticket_groups USING btree (office_id, id) WHERE ((id IS NOT NULL) AND (event_id IS NOT NULL));
 
@@ -872,6 +909,9 @@ ALTER TABLE ONLY public.orders
 ALTER TABLE ONLY public.orders
     ADD CONSTRAINT orders_seller_office_id_offices_id_fk FOREIGN KEY (seller_office_id) REFERENCES public.offices(id);
 
+ALTER TABLE ONLY public.orders
+    ADD CONSTRAINT orders_test_clock_id_test_clocks_id_fk FOREIGN KEY (test_clock_id) REFERENCES public.test_clocks(id);
+
 ALTER TABLE ONLY public.seats
     ADD CONSTRAINT seats_ticket_group_pk_ticket_groups_pk_fk FOREIGN KEY (ticket_group_pk) REFERENCES public.ticket_groups(pk) ON DELETE CASCADE;
 
@@ -901,6 +941,9 @@ ALTER TABLE ONLY public.shipments
 
 ALTER TABLE ONLY public.shipments
     ADD CONSTRAINT shipments_ship_to_address_id_addresses_id_fk FOREIGN KEY (ship_to_address_id) REFERENCES public.addresses(id);
+
+ALTER TABLE ONLY public.test_clocks
+    ADD CONSTRAINT test_clocks_brokerage_id_brokerages_id_fk FOREIGN KEY (brokerage_id) REFERENCES public.brokerages(id);
 
 ALTER TABLE ONLY public.ticket_groups
     ADD CONSTRAINT ticket_groups_office_id_offices_id_fk FOREIGN KEY (office_id) REFERENCES public.offices(id);

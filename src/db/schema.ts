@@ -7,3 +7,4 @@ export * from './schema/webhooks.ts';
 export * from './schema/feed.ts';
 export * from './schema/files.ts';
 export * from './schema/tracking.ts';
+export * from './schema/sandbox.ts';

@@ -29,6 +29,9 @@ export interface Claimed extends SealedSecrets {
   commandId: string | null;
   details: unknown;
   evAtMs: number | null;
+  /** The event's mode and test clock (D-180); a ping: its endpoint's mode, no clock. */
+  livemode: boolean;
+  testClockId: number | null;
   /** The shipment version the event left, with its contacts (shipment-version.ts); null for none. */
   version: unknown;
 }

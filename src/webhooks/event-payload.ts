@@ -35,5 +35,7 @@ function eventRow(c: Claimed): ShipmentEventRow | undefined {
     commandId: c.commandId,
     details: c.details,
     at: new Date(c.evAtMs),
+    livemode: c.livemode,
+    testClockId: c.testClockId,
   };
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, check, index, integer, json, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, check, index, integer, json, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { Actor } from '@fulfil/contract';
 
 export const COMMAND_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
@@ -90,6 +90,9 @@ export const shipmentEvents = pgTable(
      * they left it from this (src/db/sql/shipment-version.ts), so none of them is written again.
      */
     shipmentBefore: jsonb('shipment_before'),
+    /** The order's mode and test clock when the event was appended (D-180): what the message carries. */
+    livemode: boolean('livemode').notNull().default(true),
+    testClockId: bigint('test_clock_id', { mode: 'number' }),
   },
   (t) => [
     uniqueIndex('shipment_events_order_seq').on(t.orderId, t.seq),

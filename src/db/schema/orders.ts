@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, date, index, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, date, index, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { addresses, emailAddresses, phoneNumbers } from './contact.ts';
 import { ORDER_STATES, SHIPMENT_STATES, SHIPMENT_TYPES } from '../../../machines/index.ts';
+import { testClocks } from './sandbox.ts';
 import { brokerages, offices } from './tenancy.ts';
 
 const ref = (name: string) => bigint(name, { mode: 'number' });
@@ -64,6 +65,10 @@ export const orders = pgTable(
     closedAt: timestamp('closed_at', { withTimezone: true }),
     /** A seller's `delivered` on an envelope no carrier tracks waits for the buyer until then (D-156). */
     receiptConfirmBy: timestamp('receipt_confirm_by', { withTimezone: true }),
+    /** False for a test order (D-148): its parties are a sandbox twin and the simulated counterparty. */
+    livemode: boolean('livemode').notNull().default(true),
+    /** The test clock the order lives at (D-180); null: the wall clock. */
+    testClockId: ref('test_clock_id').references(() => testClocks.id),
   },
   // The operators' order search (src/ops/order-search.ts) pages newest first by (created_at, id),
   // alone or within one state, seller office or buyer brokerage; these indexes give each such page
@@ -79,6 +84,7 @@ export const orders = pgTable(
     index('orders_receipt_confirm_by_idx')
       .on(t.receiptConfirmBy, t.id)
       .where(sql`${t.receiptConfirmBy} is not null`),
+    index('orders_test_clock_idx').on(t.testClockId, t.id).where(sql`${t.testClockId} is not null`),
   ],
 );
 
