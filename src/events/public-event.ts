@@ -62,6 +62,10 @@ export interface PublicEvent {
   created_at: string;
   order_id: number;
   seq: number;
+  /** False for an event of a test order (test mode, D-148). */
+  livemode: boolean;
+  /** The test clock its order lives at (D-180); null: the wall clock. */
+  test_clock: number | null;
   data: {
     event: EventItem;
     /**
@@ -81,6 +85,8 @@ export function publicEventOf(row: ShipmentEventRow, brokerageId: number, versio
     created_at: item.at,
     order_id: row.orderId,
     seq: row.seq,
+    livemode: row.livemode,
+    test_clock: row.testClockId === null ? null : Number(row.testClockId),
     data: { event: item, shipment: version ? shipmentReadJson(version.shipment, version.contacts) : null },
   };
 }

@@ -44,9 +44,9 @@ export async function createTestOrder(ex: Executor, caller: Caller, body: unknow
   const [order] = await query<{ id: string | number }>(
     ex,
     sql`insert into orders (id, oid, seller_office_id, buyer_brokerage_id, delivery, quantity, recipient_name, recipient_email,
-          in_hand_on, deliver_by, due_soon_at)
+          in_hand_on, deliver_by, due_soon_at, livemode)
         select n, 'test-' || n, ${sellerOffice}, ${buyer}, ${input.delivery}, ${input.quantity}, 'Test Buyer', 'buyer@sandbox.invalid',
-          ${inHandOn}::date, ${deliverBy?.toISOString() ?? null}::timestamptz, ${deliverBy ? dueSoonAt(deliverBy, policy).toISOString() : null}::timestamptz
+          ${inHandOn}::date, ${deliverBy?.toISOString() ?? null}::timestamptz, ${deliverBy ? dueSoonAt(deliverBy, policy).toISOString() : null}::timestamptz, false
         from nextval('sandbox_ids') as n
         returning id`,
   );

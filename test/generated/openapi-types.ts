@@ -9849,6 +9849,10 @@ export interface operations {
                             order_id: number;
                             /** @description per order: events of one order come in seq order */
                             seq: number;
+                            /** @description false for an event of a test order (test mode) */
+                            livemode: boolean;
+                            /** @description the test clock the order lives at; null: the wall clock */
+                            test_clock: number | null;
                             data: {
                                 /** @description the event as GET /v9/orders/:id/events lists it, trimmed for your party */
                                 event: {
@@ -12148,6 +12152,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -12222,6 +12230,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -12296,6 +12308,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -12370,6 +12386,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -12444,6 +12464,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -12518,6 +12542,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -12592,6 +12620,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -12666,6 +12698,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -12740,6 +12776,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -12814,6 +12854,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -12888,6 +12932,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -12962,6 +13010,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13036,6 +13088,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13110,6 +13166,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13184,6 +13244,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13258,6 +13322,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13332,6 +13400,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13406,6 +13478,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13480,6 +13556,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13554,6 +13634,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13628,6 +13712,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13702,6 +13790,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13776,6 +13868,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13850,6 +13946,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13924,6 +14024,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {
@@ -13998,6 +14102,10 @@ export interface operations {
                     order_id: number;
                     /** @description position in the order's history: per order and endpoint, events arrive in seq order */
                     seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
                     data: {
                         /** @description as GET /v9/orders/:id/events lists it */
                         event: {

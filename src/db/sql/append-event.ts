@@ -28,12 +28,13 @@ m as (select ${message}::text::jsonb || jsonb_build_object('seq', o.event_seq, '
              o.id as order_id, o.event_seq, n.id as new_id, ${shipmentBefore} as before from o left join n on ${joinOn}),
 e as (insert into shipment_events (event_id, order_id, seq, kind, shipment_id, new_shipment_id, from_type, from_state,
         to_type, to_state, details, actor_type, actor_brokerage_id, actor_user_id, actor_role, actor_reason, command_id, at,
-        shipment_before)
-      select msg->>'event_id', order_id, event_seq, msg->>'kind', (msg->>'shipment_id')::bigint, new_id,
-        msg->>'from_type', msg->>'from_state', msg->>'to_type', msg->>'to_state', nullif(msg->'details', 'null'::jsonb),
-        msg#>>'{actor,type}', (msg#>>'{actor,brokerage_id}')::bigint, (msg#>>'{actor,user_id}')::bigint, msg#>>'{actor,role}',
-        msg#>>'{actor,reason}', msg->>'command_id', (msg->>'at')::timestamptz, before
-      from m returning id, order_id),
+        shipment_before, livemode, test_clock_id)
+      select m.msg->>'event_id', m.order_id, m.event_seq, m.msg->>'kind', (m.msg->>'shipment_id')::bigint, m.new_id,
+        m.msg->>'from_type', m.msg->>'from_state', m.msg->>'to_type', m.msg->>'to_state', nullif(m.msg->'details', 'null'::jsonb),
+        m.msg#>>'{actor,type}', (m.msg#>>'{actor,brokerage_id}')::bigint, (m.msg#>>'{actor,user_id}')::bigint, m.msg#>>'{actor,role}',
+        m.msg#>>'{actor,reason}', m.msg->>'command_id', coalesce(fulfil_clock(), (m.msg->>'at')::timestamptz), m.before,
+        ro.livemode, ro.test_clock_id
+      from m join orders ro on ro.id = m.order_id returning id, order_id),
 x as (insert into event_feed (event_row_id, seller_brokerage_id, buyer_brokerage_id)
       select e.id, f.brokerage_id, r.buyer_brokerage_id from e join orders r on r.id = e.order_id join offices f on f.id = r.seller_office_id)`;
 }
@@ -52,7 +53,7 @@ export function eventMessageOf(e: string): string {
   'actor', case when ${e}.actor_type = 'party'
     then jsonb_build_object('type', 'party', 'brokerage_id', ${e}.actor_brokerage_id, 'user_id', ${e}.actor_user_id, 'role', ${e}.actor_role)
     else jsonb_build_object('type', 'system', 'reason', ${e}.actor_reason) end,
-  'command_id', ${e}.command_id)`;
+  'command_id', ${e}.command_id, 'livemode', ${e}.livemode, 'test_clock', ${e}.test_clock_id)`;
 }
 
 interface TransitionFacts {

@@ -14,6 +14,8 @@ const eventObject = (kind: EventKind) =>
     created_at: instant,
     order_id: z.number().int().positive(),
     seq: z.number().int().positive().describe("position in the order's history: per order and endpoint, events arrive in seq order"),
+    livemode: z.boolean().describe('false for an event of a test order (test mode)'),
+    test_clock: z.number().int().nullable().describe('the test clock the order lives at; null: the wall clock'),
     data: z.strictObject({
       event: z
         .looseObject({ event_id: z.string(), seq: z.number().int(), kind: z.literal(kind), actor: eventActor })

@@ -4777,6 +4777,14 @@ export type ListEventsResponses = {
              * per order: events of one order come in seq order
              */
             seq: number;
+            /**
+             * false for an event of a test order (test mode)
+             */
+            livemode: boolean;
+            /**
+             * the test clock the order lives at; null: the wall clock
+             */
+            test_clock: number | null;
             data: {
                 /**
                  * the event as GET /v9/orders/:id/events lists it, trimmed for your party
@@ -6166,6 +6174,14 @@ export type ReceiveShipmentCreatedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6223,6 +6239,14 @@ export type ReceiveShipmentUpdatedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6280,6 +6304,14 @@ export type ReceiveShipmentPickupDetailsWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6337,6 +6369,14 @@ export type ReceiveShipmentDeliveredWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6394,6 +6434,14 @@ export type ReceiveShipmentCompletedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6451,6 +6499,14 @@ export type ReceiveShipmentEticketsUploadedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6508,6 +6564,14 @@ export type ReceiveShipmentTransferVerifiedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6565,6 +6629,14 @@ export type ReceiveShipmentDueSoonWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6622,6 +6694,14 @@ export type ReceiveShipmentOverdueWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6679,6 +6759,14 @@ export type ReceiveOrderRejectedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6736,6 +6824,14 @@ export type ReceiveOrderCancelProposedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6793,6 +6889,14 @@ export type ReceiveOrderCancelWithdrawnWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6850,6 +6954,14 @@ export type ReceiveOrderCanceledWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6907,6 +7019,14 @@ export type ReceiveOrderInHandUpdatedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -6964,6 +7084,14 @@ export type ReceiveOrderDeliveryIssueOpenedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -7021,6 +7149,14 @@ export type ReceiveOrderDeliveryIssueRespondedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -7078,6 +7214,14 @@ export type ReceiveOrderDeliveryIssueResolvedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -7135,6 +7279,14 @@ export type ReceiveOrderDeliveryIssueEscalatedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -7192,6 +7344,14 @@ export type ReceiveOrderDeliveryIssueClosedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -7249,6 +7409,14 @@ export type ReceiveShipmentReissuedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -7306,6 +7474,14 @@ export type ReceiveShipmentAirbillCreatedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -7363,6 +7539,14 @@ export type ReceiveShipmentInTransitWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -7420,6 +7604,14 @@ export type ReceiveShipmentOutForDeliveryWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -7477,6 +7669,14 @@ export type ReceiveShipmentDeliveryExceptionWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -7534,6 +7734,14 @@ export type ReceiveShipmentReturnedWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it
@@ -7591,6 +7799,14 @@ export type ReceiveShipmentAtRiskWebhookPayload = {
      * position in the order's history: per order and endpoint, events arrive in seq order
      */
     seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
     data: {
         /**
          * as GET /v9/orders/:id/events lists it

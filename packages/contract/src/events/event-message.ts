@@ -56,6 +56,13 @@ interface EventTransition {
   to_state: string | null;
   details: EventDetails | null;
   at: string;
+  /**
+   * False for an event of a test order (test mode). Messages written before test mode carry
+   * none: read a missing `livemode` as true.
+   */
+  livemode?: boolean;
+  /** The test clock the order lives at; null (or missing) for the wall clock. */
+  test_clock?: number | null;
 }
 
 /**
