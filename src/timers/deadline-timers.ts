@@ -14,11 +14,14 @@ export const TIMER_KINDS = DEADLINE_EVENT_KINDS;
 export type TimerKind = (typeof TIMER_KINDS)[number];
 /** The delivery issue's escalation timer shares the queue, the worker and the sweep (escalation-timer.ts). */
 export const ESCALATION_KIND = 'escalate';
-/** Every timer the queue holds: a deadline's two, and an open delivery issue's escalation. */
 /** The buyer's confirmation window of a seller's `delivered` (src/timers/receipt-timer.ts, D-156). */
 export const RECEIPT_KIND = 'confirm_receipt';
 
 export type AnyTimerKind = TimerKind | typeof ESCALATION_KIND | typeof RECEIPT_KIND;
+
+export function isDeadlineKind(kind: AnyTimerKind): kind is TimerKind {
+  return (TIMER_KINDS as readonly string[]).includes(kind);
+}
 
 export interface TimerJob {
   orderId: number;
@@ -69,13 +72,12 @@ export class TimerQueue {
   }
 
   /**
-   * Makes Redis hold exactly `wanted` of the order's timers (every kind, the escalation's too):
+   * Makes Redis hold exactly `wanted` of the order's timers (of `kinds`: every kind, timer-sources.ts):
    * one round trip reads the jobs' data, and only a missing, stale or unwanted job is written. A
    * command that re-arms an order whose timers stand as they were (an accept after the seed
    * armed them) costs that one read, not a BullMQ script per kind.
    */
-  async sync(orderId: number, wanted: readonly TimerJob[]): Promise<void> {
-    const kinds: AnyTimerKind[] = [...TIMER_KINDS, ESCALATION_KIND, RECEIPT_KIND];
+  async sync(orderId: number, wanted: readonly TimerJob[], kinds: readonly AnyTimerKind[]): Promise<void> {
     const client = await this.queue.getBackend().client;
     const pipeline = client.pipeline();
     for (const kind of kinds) pipeline.runCommand('hget', [this.jobKey(orderId, kind), 'data']);

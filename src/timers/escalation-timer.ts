@@ -1,4 +1,4 @@
-import type { Database, SqlRunner } from '../db/client.ts';
+import type { Database, SqlRunner, SqlTx } from '../db/client.ts';
 import { issueById, stepIssue } from '../db/sql/delivery-issues.ts';
 import { applyIssueEvent } from '../../machines/index.ts';
 import { appendIssueEvent } from '../domain/delivery-issue-access.ts';
@@ -18,10 +18,15 @@ import type { FireOutcome } from './fire-timer.ts';
 export const ESCALATION_REASON = 'response_window_passed';
 
 const OPEN_ISSUE = `select id, order_id as "orderId", respond_by as "respondBy" from delivery_issues where state = 'open'`;
+// Wall-clock issues only: an order on a test clock has its timers fired by the clock's advance.
+const ON_WALL_CLOCK = `not exists (select 1 from orders o where o.id = delivery_issues.order_id and o.test_clock_id is not null)`;
 
 /** The order's escalation timer to arm: its open issue's respond_by; none when no issue is open. */
 export async function escalationTimerOf(db: SqlRunner, orderId: number): Promise<TimerJob | undefined> {
-  const [row] = await db.rows<{ orderId: string; respondBy: Date | string }>(`${OPEN_ISSUE} and order_id = $1::bigint`, [orderId]);
+  const [row] = await db.rows<{ orderId: string; respondBy: Date | string }>(
+    `${OPEN_ISSUE} and order_id = $1::bigint and ${ON_WALL_CLOCK}`,
+    [orderId],
+  );
   return row && { orderId: Number(row.orderId), kind: ESCALATION_KIND, dueAt: new Date(row.respondBy).getTime() };
 }
 
@@ -30,7 +35,7 @@ export async function* openEscalations(db: SqlRunner, pageSize = 5_000): AsyncGe
   let afterId = 0;
   for (;;) {
     const rows = await db.rows<{ id: string; orderId: string; respondBy: Date | string }>(
-      `${OPEN_ISSUE} and id > $1::bigint order by id limit $2::int`,
+      `${OPEN_ISSUE} and id > $1::bigint and ${ON_WALL_CLOCK} order by id limit $2::int`,
       [afterId, pageSize],
     );
     if (rows.length === 0) return;
@@ -40,13 +45,28 @@ export async function* openEscalations(db: SqlRunner, pageSize = 5_000): AsyncGe
   }
 }
 
+/** The escalation timers of a test clock's orders due by `upTo`, earliest first (its advance). */
+export async function escalationsOnClock(db: SqlRunner, clockId: number, upTo: Date, limit: number): Promise<TimerJob[]> {
+  const rows = await db.rows<{ orderId: string; respondBy: Date | string }>(
+    `${OPEN_ISSUE} and respond_by <= $2::timestamptz
+       and order_id in (select id from orders where test_clock_id = $1::bigint) order by respond_by, order_id limit $3::int`,
+    [clockId, upTo.toISOString(), limit],
+  );
+  return rows.map((r) => ({ orderId: Number(r.orderId), kind: ESCALATION_KIND, dueAt: new Date(r.respondBy).getTime() }));
+}
+
 /**
  * One run of an order's escalation timer, in one transaction under the order's lock: the open
  * issue past its respond_by is escalated by the system (the machine's ESCALATE by system) and its
  * event appended; an issue answered, resolved or already escalated is left as it is.
  */
 export async function fireEscalation(database: Database, orderId: number, now = Date.now()): Promise<FireOutcome> {
-  return database.transaction(async (tx) => {
+  return database.transaction((tx) => fireEscalationIn(tx, orderId, now));
+}
+
+/** fireEscalation's work in the caller's transaction (a test clock's advance fires many in one). */
+export async function fireEscalationIn(tx: SqlTx, orderId: number, now: number): Promise<FireOutcome> {
+  {
     const [order] = await tx.rows<{ id: string }>(`select id from orders where id = $1::bigint for update`, [orderId]);
     if (!order) return { kind: 'no_deadline' };
     const [open] = await tx.rows<{ id: string }>(`${OPEN_ISSUE} and order_id = $1::bigint`, [orderId]);
@@ -74,5 +94,5 @@ export async function fireEscalation(database: Database, orderId: number, now = 
       details: { respond_by: issue.respondBy.toISOString() },
     });
     return { kind: 'fired', dueAt };
-  });
+  }
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../db/client.ts';
+import type { Database, SqlRunner } from '../db/client.ts';
 import { appendEventCtes, eventMessage } from '../db/sql/append-event.ts';
 import { named } from '../db/sql/named-params.ts';
 import { TIMER_REASONS, type TimerKind } from './deadline-timers.ts';
@@ -42,7 +42,7 @@ const fire = (kind: TimerKind) =>
   named<{ orderIds: number[]; messages: string[] }>(
     (p) => `
 with f as (select * from unnest(${p.orderIds}::bigint[], ${p.messages}::text[]) as f(order_id, message)),
-o as (update orders set ${kind}_fired_at = now(), event_seq = event_seq + 1 from f where orders.id = f.order_id
+o as (update orders set ${kind}_fired_at = fulfil_now(), event_seq = event_seq + 1 from f where orders.id = f.order_id
       returning orders.id, orders.event_seq, f.message),
 n as (select s.id, s.order_id from shipments s join f on s.order_id = f.order_id where s.replaced_by is null),
 ${appendEventCtes('o.message', 'n.order_id = o.id')}
@@ -90,24 +90,37 @@ export async function fireTimers(
   orderIds: readonly number[],
   now = Date.now(),
 ): Promise<FireOutcome[]> {
+  // The marking statement goes with the COMMIT: one round trip for both.
+  return database.transaction((tx) => fireTimersIn(tx, kind, orderIds, now, (text, params) => tx.finish(text, params)));
+}
+
+/**
+ * fireTimers' work in the caller's transaction (a test clock's advance fires many timers in one).
+ * `send` runs the marking statement: the transaction's last one when the caller commits with it.
+ */
+export async function fireTimersIn(
+  tx: SqlRunner,
+  kind: TimerKind,
+  orderIds: readonly number[],
+  now: number,
+  send: (text: string, params: readonly unknown[]) => Promise<object[]> = (text, params) => tx.rows(text, params),
+): Promise<FireOutcome[]> {
   const unique = [...new Set(orderIds)];
-  return database.transaction(async (tx) => {
-    const rows = await tx.rows<Locked>(LOCK[kind].text, LOCK[kind].params({ orderIds: unique }));
-    const byId = new Map(rows.map((r) => [Number(r.id), r]));
-    const decided = new Map(unique.map((id) => [id, decide(byId.get(id), kind, now)]));
-    const due = unique.filter((id) => decided.get(id)!.message !== undefined);
-    if (due.length > 0) {
-      const messages = due.map((id) => decided.get(id)!.message!);
-      const fired = await tx.finish(FIRE[kind].text, FIRE[kind].params({ orderIds: due, messages }));
-      if (fired.length !== due.length) throw new Error(`${due.length} ${kind} timers due, ${fired.length} marked under their locks`);
-    }
-    const seen = new Set<number>();
-    return orderIds.map((id): FireOutcome => {
-      const { outcome } = decided.get(id)!;
-      if (outcome.kind === 'fired' && seen.has(id)) return { kind: 'already_fired' };
-      seen.add(id);
-      return outcome;
-    });
+  const rows = await tx.rows<Locked>(LOCK[kind].text, LOCK[kind].params({ orderIds: unique }));
+  const byId = new Map(rows.map((r) => [Number(r.id), r]));
+  const decided = new Map(unique.map((id) => [id, decide(byId.get(id), kind, now)]));
+  const due = unique.filter((id) => decided.get(id)!.message !== undefined);
+  if (due.length > 0) {
+    const messages = due.map((id) => decided.get(id)!.message!);
+    const fired = await send(FIRE[kind].text, FIRE[kind].params({ orderIds: due, messages }));
+    if (fired.length !== due.length) throw new Error(`${due.length} ${kind} timers due, ${fired.length} marked under their locks`);
+  }
+  const seen = new Set<number>();
+  return orderIds.map((id): FireOutcome => {
+    const { outcome } = decided.get(id)!;
+    if (outcome.kind === 'fired' && seen.has(id)) return { kind: 'already_fired' };
+    seen.add(id);
+    return outcome;
   });
 }
 

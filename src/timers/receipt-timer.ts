@@ -1,4 +1,4 @@
-import type { Database, SqlRunner } from '../db/client.ts';
+import type { Database, SqlRunner, SqlTx } from '../db/client.ts';
 import { undecidedIssueOf } from '../db/sql/delivery-issues.ts';
 import { liveShipment } from '../db/sql/live-shipment.ts';
 import { closeReceiptWindow, completeOnReceipt } from '../domain/receipt-window.ts';
@@ -17,6 +17,8 @@ import type { FireOutcome } from './fire-timer.ts';
 export const UNCHALLENGED_REASON = 'unchallenged_claim';
 
 const OPEN_WINDOW = `select id, receipt_confirm_by as "confirmBy" from orders where receipt_confirm_by is not null and state = 'accepted'`;
+// Wall-clock orders only: an order on a test clock has its timers fired by the clock's advance.
+const WALL = `${OPEN_WINDOW} and test_clock_id is null`;
 
 const jobOf = (r: { id: string | number; confirmBy: Date | string }): TimerJob => ({
   orderId: Number(r.id),
@@ -26,7 +28,7 @@ const jobOf = (r: { id: string | number; confirmBy: Date | string }): TimerJob =
 
 /** The order's confirmation timer to arm; none when no window is open. */
 export async function receiptTimerOf(db: SqlRunner, orderId: number): Promise<TimerJob | undefined> {
-  const [row] = await db.rows<{ id: string; confirmBy: Date | string }>(`${OPEN_WINDOW} and id = $1::bigint`, [orderId]);
+  const [row] = await db.rows<{ id: string; confirmBy: Date | string }>(`${WALL} and id = $1::bigint`, [orderId]);
   return row && jobOf(row);
 }
 
@@ -34,7 +36,7 @@ export async function receiptTimerOf(db: SqlRunner, orderId: number): Promise<Ti
 export async function* openReceiptWindows(db: SqlRunner, pageSize = 5_000): AsyncGenerator<TimerJob[]> {
   let afterId = 0;
   for (;;) {
-    const rows = await db.rows<{ id: string; confirmBy: Date | string }>(`${OPEN_WINDOW} and id > $1::bigint order by id limit $2::int`, [
+    const rows = await db.rows<{ id: string; confirmBy: Date | string }>(`${WALL} and id > $1::bigint order by id limit $2::int`, [
       afterId,
       pageSize,
     ]);
@@ -45,13 +47,27 @@ export async function* openReceiptWindows(db: SqlRunner, pageSize = 5_000): Asyn
   }
 }
 
+/** The confirmation windows of a test clock's orders ending by `upTo`, earliest first (its advance). */
+export async function receiptWindowsOnClock(db: SqlRunner, clockId: number, upTo: Date, limit: number): Promise<TimerJob[]> {
+  const rows = await db.rows<{ id: string; confirmBy: Date | string }>(
+    `${OPEN_WINDOW} and test_clock_id = $1::bigint and receipt_confirm_by <= $2::timestamptz order by receipt_confirm_by, id limit $3::int`,
+    [clockId, upTo.toISOString(), limit],
+  );
+  return rows.map(jobOf);
+}
+
 /**
  * One run at the window's end, in one transaction under the order's lock: unchallenged (no
  * delivery issue undecided), the seller's claim completes the order, `completed_by:
  * "unchallenged_claim"`; challenged, the issue decides and the window closes.
  */
 export async function fireReceiptWindow(database: Database, orderId: number, now = Date.now()): Promise<FireOutcome> {
-  return database.transaction(async (tx) => {
+  return database.transaction((tx) => fireReceiptWindowIn(tx, orderId, now));
+}
+
+/** fireReceiptWindow's work in the caller's transaction (a test clock's advance fires many in one). */
+export async function fireReceiptWindowIn(tx: SqlTx, orderId: number, now: number): Promise<FireOutcome> {
+  {
     const [order] = await tx.rows<{ id: string; state: string; snapshot: unknown; confirmBy: Date | string | null }>(
       `select id, state, snapshot, receipt_confirm_by as "confirmBy" from orders where id = $1::bigint for update`,
       [orderId],
@@ -76,5 +92,5 @@ export async function fireReceiptWindow(database: Database, orderId: number, now
       return { kind: 'finished' };
     }
     return { kind: 'fired', dueAt };
-  });
+  }
 }

@@ -19,7 +19,7 @@ const ORDER_TIMERS = named<{ orderId: number }>(
   (p) => `
 select id, ${OPEN} as open, due_soon_at as "dueSoonAt", deliver_by as "deliverBy",
   due_soon_fired_at is not null as "dueSoonFired", overdue_fired_at is not null as "overdueFired"
-from orders where id = ${p.orderId}::bigint`,
+from orders where id = ${p.orderId}::bigint and test_clock_id is null`,
 );
 
 /** The timers still to fire of an order's row: none once it finished or has no deadline. */
@@ -31,7 +31,7 @@ function pendingTimers(r: TimerRow): TimerJob[] {
   return timers;
 }
 
-/** An order's timers to arm; the kinds to remove from Redis are the others. */
+/** An order's timers to arm; the kinds to remove from Redis are the others. None for an order on a test clock (its advance fires them). */
 export async function timersOfOrder(db: SqlRunner, orderId: number): Promise<TimerJob[]> {
   const [row] = await db.rows<TimerRow>(ORDER_TIMERS.text, ORDER_TIMERS.params({ orderId }));
   return row ? pendingTimers(row) : [];
@@ -46,7 +46,7 @@ select id, true as open, due_soon_at as "dueSoonAt", deliver_by as "deliverBy",
   due_soon_fired_at is not null as "dueSoonFired", overdue_fired_at is not null as "overdueFired",
   (extract(epoch from deliver_by) * 1000000)::bigint::text as "deliverByUs"
 from orders
-where ${OPEN} and deliver_by is not null
+where ${OPEN} and deliver_by is not null and test_clock_id is null
   and (deliver_by, id) > ('epoch'::timestamptz + ${p.afterUs}::bigint * interval '1 microsecond', ${p.afterId}::bigint)
   and (due_soon_fired_at is null or overdue_fired_at is null)
 order by deliver_by, id limit ${p.limit}::int`,
@@ -67,4 +67,25 @@ export async function* openTimers(db: SqlRunner, pageSize = 5_000): AsyncGenerat
     after = { us: last.deliverByUs, id: Number(last.id) };
     if (rows.length < pageSize) return;
   }
+}
+
+const ON_CLOCK = named<{ clockId: number; upTo: string; limit: number }>(
+  (p) => `
+select id as "orderId", 'due_soon' as kind, due_soon_at as "dueAt" from orders
+where test_clock_id = ${p.clockId}::bigint and ${OPEN} and deliver_by is not null and due_soon_fired_at is null
+  and due_soon_at <= ${p.upTo}::timestamptz
+union all
+select id, 'overdue', deliver_by from orders
+where test_clock_id = ${p.clockId}::bigint and ${OPEN} and deliver_by is not null and overdue_fired_at is null
+  and deliver_by <= ${p.upTo}::timestamptz
+order by 3, 1 limit ${p.limit}::int`,
+);
+
+/** The deadline timers of a test clock's orders due by `upTo`, earliest first (its advance). */
+export async function deadlineTimersOnClock(db: SqlRunner, clockId: number, upTo: Date, limit: number): Promise<TimerJob[]> {
+  const rows = await db.rows<{ orderId: string; kind: TimerJob['kind']; dueAt: Date | string }>(
+    ON_CLOCK.text,
+    ON_CLOCK.params({ clockId, upTo: upTo.toISOString(), limit }),
+  );
+  return rows.map((r) => ({ orderId: Number(r.orderId), kind: r.kind, dueAt: new Date(r.dueAt).getTime() }));
 }

@@ -5,11 +5,9 @@ import { timersPlace } from '@fulfil/contract';
 import type { Database } from '../db/client.ts';
 import { closeWorker, countRunning } from '../queues/close-worker.ts';
 import { observeTimerLateness } from '../telemetry/metrics-registry.ts';
-import { ESCALATION_KIND, RECEIPT_KIND, TimerQueue, type TimerJob } from './deadline-timers.ts';
-import { escalationTimerOf, fireEscalation } from './escalation-timer.ts';
+import { isDeadlineKind, TimerQueue, type TimerJob } from './deadline-timers.ts';
 import { FireBatcher } from './fire-batch.ts';
-import { fireReceiptWindow, receiptTimerOf } from './receipt-timer.ts';
-import { timersOfOrder } from './timer-rows.ts';
+import { ALL_TIMER_KINDS, timerSourceOf, timersToArm } from './timer-sources.ts';
 
 /**
  * Runs the deadline timers that come due (fire-timer.ts); jobs running together share a
@@ -30,12 +28,10 @@ export function startTimerWorker(opts: {
   const batcher = new FireBatcher(opts.database);
   const run = async (job: Job<TimerJob>, token?: string) => {
     const { orderId, kind } = job.data;
-    const outcome =
-      kind === ESCALATION_KIND
-        ? await fireEscalation(opts.database, orderId)
-        : kind === RECEIPT_KIND
-          ? await fireReceiptWindow(opts.database, orderId)
-          : await batcher.fire(orderId, kind);
+    // The deadlines' two kinds go in shared batches (fire-batch.ts); every other kind alone.
+    const outcome = isDeadlineKind(kind)
+      ? await batcher.fire(orderId, kind)
+      : await opts.database.transaction((tx) => timerSourceOf(kind).fireIn(tx, job.data, Date.now()));
     if (outcome.kind === 'not_due') {
       await job.updateData({ ...job.data, dueAt: outcome.dueAt });
       await job.moveToDelayed(outcome.dueAt, token);
@@ -64,7 +60,7 @@ export function startTimerWorker(opts: {
 export async function armOrderTimers(database: Database, queue: TimerQueue, orderIds: readonly number[]): Promise<number> {
   let armed = 0;
   for (const id of orderIds) {
-    const timers = await timersOfOrder(database, id);
+    const timers = await timersToArm(database, id);
     await queue.arm(timers);
     armed += timers.length;
   }
@@ -78,12 +74,7 @@ export async function armOrderTimers(database: Database, queue: TimerQueue, orde
  */
 export async function syncOrderTimers(database: Database, queue: TimerQueue, orderId: number, log: Logger): Promise<void> {
   try {
-    const timers = await timersOfOrder(database, orderId);
-    // The order's delivery issue, if one is open, waits for its seller's answer until respond_by.
-    const escalation = await escalationTimerOf(database, orderId);
-    // A seller's `delivered` no carrier tracks, waiting for the buyer until its window ends (D-156).
-    const receipt = await receiptTimerOf(database, orderId);
-    await queue.sync(orderId, [...timers, ...(escalation ? [escalation] : []), ...(receipt ? [receipt] : [])]);
+    await queue.sync(orderId, await timersToArm(database, orderId), ALL_TIMER_KINDS);
   } catch (err) {
     log.warn({ err, orderId }, 'could not arm the order deadline timers; the sweep will');
   }
