@@ -43,3 +43,19 @@ $$;
 CREATE OR REPLACE FUNCTION "fulfil_now"() RETURNS timestamp with time zone LANGUAGE sql STABLE AS $$
   select coalesce(fulfil_clock(), now())
 $$;
+--> statement-breakpoint
+ALTER TABLE "shipments" ALTER COLUMN "created_at" SET DEFAULT fulfil_now();
+--> statement-breakpoint
+ALTER TABLE "shipment_file_sets" ALTER COLUMN "created_at" SET DEFAULT fulfil_now();
+--> statement-breakpoint
+ALTER TABLE "tracking_events" ALTER COLUMN "recorded_at" SET DEFAULT fulfil_now();
+--> statement-breakpoint
+CREATE TABLE "test_clock_events" (
+	"event_id" text PRIMARY KEY NOT NULL,
+	"clock_id" bigint NOT NULL,
+	"kind" text NOT NULL,
+	"body" jsonb NOT NULL,
+	"at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "test_clock_events" ADD CONSTRAINT "test_clock_events_clock_id_test_clocks_id_fk" FOREIGN KEY ("clock_id") REFERENCES "public"."test_clocks"("id") ON DELETE cascade;

@@ -385,7 +385,7 @@ CREATE TABLE public.shipment_file_sets (
     command_id text NOT NULL,
     brokerage_id bigint NOT NULL,
     user_id bigint,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT public.fulfil_now() NOT NULL,
     replaced_at timestamp with time zone
 );
 
@@ -436,7 +436,7 @@ CREATE TABLE public.shipments (
     pickup_time_range text,
     pickup_instructions text,
     notes text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT public.fulfil_now() NOT NULL,
     delivered_at timestamp with time zone,
     ship_to_address_id bigint,
     service_type text,
@@ -465,6 +465,14 @@ CREATE TABLE public.stored_files (
     height integer,
     content bytea,
     stored_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.test_clock_events (
+    event_id text NOT NULL,
+    clock_id bigint NOT NULL,
+    kind text NOT NULL,
+    body jsonb NOT NULL,
+    at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 CREATE TABLE public.test_clocks (
@@ -541,7 +549,7 @@ CREATE TABLE public.tracking_events (
     description text,
     seller_claim boolean DEFAULT false NOT NULL,
     carrier_event_id text,
-    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    recorded_at timestamp with time zone DEFAULT public.fulfil_now() NOT NULL,
     held boolean DEFAULT false NOT NULL,
     time_flag text,
     reported_time text,
@@ -744,6 +752,9 @@ ALTER TABLE ONLY public.shipments
 ALTER TABLE ONLY public.stored_files
     ADD CONSTRAINT stored_files_pkey PRIMARY KEY (sha256);
 
+ALTER TABLE ONLY public.test_clock_events
+    ADD CONSTRAINT test_clock_events_pkey PRIMARY KEY (event_id);
+
 ALTER TABLE ONLY public.test_clocks
     ADD CONSTRAINT test_clocks_pkey PRIMARY KEY (id);
 
@@ -941,6 +952,9 @@ ALTER TABLE ONLY public.shipments
 
 ALTER TABLE ONLY public.shipments
     ADD CONSTRAINT shipments_ship_to_address_id_addresses_id_fk FOREIGN KEY (ship_to_address_id) REFERENCES public.addresses(id);
+
+ALTER TABLE ONLY public.test_clock_events
+    ADD CONSTRAINT test_clock_events_clock_id_test_clocks_id_fk FOREIGN KEY (clock_id) REFERENCES public.test_clocks(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.test_clocks
     ADD CONSTRAINT test_clocks_brokerage_id_brokerages_id_fk FOREIGN KEY (brokerage_id) REFERENCES public.brokerages(id);

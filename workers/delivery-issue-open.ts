@@ -1,3 +1,4 @@
+import { orderNow } from '../src/db/sql/lock-order.ts';
 import { initialIssueSnapshot } from '../machines/index.ts';
 import { DeliveryIssueConflict, openIssueCommand, parseOrThrow } from '@fulfil/contract';
 import { appendOrderEvent } from '../src/db/sql/append-order-event.ts';
@@ -22,7 +23,7 @@ export default defineHandler({
   parse: (payload) => parseOrThrow(openIssueCommand, payload, 'payload'),
   async handle(tx, { payload, actor, commandId }, ctx) {
     const order = await openPartyOrder(tx, payload.order_id, actor, { only: 'buyer', operation: 'open a delivery issue' });
-    const now = new Date();
+    const now = orderNow(order);
     assertIssueAllowed(order, now);
     const undecided = await undecidedIssueOf(tx, order.id);
     if (undecided) throw new DeliveryIssueConflict(undecided.id);

@@ -1,3 +1,4 @@
+import { orderNow } from '../src/db/sql/lock-order.ts';
 import { OPEN_ORDER_STATES } from '../machines/index.ts';
 import { appendOrderEvent } from '../src/db/sql/append-order-event.ts';
 import { setOrderDeadline } from '../src/db/sql/order-writes.ts';
@@ -19,7 +20,7 @@ export default defineHandler({
     if (!(OPEN_ORDER_STATES as readonly string[]).includes(order.state)) {
       throw new InvalidTransition(`order is ${order.state}; its in-hand date can no longer change`);
     }
-    assertNotBeforeToday(payload.in_hand_on, new Date(), ctx.deadlines);
+    assertNotBeforeToday(payload.in_hand_on, orderNow(order), ctx.deadlines);
     const deliverBy = deliverByFor(payload.in_hand_on, order.eventStartsAt, ctx.deadlines);
     const dueSoon = dueSoonAt(deliverBy, ctx.deadlines);
     await setOrderDeadline(tx, { orderId: order.id, inHandOn: payload.in_hand_on, deliverBy, dueSoonAt: dueSoon });

@@ -27,7 +27,7 @@ export default defineHandler({
       actor: { brokerageId: actor.brokerageId, userId: actor.userId, role: order.role },
       commandId,
     });
-    const completed = await applyHeldScans(tx, { id: order.id, snapshot: next.snapshot }, order.shipment);
+    const completed = await applyHeldScans(tx, { id: order.id, snapshot: next.snapshot, clockTime: order.clockTime }, order.shipment);
     return {
       status: 200,
       body: await orderAnswerOf(tx, order.id, actor),

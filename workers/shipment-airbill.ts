@@ -1,3 +1,4 @@
+import { orderNow } from '../src/db/sql/lock-order.ts';
 import { airbillCommand, Forbidden, InvalidParams, InvalidTransition, isMailedType, LabelBought, parseOrThrow } from '@fulfil/contract';
 import { attachFileSet, drawFileSetIds, fileSetsOf, holdStoredFiles } from '../src/db/sql/file-sets.ts';
 import { addressRow, setLabelFacts } from '../src/db/sql/mailed-shipment.ts';
@@ -78,7 +79,7 @@ export default defineHandler({
     const body = { ...mailedShipmentJson(next, contacts), airbill, purchase };
     await attachFileSet(tx, {
       setId,
-      createdAt: new Date(),
+      createdAt: orderNow(order),
       kind: 'airbill',
       orderId: order.id,
       shipment,

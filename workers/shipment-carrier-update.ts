@@ -1,3 +1,4 @@
+import { orderNow } from '../src/db/sql/lock-order.ts';
 import { carrierUpdateCommand, parseOrThrow } from '@fulfil/contract';
 import { appendOrderEvent } from '../src/db/sql/append-order-event.ts';
 import { setEstimate, takeCarrierEvent } from '../src/db/sql/mailed-shipment.ts';
@@ -45,7 +46,7 @@ export default defineHandler({
     let recorded = 0;
     let completed = false;
     if (first) {
-      const now = new Date();
+      const now = orderNow(order);
       const scans = payload.scans
         .map((scan) => ({ scan, time: carrierScanTime(scan.occurred_at, now, opening.createdAt) }))
         .sort((a, b) => Date.parse(a.time.occurredAt) - Date.parse(b.time.occurredAt));

@@ -1,3 +1,4 @@
+import { orderNow } from '../src/db/sql/lock-order.ts';
 import { applyShipmentEvent, shipmentView, type PersistedShipment } from '../machines/index.ts';
 import { completeShipment } from '../src/db/sql/complete-shipment.ts';
 import { completeCommand, isMailedType, parseOrThrow, InvalidParams, InvalidTransition } from '@fulfil/contract';
@@ -55,7 +56,7 @@ export default defineHandler({
       snapshot: result.snapshot,
       xMobileLink: payload.x_mobile_link ?? null,
       transferSource: payload.transfer_source ?? shipment.transferSource,
-      deliveredAt: new Date(),
+      deliveredAt: orderNow(order),
     };
     const body = { ...completedShipmentJson(completed), ...(payload.tickets ? { tickets: payload.tickets } : {}) };
     await completeShipment(tx, {

@@ -1,3 +1,4 @@
+import { orderNow } from '../src/db/sql/lock-order.ts';
 import { eticketsCommand, fieldPath, InvalidParams, parseOrThrow } from '@fulfil/contract';
 import { attachFileSet, currentEticketSet, drawFileSetIds, holdStoredFiles, replaceCurrentEticketSet } from '../src/db/sql/file-sets.ts';
 import { eticketJson } from '../src/domain/file-json.ts';
@@ -43,7 +44,7 @@ export default defineHandler({
     const body = { ...shown, etickets };
     await attachFileSet(tx, {
       setId,
-      createdAt: new Date(),
+      createdAt: orderNow(order),
       kind: 'etickets',
       orderId: order.id,
       shipment,

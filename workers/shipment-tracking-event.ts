@@ -1,3 +1,4 @@
+import { orderNow } from '../src/db/sql/lock-order.ts';
 import { InvalidTransition, isMailedType, parseOrThrow, trackingEventCommand } from '@fulfil/contract';
 import { addressRow } from '../src/db/sql/mailed-shipment.ts';
 import { storeResult } from '../src/db/sql/store-result.ts';
@@ -34,7 +35,7 @@ export default defineHandler({
         `shipment ${shipment.id} has no tracking number yet: set it with PUT /v9/shipments/${shipment.id}/tracking first`,
       );
     }
-    const occurredAt = assertSellerScanTime(payload.occurred_at, new Date(), shipment.createdAt);
+    const occurredAt = assertSellerScanTime(payload.occurred_at, orderNow(order), shipment.createdAt);
     if (payload.status === 'delivered' && shipment.state === 'pending') {
       throw new InvalidTransition(
         `shipment ${shipment.id} is pending: it was never shipped, so it cannot be delivered; ship it first (PUT /v9/shipments/${shipment.id}/complete)`,
@@ -66,7 +67,7 @@ export default defineHandler({
     const mine = events.find(
       (e) => e.source === 'seller' && e.status === payload.status && e.occurredAt.getTime() === Date.parse(occurredAt),
     );
-    const confirmBy = awaitsBuyer ? await openReceiptWindow(tx, order.id, new Date(Date.now() + window)) : null;
+    const confirmBy = awaitsBuyer ? await openReceiptWindow(tx, order.id, new Date(orderNow(order).getTime() + window)) : null;
     const body = {
       ...mailedShipmentJson(outcome.shipment, { shipToAddress: await addressRow(tx, shipment.shipToAddressId) }),
       tracking_event: trackingEventJson(mine!),

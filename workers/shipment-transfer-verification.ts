@@ -1,3 +1,4 @@
+import { orderNow } from '../src/db/sql/lock-order.ts';
 import { parseOrThrow, transferVerificationCommand } from '@fulfil/contract';
 import { attachFileSet, drawFileSetIds, holdStoredFiles } from '../src/db/sql/file-sets.ts';
 import { transferVerificationJson } from '../src/domain/file-json.ts';
@@ -23,7 +24,7 @@ export default defineHandler({
     const held = await holdStoredFiles(tx, shas);
     const facts = factsInOrder(shas, held, 'files');
     const { setId, fileIds } = await drawFileSetIds(tx, payload.files.length);
-    const now = new Date();
+    const now = orderNow(order);
     const files = payload.files.map((f, i) => ({ ...f, id: fileIds[i]! }));
     const body = transferVerificationJson({
       id: setId,

@@ -4,7 +4,7 @@ import type { SqlTx } from '../db/database.ts';
 import { appendOrderEvent } from '../db/sql/append-order-event.ts';
 import { issueById, orderOfIssue, stepIssue, type IssueRow, type IssueStep } from '../db/sql/delivery-issues.ts';
 import { issueEventJson } from './delivery-issue-json.ts';
-import type { LockedPartyOrder } from '../db/sql/lock-order.ts';
+import { ORDER_CLOCK_COLUMNS, type LockedPartyOrder } from '../db/sql/lock-order.ts';
 import { openPartyOrder } from './order-commands.ts';
 
 /**
@@ -33,7 +33,8 @@ export async function openIssue(
 export async function lockIssueForOperator(tx: SqlTx, issueId: number): Promise<IssueRow> {
   const orderId = await orderOfIssue(tx, issueId);
   if (orderId === undefined) throw new NotFound(`delivery issue ${issueId} not found`);
-  await tx.rows(`select id from orders where id = $1::bigint for update`, [orderId]);
+  // The order's clock too (lock-order.ts): the operator's step is stamped at the order's time.
+  await tx.rows(`select o.id, ${ORDER_CLOCK_COLUMNS} from orders o where o.id = $1::bigint for update`, [orderId]);
   return (await issueById(tx, issueId))!;
 }
 

@@ -12,7 +12,7 @@ import { applyScanEffect } from './tracking-moves.ts';
  */
 export async function applyHeldScans(
   tx: SqlTx,
-  order: { id: number; snapshot: PersistedOrder },
+  order: { id: number; snapshot: PersistedOrder; clockTime: Date | null },
   shipment: { id: number; type: string } | null,
 ): Promise<boolean> {
   if (!shipment || !isMailedType(shipment.type)) return false;
@@ -31,7 +31,7 @@ export async function applyHeldScans(
     const moved = await applyScanEffect(
       tx,
       // Completed by an earlier scan of this loop: the later ones move the envelope only.
-      { id: order.id, snapshot: completed ? { value: 'completed' } : order.snapshot },
+      { id: order.id, snapshot: completed ? { value: 'completed' } : order.snapshot, clockTime: order.clockTime },
       current,
       {
         source: 'carrier',

@@ -1,3 +1,4 @@
+import { orderNow } from '../db/sql/lock-order.ts';
 import type { TrackingStatus } from '@fulfil/contract';
 import type { SqlTx } from '../db/client.ts';
 import type { ShipmentRow } from '../db/ops/shipment-rows.ts';
@@ -28,7 +29,7 @@ export async function closeReceiptWindow(tx: Pick<SqlTx, 'rows'>, orderId: numbe
  */
 export async function completeOnReceipt(
   tx: SqlTx,
-  order: { id: number; snapshot: unknown },
+  order: { id: number; snapshot: unknown; clockTime: Date | null },
   shipment: ShipmentRow,
   completedBy: CompletedBy,
   event: EventWho,
@@ -46,7 +47,7 @@ export async function completeOnReceipt(
     {
       source: 'seller',
       status,
-      occurredAt: claim ? toDate(claim.occurredAt).toISOString() : new Date().toISOString(),
+      occurredAt: claim ? toDate(claim.occurredAt).toISOString() : orderNow(order).toISOString(),
       location: claim?.location ?? null,
       description: claim?.description ?? null,
     },

@@ -1,7 +1,7 @@
 import { applyShipmentEvent, orderView, type PersistedOrder, type PersistedShipment } from '../../machines/index.ts';
 import type { EventKind, TrackingStatus } from '@fulfil/contract';
 import type { SqlTx } from '../db/client.ts';
-import type { LockedOrder } from '../db/sql/lock-order.ts';
+import { orderNow, type LockedOrder } from '../db/sql/lock-order.ts';
 import { moveMailedShipment, recordTrackingEvent, type MailedMove } from '../db/sql/mailed-shipment.ts';
 import type { ShipmentRow } from '../db/ops/shipment-rows.ts';
 import type { TimeFlag, TrackingSource } from '../db/schema/tracking.ts';
@@ -111,7 +111,7 @@ async function statusTold(tx: SqlTx, shipmentId: number, at: string): Promise<st
 /** What a recorded scan does to the shipment (and the order, when it delivers it); nothing on a settled one. */
 export async function applyScanEffect(
   tx: SqlTx,
-  order: Pick<LockedOrder, 'id' | 'snapshot'>,
+  order: Pick<LockedOrder, 'id' | 'snapshot' | 'clockTime'>,
   shipment: ShipmentRow,
   t: Pick<TrackingInput, 'source' | 'status' | 'occurredAt' | 'location' | 'description'>,
   event: EventWho,
@@ -136,7 +136,7 @@ export async function applyScanEffect(
   const scan = { status: t.status, occurred_at: t.occurredAt, location: t.location, description: t.description, source: t.source };
   await moveMailedShipment(tx, {
     old: shipment,
-    next: delivers ? { ...next, deliveredAt: new Date() } : next,
+    next: delivers ? { ...next, deliveredAt: orderNow(order) } : next,
     orderCompletion,
     event: {
       ...event,

@@ -84,9 +84,15 @@ export async function fireReceiptWindowIn(tx: SqlTx, orderId: number, now: numbe
     const shipment = live && (await liveShipment(tx, Number(live.id), { drawNextId: false }));
     const completed =
       shipment &&
-      (await completeOnReceipt(tx, { id: orderId, snapshot: order.snapshot }, shipment.shipment, 'unchallenged_claim', {
-        actor: { type: 'system', reason: UNCHALLENGED_REASON },
-      }));
+      (await completeOnReceipt(
+        tx,
+        { id: orderId, snapshot: order.snapshot, clockTime: new Date(now) },
+        shipment.shipment,
+        'unchallenged_claim',
+        {
+          actor: { type: 'system', reason: UNCHALLENGED_REASON },
+        },
+      ));
     if (!completed) {
       await closeReceiptWindow(tx, orderId);
       return { kind: 'finished' };

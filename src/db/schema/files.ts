@@ -47,7 +47,9 @@ export const shipmentFileSets = pgTable(
     commandId: text('command_id').notNull().unique(),
     brokerageId: ref('brokerage_id').notNull(),
     userId: ref('user_id'),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`fulfil_now()`),
     replacedAt: timestamp('replaced_at', { withTimezone: true }),
   },
   (t) => [

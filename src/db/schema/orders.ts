@@ -84,7 +84,9 @@ export const orders = pgTable(
     index('orders_receipt_confirm_by_idx')
       .on(t.receiptConfirmBy, t.id)
       .where(sql`${t.receiptConfirmBy} is not null`),
-    index('orders_test_clock_idx').on(t.testClockId, t.id).where(sql`${t.testClockId} is not null`),
+    index('orders_test_clock_idx')
+      .on(t.testClockId, t.id)
+      .where(sql`${t.testClockId} is not null`),
   ],
 );
 
@@ -128,7 +130,9 @@ export const shipments = pgTable(
     carrierLabelId: text('carrier_label_id'),
     /** The carrier's latest estimate of delivery. */
     estimatedDeliveryAt: timestamp('estimated_delivery_at', { withTimezone: true }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`fulfil_now()`),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
   },
   (t) => [

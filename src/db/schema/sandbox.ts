@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { brokerages } from './tenancy.ts';
 
 export const TEST_CLOCK_STATUSES = ['ready', 'advancing'] as const;
@@ -28,8 +28,24 @@ export const testClocks = pgTable(
   },
   (t) => [
     index('test_clocks_brokerage_idx').on(t.brokerageId, t.id),
-    index('test_clocks_advancing_idx').on(t.id).where(sql`${t.status} = 'advancing'`),
+    index('test_clocks_advancing_idx')
+      .on(t.id)
+      .where(sql`${t.status} = 'advancing'`),
     check('test_clocks_status', sql`${t.status} in ('ready', 'advancing')`),
     check('test_clocks_advance_to', sql`(${t.status} = 'advancing') = (${t.advanceTo} is not null)`),
   ],
 );
+
+/**
+ * A test clock's own events (`test_clock.advancing`, `test_clock.ready`): the clock as the event
+ * left it, which its webhook deliveries (order_id null, the event id) send (src/sandbox/clock-events.ts).
+ */
+export const testClockEvents = pgTable('test_clock_events', {
+  eventId: text('event_id').primaryKey(),
+  clockId: bigint('clock_id', { mode: 'number' })
+    .notNull()
+    .references(() => testClocks.id, { onDelete: 'cascade' }),
+  kind: text('kind').notNull(),
+  body: jsonb('body').notNull(),
+  at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+});

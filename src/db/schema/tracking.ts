@@ -29,7 +29,9 @@ export const trackingEvents = pgTable(
     sellerClaim: boolean('seller_claim').notNull().default(false),
     /** The carrier's event id (EasyPost `evt_…`) that first brought this scan. */
     carrierEventId: text('carrier_event_id'),
-    recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+    recordedAt: timestamp('recorded_at', { withTimezone: true })
+      .notNull()
+      .default(sql`fulfil_now()`),
     /** Stored while its effect had to wait (the order's cancellation proposed); applied, it is false again (D-152). */
     held: boolean('held').notNull().default(false),
     /** Why the carrier's time was not used (`out_of_range`, `future`, `before_shipment`): occurred_at is then the time it came. */

@@ -36,7 +36,7 @@ export const ACCEPT = named<AcceptValues>(
   (p) => `
 with o as (
   update orders set state = ${p.orderState}, snapshot = ${p.orderSnapshot}::text::jsonb, reviewer_id = ${p.reviewerId}::bigint,
-    seats = ${p.seats}::text::jsonb, accepted_at = now(), event_seq = event_seq + 1
+    seats = ${p.seats}::text::jsonb, accepted_at = fulfil_now(), event_seq = event_seq + 1
   where id = ${p.orderId}::bigint returning id, event_seq
 ),
 n as (

@@ -15,12 +15,12 @@ const COMPLETE = named<CompleteValues>(
 with ${shipmentWasCte(`${p.shipmentId}::bigint`)},
 n as (
   update shipments set state = ${p.state}, snapshot = ${p.snapshot}::text::jsonb, x_mobile_link = ${p.xMobileLink},
-    transfer_source = ${p.transferSource}, delivered_at = now()
+    transfer_source = ${p.transferSource}, delivered_at = fulfil_now()
   where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint and replaced_by is null
   returning id, ${shipmentRowJson('shipments')} as after
 ),
 o as (
-  update orders set state = ${p.orderState}, snapshot = ${p.orderSnapshot}::text::jsonb, completed_at = now(),
+  update orders set state = ${p.orderState}, snapshot = ${p.orderSnapshot}::text::jsonb, completed_at = fulfil_now(),
     event_seq = orders.event_seq + 1
   from n where orders.id = ${p.orderId}::bigint returning orders.id, orders.event_seq
 ),

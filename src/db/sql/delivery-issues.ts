@@ -180,11 +180,14 @@ const STEP_COLUMN: Record<DeliveryIssueState, string | null> = {
   closed: 'closed_at',
 };
 
-/** Moves the issue to its next state (the machine decided it); answers the row as it now is. */
+/**
+ * Moves the issue to its next state (the machine decided it); answers the row as it now is. The
+ * step's time is the transaction's test clock where the order has one (D-180), else `step.at`.
+ */
 export async function stepIssue(tx: SqlRunner, issueId: number, step: IssueStep): Promise<IssueRow> {
   const column = STEP_COLUMN[step.state];
   const [row] = await tx.rows<Record<string, unknown>>(
-    `update delivery_issues set state = $2, snapshot = $3::text::jsonb${column ? `, ${column} = $4::timestamptz` : ''},
+    `update delivery_issues set state = $2, snapshot = $3::text::jsonb${column ? `, ${column} = coalesce(fulfil_clock(), $4::timestamptz)` : ''},
        escalated_by = coalesce($5, escalated_by), outcome = coalesce($6, outcome), close_notes = coalesce($7, close_notes),
        resolution_notes = coalesce($8, resolution_notes), escalation_notes = coalesce($9, escalation_notes)
      where id = $1::bigint returning ${ISSUE_COLUMNS}`,
@@ -224,7 +227,7 @@ export async function insertResponse(tx: SqlRunner, r: NewResponse): Promise<Res
   const [row] = await tx.rows<Record<string, unknown>>(
     `insert into delivery_issue_responses (issue_id, order_id, shipment_id, kind, set_id, tickets, transfer_source, x_mobile_link,
        notes, brokerage_id, user_id, command_id, at)
-     values ($1::bigint, $2::bigint, $3::bigint, $4, $5::bigint, $6::text::jsonb, $7, $8, $9, $10::bigint, $11::bigint, $12, $13::timestamptz)
+     values ($1::bigint, $2::bigint, $3::bigint, $4, $5::bigint, $6::text::jsonb, $7, $8, $9, $10::bigint, $11::bigint, $12, coalesce(fulfil_clock(), $13::timestamptz))
      returning ${RESPONSE_COLUMNS}`,
     [
       r.issueId,

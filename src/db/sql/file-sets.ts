@@ -111,7 +111,7 @@ export async function fileSetsOfOrder(db: SqlRunner, orderId: number): Promise<F
 /** Marks the shipment's current e-ticket set replaced; before the new one is inserted (one current set, by index). */
 export async function replaceCurrentEticketSet(tx: SqlTx, shipmentId: number): Promise<void> {
   await tx.rows(
-    `update shipment_file_sets set replaced_at = now() where shipment_id = $1::bigint and kind = 'etickets' and replaced_at is null`,
+    `update shipment_file_sets set replaced_at = fulfil_now() where shipment_id = $1::bigint and kind = 'etickets' and replaced_at is null`,
     [shipmentId],
   );
 }

@@ -17,11 +17,29 @@ export interface LockedOrder {
   buyerBrokerageId: number;
   /** Whether the order has a deadline, hence timers in Redis to remove when it finishes. */
   hasDeadline: boolean;
+  /**
+   * The time of the order's test clock (D-180), null on the wall clock. The lock also makes it the
+   * transaction's clock (`fulfil.clock`): what the command stamps with fulfil_now(), and its event's
+   * time, are the clock's. A command reads the order's time with orderNow().
+   */
+  clockTime: Date | null;
 }
+
+/** The order's time now: its test clock's, or the wall clock's. */
+export function orderNow(order: { clockTime: Date | null }): Date {
+  return order.clockTime ? new Date(order.clockTime) : new Date();
+}
+
+/**
+ * The lock statements' columns that read the order's test clock and make it the transaction's.
+ * Live orders (no clock) skip both subqueries; `set_config(…, true)` lasts until the transaction ends.
+ */
+export const ORDER_CLOCK_COLUMNS = `case when o.test_clock_id is not null then (select c.frozen_time from test_clocks c where c.id = o.test_clock_id) end as "clockTime",
+  case when o.test_clock_id is not null then set_config('fulfil.clock', (select c.frozen_time::text from test_clocks c where c.id = o.test_clock_id), true) end as "clockSet"`;
 
 const ORDER_COLUMNS = `o.id, o.oid, o.delivery, o.quantity, o.recipient_name as "recipientName",
   o.recipient_email as "recipientEmail", o.state, o.snapshot, f.brokerage_id as "sellerBrokerageId",
-  o.buyer_brokerage_id as "buyerBrokerageId", o.deliver_by is not null as "hasDeadline"`;
+  o.buyer_brokerage_id as "buyerBrokerageId", o.deliver_by is not null as "hasDeadline", ${ORDER_CLOCK_COLUMNS}`;
 
 // The caller's role sits in the WHERE clause: rows that fail it are never locked, so another
 // brokerage (or the wrong party) can neither take nor wait on an order's lock. Should one

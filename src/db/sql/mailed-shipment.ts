@@ -17,13 +17,13 @@ n as (
   update shipments set state = ${p.state}, snapshot = ${p.snapshot}::text::jsonb, tracking_number = ${p.trackingNumber},
     carrier_tracker_id = ${p.trackerId}, carrier_label_id = ${p.labelId}, service_type = ${p.serviceType},
     estimated_delivery_at = ${p.estimatedDeliveryAt}::timestamptz,
-    delivered_at = case when ${p.state} = 'delivered' then coalesce(delivered_at, now()) else delivered_at end
+    delivered_at = case when ${p.state} = 'delivered' then coalesce(delivered_at, fulfil_now()) else delivered_at end
   where id = ${p.shipmentId}::bigint and order_id = ${p.orderId}::bigint and replaced_by is null
   returning id, ${shipmentRowJson('shipments')} as after
 ),
 o as (
   update orders set state = coalesce(${p.orderState}::text, orders.state), snapshot = coalesce(${p.orderSnapshot}::text::jsonb, orders.snapshot),
-    completed_at = case when ${p.orderState}::text is null then orders.completed_at else now() end, event_seq = orders.event_seq + 1
+    completed_at = case when ${p.orderState}::text is null then orders.completed_at else fulfil_now() end, event_seq = orders.event_seq + 1
   from n where orders.id = ${p.orderId}::bigint returning orders.id, orders.event_seq
 ),
 ${appendEventCtes(p.message, 'true', shipmentBeforeOf('n.after'))},

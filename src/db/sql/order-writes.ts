@@ -16,7 +16,7 @@ const SET_STATE = named<{
 }>(
   (p) => `
 update orders set state = ${p.state}::text, snapshot = ${p.snapshot}::text::jsonb,
-  closed_at = case when ${p.closed}::boolean then now() else closed_at end,
+  closed_at = case when ${p.closed}::boolean then fulfil_now() else closed_at end,
   rejection_reason = coalesce(${p.rejectionReason}::text, rejection_reason),
   rejection_notes = coalesce(${p.rejectionNotes}::text, rejection_notes)
 where id = ${p.orderId}::bigint returning id`,

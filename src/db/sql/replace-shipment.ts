@@ -20,7 +20,7 @@ import { answerValues, storeAnswerCte, type Answer, type AnswerValues } from './
 export const REPLACE_SETS = {
   ...NEW_VERSION_SETS,
   id: "the tombstone's RETURNING (the id drawn for the replacement): no tombstone, no insert",
-  deliveredAt: "now() when the replacement is delivered: the transaction's clock, as the order's completed_at",
+  deliveredAt: "fulfil_now() when the replacement is delivered: the transaction's clock, as the order's completed_at",
 } as const;
 const CARRIED = insertedColumns(REPLACE_SETS);
 type Carried = KeysOf<typeof CARRIED>;
@@ -50,19 +50,19 @@ interface ReplaceValues extends ShipmentParams<Carried>, AnswerValues {
 export const REPLACE = named<ReplaceValues>(
   (p) => `
 with t as (
-  update shipments set replaced_by = ${p.nextId}::bigint, replaced_at = now()
+  update shipments set replaced_by = ${p.nextId}::bigint, replaced_at = fulfil_now()
   where id = ${p.oldId}::bigint and order_id = ${p['shipment.orderId']}::bigint and replaced_by is null returning replaced_by as id
 ),
 n as (
   insert into shipments (id, ${insertColumnList(CARRIED)}, delivered_at)
-  select t.id, ${insertValueList(CARRIED, p)}, case when ${p.delivered}::boolean then now() end
+  select t.id, ${insertValueList(CARRIED, p)}, case when ${p.delivered}::boolean then fulfil_now() end
   from t
   returning id
 ),
 o as (
   update orders set event_seq = orders.event_seq + 1, state = coalesce(${p.orderState}::text, orders.state),
     snapshot = coalesce(${p.orderSnapshot}::text::jsonb, orders.snapshot),
-    completed_at = case when ${p.orderState}::text is null then orders.completed_at else now() end
+    completed_at = case when ${p.orderState}::text is null then orders.completed_at else fulfil_now() end
   from n where orders.id = ${p['shipment.orderId']}::bigint returning orders.id, orders.event_seq
 ),
 ${appendEventCtes(p.message)},

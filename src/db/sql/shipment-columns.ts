@@ -47,7 +47,7 @@ export type SetByStatement = Partial<Record<ShipmentKey, string>>;
 export const NEW_VERSION_SETS = {
   replacedBy: 'null: a row is inserted live; only the next update turns it into a tombstone',
   replacedAt: 'null, with replacedBy',
-  createdAt: "the column's default, now(): when this version was written, by the database's clock",
+  createdAt: "the column's default, fulfil_now(): when this version was written, by the order's clock (the database's, or its test clock)",
 } as const satisfies SetByStatement;
 
 /** Some of the columns, with their keys in the type: what an insert's values must give. */

@@ -89,7 +89,7 @@ export const publicEvent = z.strictObject({
   order_id: id,
   seq: z.number().int().positive().describe('per order: events of one order come in seq order'),
   livemode: z.boolean().describe('false for an event of a test order (test mode)'),
-  test_clock: z.number().int().nullable().describe("the test clock the order lives at; null: the wall clock"),
+  test_clock: z.number().int().nullable().describe('the test clock the order lives at; null: the wall clock'),
   data: z.strictObject({
     event: orderEvent.describe('the event as GET /v9/orders/:id/events lists it, trimmed for your party'),
     shipment: readShipment
