@@ -26,6 +26,7 @@ import { UploadAdmission } from './upload-admission.ts';
 import { InspectPool } from '../files/inspect-pool.ts';
 import { EasyPostAdapter } from '../carriers/easypost-adapter.ts';
 import { carrierWebhookRoutes } from './routes/carrier-webhooks.ts';
+import type { ClockDelivery } from '../sandbox/clock-events.ts';
 import { deadlinePolicyOf } from '../domain/deadline-policy.ts';
 
 export interface AppDeps {
@@ -48,6 +49,10 @@ export interface AppDeps {
   files?: FileStore;
   /** Arms new orders' deadline timers (test orders); without it the timer sweep does. */
   armTimers?: (orderIds: number[]) => Promise<void>;
+  /** Starts a test clock's advance on the workers; without it the timer sweep does. */
+  armAdvance?: (clockId: number) => Promise<void>;
+  /** Sends a test clock event's webhook deliveries now; without it the webhook sweep does. */
+  sendClockEvents?: (deliveries: ClockDelivery[]) => Promise<void>;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -138,7 +143,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           fromAddressId: c.EASYPOST_FROM_ADDRESS_ID,
         })
       : undefined;
-  const sandbox = c.SANDBOX ? { policy: deadlinePolicyOf(c), armTimers: deps.armTimers } : undefined;
+  const sandbox = c.SANDBOX
+    ? { policy: deadlinePolicyOf(c), armTimers: deps.armTimers, armAdvance: deps.armAdvance, sendClockEvents: deps.sendClockEvents }
+    : undefined;
   await app.register(v9Routes({ ...deps, feed, files, uploads, inspect, carrier, sandbox }), { prefix: '/v9' });
   await app.register(
     carrierWebhookRoutes({

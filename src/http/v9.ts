@@ -17,6 +17,7 @@ import { shipmentRoutes } from './routes/shipments.ts';
 import { shipmentFileRoutes, type FileRouteDeps } from './routes/shipment-files.ts';
 import { mailedShipmentRoutes, type MailedRouteDeps } from './routes/mailed-shipments.ts';
 import { webhookEndpointRoutes, type WebhookRouteDeps } from './routes/webhook-endpoints.ts';
+import { testClockRoutes, type TestClockDeps } from './routes/test-clocks.ts';
 import { testHelperRoutes, type TestHelperDeps } from './routes/test-helpers.ts';
 
 /**
@@ -31,7 +32,7 @@ export function v9Routes(
     feed: Omit<FeedDeps, 'database' | 'readDatabase'>;
     webhooks?: WebhookRouteDeps['webhooks'];
     /** Test mode's helpers; absent when SANDBOX is off (their routes are then 404). */
-    sandbox?: Omit<TestHelperDeps, 'database'> | undefined;
+    sandbox?: (Omit<TestHelperDeps, 'database'> & Omit<TestClockDeps, 'database'>) | undefined;
   } & Pick<FileRouteDeps, 'files' | 'uploads' | 'inspect'> &
     Pick<MailedRouteDeps, 'carrier'>,
 ): FastifyPluginAsync {
@@ -58,6 +59,9 @@ export function v9Routes(
     orderEventRoutes(v9, replica);
     eventFeedRoutes(v9, { database: deps.database, readDatabase: deps.readDatabase, ...deps.feed });
     if (deps.webhooks) webhookEndpointRoutes(v9, { ...deps, webhooks: deps.webhooks });
-    if (deps.sandbox) testHelperRoutes(v9, { database: deps.database, ...deps.sandbox });
+    if (deps.sandbox) {
+      testHelperRoutes(v9, { database: deps.database, ...deps.sandbox });
+      testClockRoutes(v9, { database: deps.database, ...deps.sandbox });
+    }
   };
 }

@@ -79,6 +79,16 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
     },
     ...(credentialCache ? { credentialCache } : {}),
     files: await openFileStore(config, database),
+    armAdvance: async (clockId) => {
+      await timerQueue.armAdvance(clockId).catch((err: unknown) =>
+        log.warn({ err, clockId }, "could not start a test clock's advance; the timer sweep will"),
+      );
+    },
+    sendClockEvents: async (deliveries) => {
+      await webhookQueue
+        .kick(deliveries.map((d) => ({ endpointId: d.endpointId, orderId: null, deliveryId: d.deliveryId, attempts: 0 })))
+        .catch((err: unknown) => log.warn({ err }, "could not queue a test clock event's deliveries; the webhook sweep will"));
+    },
     armTimers: async (orderIds) => {
       await armOrderTimers(database, timerQueue, orderIds).catch((err: unknown) =>
         log.warn({ err, orderIds }, "could not arm a new order's timers; the sweep will"),

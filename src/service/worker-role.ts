@@ -12,6 +12,7 @@ import { deadlinePolicyOf } from '../domain/deadline-policy.ts';
 import { TimerQueue } from '../timers/deadline-timers.ts';
 import { startTimerWorker, syncOrderTimers } from '../timers/timer-worker.ts';
 import { sweepTimers } from '../timers/sweep-timers.ts';
+import { resumeAdvances } from '../sandbox/clock-advance.ts';
 import type { RoleContext } from './role-context.ts';
 
 /**
@@ -115,6 +116,13 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     (err: unknown) => {
       if (!stopping) log.warn({ err }, 'the timer sweep at start failed; the periodic sweep will arm them');
     },
+  );
+  // Test clocks whose advance a killed worker left running go on now (src/sandbox/clock-advance.ts).
+  void resumeAdvances(database, (err, clockId) => {
+    if (!stopping) log.warn({ err, clockId }, 'a test clock advance failed at start; the timer sweep starts it again');
+  }).then(
+    (n) => n > 0 && wake.committed(),
+    () => undefined,
   );
   onStop({
     phase: 'workers',

@@ -30,6 +30,12 @@ export interface TimerJob {
   dueAt: number;
 }
 
+/** The job that runs a test clock's advance (src/sandbox/clock-advance.ts) on the timers' queue and worker. */
+export const ADVANCE_CLOCK_JOB = 'advance_clock';
+export interface AdvanceClockJob {
+  clockId: number;
+}
+
 /** One id per order and kind (BullMQ ids may not hold ':'): arming twice is one job. */
 export function timerJobId(orderId: number, kind: AnyTimerKind): string {
   return `deadline-${orderId}-${kind}`;
@@ -116,6 +122,15 @@ export class TimerQueue {
     );
     if (stale.length) await this.arm(stale);
     return missing.length + stale.length;
+  }
+
+  /**
+   * Starts (or, after a lost Redis, starts again) a test clock's advance: one job per clock, so an
+   * advance armed twice runs once; the run reads its target from Postgres, so a stale job does no harm.
+   */
+  async armAdvance(clockId: number): Promise<void> {
+    const data: AdvanceClockJob = { clockId };
+    await this.queue.add(ADVANCE_CLOCK_JOB, data as unknown as TimerJob, { jobId: `clock-${clockId}-advance` });
   }
 
   /** Removes an order's timers (it finished); one running now finds the order finished and does nothing. */

@@ -5,7 +5,8 @@ import { timersPlace } from '@fulfil/contract';
 import type { Database } from '../db/client.ts';
 import { closeWorker, countRunning } from '../queues/close-worker.ts';
 import { observeTimerLateness } from '../telemetry/metrics-registry.ts';
-import { isDeadlineKind, TimerQueue, type TimerJob } from './deadline-timers.ts';
+import { runAdvance } from '../sandbox/clock-advance.ts';
+import { ADVANCE_CLOCK_JOB, isDeadlineKind, TimerQueue, type AdvanceClockJob, type TimerJob } from './deadline-timers.ts';
 import { FireBatcher } from './fire-batch.ts';
 import { ALL_TIMER_KINDS, timerSourceOf, timersToArm } from './timer-sources.ts';
 
@@ -27,6 +28,12 @@ export function startTimerWorker(opts: {
   const place = timersPlace(opts.prefix);
   const batcher = new FireBatcher(opts.database);
   const run = async (job: Job<TimerJob>, token?: string) => {
+    if (job.name === ADVANCE_CLOCK_JOB) {
+      const { clockId } = job.data as unknown as AdvanceClockJob;
+      const result = await runAdvance(opts.database, clockId);
+      if (result.fired > 0 || result.advanced) opts.onFired?.();
+      return result.advanced ? 'advanced' : 'not_advancing';
+    }
     const { orderId, kind } = job.data;
     // The deadlines' two kinds go in shared batches (fire-batch.ts); every other kind alone.
     const outcome = isDeadlineKind(kind)

@@ -53,8 +53,9 @@ select c.id, c.order_id as "orderId", c.seq, c.event_id as "eventId", c.kind, (e
   ev.actor_brokerage_id as "actorBrokerageId", ev.actor_user_id as "actorUserId", ev.actor_role as "actorRole",
   ev.actor_reason as "actorReason", ev.command_id as "commandId", ev.details,
   (extract(epoch from ev.at) * 1000)::float8 as "evAtMs", coalesce(ev.livemode, true) as livemode, ev.test_clock_id as "testClockId",
-  ${shipmentVersionAsLeftJson('ev')} as "version"
-from claimed c left join shipment_events ev on ev.order_id = c.order_id and ev.seq = c.seq and ev.event_id = c.event_id`;
+  ${shipmentVersionAsLeftJson('ev')} as "version", tce.body as "clockBody"
+from claimed c left join shipment_events ev on ev.order_id = c.order_id and ev.seq = c.seq and ev.event_id = c.event_id
+  left join test_clock_events tce on c.order_id is null and tce.event_id = c.event_id`;
 
 /**
  * The locks of the chains (endpoint $1, each order of $2) until the transaction ends, taken in one

@@ -32,6 +32,8 @@ export interface Claimed extends SealedSecrets {
   /** The event's mode and test clock (D-180); a ping: its endpoint's mode, no clock. */
   livemode: boolean;
   testClockId: number | null;
+  /** A test clock event's clock as the event left it (src/sandbox/clock-events.ts); null otherwise. */
+  clockBody: unknown;
   /** The shipment version the event left, with its contacts (shipment-version.ts); null for none. */
   version: unknown;
 }

@@ -1,3 +1,4 @@
+import { clockEventPayload } from '../sandbox/clock-events.ts';
 import { publicEventOf, type ShipmentEventRow } from '../events/public-event.ts';
 import { toShipmentVersion } from '../db/sql/shipment-version.ts';
 import type { Claimed } from './claimed-delivery.ts';
@@ -5,6 +6,8 @@ import type { Claimed } from './claimed-delivery.ts';
 /** The body of a claimed delivery: the event object as the endpoint's brokerage may see it, or a ping. */
 export function payloadOf(endpointId: number, head: Claimed): object {
   if (head.orderId === null) {
+    // A test clock's own event (D-181), or a ping.
+    if (head.kind !== 'ping') return clockEventPayload(head, head.clockBody);
     return { id: head.eventId, type: 'ping', created_at: new Date(head.eventAtMs).toISOString(), data: { endpoint_id: endpointId } };
   }
   const row = eventRow(head);

@@ -820,6 +820,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v9/test_clocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your sandbox's test clocks
+         * @description Every test clock of your sandbox, oldest first. A live credential is refused (403); on a server with test mode off (SANDBOX=false) the route does not exist (404).
+         */
+        get: operations["listTestClocks"];
+        put?: never;
+        /**
+         * Create a test clock (test credential)
+         * @description A test clock is a time your sandbox owns and moves forward. Orders created with `test_clock` (POST /v9/test_helpers/orders) live at its time: their deadlines, delivery-issue windows, simulated carrier scans and the times their objects carry read the clock. A live credential is refused (403); on a server with test mode off (SANDBOX=false) the route does not exist (404).
+         */
+        post: operations["createTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/test_clocks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A test clock
+         * @description The clock as it is now: poll it after an advance until `status` is `ready`. A live credential is refused (403); on a server with test mode off (SANDBOX=false) the route does not exist (404).
+         */
+        get: operations["getTestClock"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a test clock and its orders
+         * @description Deletes the clock and every test object on it: its orders, their shipments, files, issues, scans, events and webhook deliveries. A live credential is refused (403); on a server with test mode off (SANDBOX=false) the route does not exist (404).
+         */
+        delete: operations["deleteTestClock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/test_clocks/{id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance a test clock
+         * @description Moves the clock forward to `frozen_time`. The answer comes at once with `status: "advancing"`; every timer of its orders that falls due in between then fires in time order, exactly once, stamped with the clock time it fell due at, through the real handlers, events, feed and webhooks (each event carries `test_clock`), and the clock turns `ready` at `frozen_time`. The webhook events `test_clock.advancing` and `test_clock.ready` mark both ends. An advance survives a worker restart and a lost Redis. Forward only, at most 400 days a step. A live credential is refused (403); on a server with test mode off (SANDBOX=false) the route does not exist (404).
+         */
+        post: operations["advanceTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/carriers/easypost/events": {
         parameters: {
             query?: never;
@@ -1413,7 +1481,7 @@ export interface components {
         ErrorBody: {
             errors: {
                 /** @enum {string} */
-                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "carrier_error" | "unavailable" | "limit_reached" | "delivery_issue_open" | "label_bought" | "address_refused" | "tracking_number_in_use" | "internal_error";
+                code: "invalid_params" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_conflict" | "shipment_replaced" | "payload_too_large" | "invalid_transition" | "rate_limited" | "carrier_error" | "unavailable" | "limit_reached" | "delivery_issue_open" | "label_bought" | "address_refused" | "tracking_number_in_use" | "test_clock_advancing" | "internal_error";
                 message: string;
                 /** @description 400: the field, parameter or header at fault */
                 field?: string;
@@ -11586,6 +11654,7 @@ export interface operations {
                     in_hand_on?: string;
                     /** Format: date-time */
                     deliver_by?: string;
+                    test_clock?: number;
                 };
             };
         };
@@ -11807,6 +11876,747 @@ export interface operations {
                      *         {
                      *           "code": "invalid_transition",
                      *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listTestClocks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the clocks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        test_clocks: {
+                            id: number;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            name: string | null;
+                            /** @description the time the orders on this clock live at */
+                            frozen_time: string;
+                            /**
+                             * @description advancing: the timers due up to advancing_to are firing, in time order
+                             * @enum {string}
+                             */
+                            status: "ready" | "advancing";
+                            /** @description while advancing: the time it advances to */
+                            advancing_to: string | null;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string;
+                            /** @enum {boolean} */
+                            livemode: false;
+                        }[];
+                    };
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "frozen_time": "2027-01-01T00:00:00Z",
+                 *       "name": "January rehearsal"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: date-time */
+                    frozen_time: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the new clock, ready */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @enum {string} */
+                        object: "test_clock";
+                        name: string | null;
+                        /** @description the time the orders on this clock live at */
+                        frozen_time: string;
+                        /**
+                         * @description advancing: the timers due up to advancing_to are firing, in time order
+                         * @enum {string}
+                         */
+                        status: "ready" | "advancing";
+                        /** @description while advancing: the time it advances to */
+                        advancing_to: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @enum {boolean} */
+                        livemode: false;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `frozen_time` missing or not a time with its offset, or `name` empty or over 200 characters; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description test clock id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the clock */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @enum {string} */
+                        object: "test_clock";
+                        name: string | null;
+                        /** @description the time the orders on this clock live at */
+                        frozen_time: string;
+                        /**
+                         * @description advancing: the timers due up to advancing_to are firing, in time order
+                         * @enum {string}
+                         */
+                        status: "ready" | "advancing";
+                        /** @description while advancing: the time it advances to */
+                        advancing_to: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @enum {boolean} */
+                        livemode: false;
+                    };
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description test clock id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @enum {string} */
+                        object: "test_clock";
+                        /** @enum {boolean} */
+                        deleted: true;
+                        deleted_orders: number;
+                    };
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `test_clock_advancing`: the clock is advancing; wait until its status is `ready` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "test_clock_advancing",
+                     *           "message": "test clock 7000000000000005 is advancing to 2027-01-03T00:00:00.000Z; wait until its status is ready (GET /v9/test_clocks/7000000000000005)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    advanceTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description test clock id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "frozen_time": "2027-01-03T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: date-time */
+                    frozen_time: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the clock, advancing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @enum {string} */
+                        object: "test_clock";
+                        name: string | null;
+                        /** @description the time the orders on this clock live at */
+                        frozen_time: string;
+                        /**
+                         * @description advancing: the timers due up to advancing_to are firing, in time order
+                         * @enum {string}
+                         */
+                        status: "ready" | "advancing";
+                        /** @description while advancing: the time it advances to */
+                        advancing_to: string | null;
+                        /** @description ISO 8601 UTC timestamp */
+                        created_at: string;
+                        /** @enum {boolean} */
+                        livemode: false;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `frozen_time` missing, not a time with its offset, not after the clock's time, or more than 400 days after it; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `test_clock_advancing`: the clock is advancing; wait until its status is `ready` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "test_clock_advancing",
+                     *           "message": "test clock 7000000000000005 is advancing to 2027-01-03T00:00:00.000Z; wait until its status is ready (GET /v9/test_clocks/7000000000000005)"
                      *         }
                      *       ]
                      *     }

@@ -116,6 +116,16 @@ export class LabelBought extends AppError {
   }
 }
 
+/** A test clock that is advancing: it cannot advance again or be deleted until it is ready. */
+export class TestClockAdvancing extends AppError {
+  readonly code = 'test_clock_advancing';
+  readonly status = 409 as const;
+  constructor(clockId: number, to: string) {
+    super(`test clock ${clockId} is advancing to ${to}; wait until its status is ready (GET /v9/test_clocks/${clockId})`);
+    this.extra.test_clock_id = clockId;
+  }
+}
+
 /**
  * A tracking number another shipment holds (one envelope, one number, across all brokerages):
  * the message names neither the holder nor its order, so the answer tells nothing of them.

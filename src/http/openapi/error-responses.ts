@@ -33,6 +33,7 @@ export const ROUTE_CODES = {
   label_bought: 409,
   address_refused: 422,
   tracking_number_in_use: 409,
+  test_clock_advancing: 409,
 } as const;
 
 const CODES = [...Object.values(ERROR_STATUSES).map(([code]) => code), ...(Object.keys(ROUTE_CODES) as (keyof typeof ROUTE_CODES)[])];

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AcceptOrderData, AcceptOrderErrors, AcceptOrderResponses, AddTrackingEventData, AddTrackingEventErrors, AddTrackingEventResponses, CancelOrderData, CancelOrderErrors, CancelOrderResponses, CompleteShipmentData, CompleteShipmentErrors, CompleteShipmentResponses, CompleteShipmentWithPostData, CompleteShipmentWithPostErrors, CompleteShipmentWithPostResponses, ConfirmOrderReceiptData, ConfirmOrderReceiptErrors, ConfirmOrderReceiptResponses, CreateAirbillData, CreateAirbillErrors, CreateAirbillResponses, CreateEticketLinkData, CreateEticketLinkErrors, CreateEticketLinkResponses, CreateTestOrderData, CreateTestOrderErrors, CreateTestOrderResponses, CreateTransferVerificationData, CreateTransferVerificationErrors, CreateTransferVerificationResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadEticketByLinkData, DownloadEticketByLinkErrors, DownloadEticketByLinkResponses, EscalateDeliveryIssueData, EscalateDeliveryIssueErrors, EscalateDeliveryIssueResponses, GetAirbillData, GetAirbillErrors, GetAirbillResponses, GetCommandData, GetCommandErrors, GetCommandResponses, GetCurrentCredentialData, GetCurrentCredentialErrors, GetCurrentCredentialResponses, GetDeliveryEvidenceData, GetDeliveryEvidenceErrors, GetDeliveryEvidenceResponses, GetDeliveryIssueData, GetDeliveryIssueErrors, GetDeliveryIssueResponses, GetEticketData, GetEticketErrors, GetEticketResponses, GetFrontDoorData, GetFrontDoorErrors, GetFrontDoorResponses, GetLivenessData, GetLivenessErrors, GetLivenessResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetShipmentData, GetShipmentErrors, GetShipmentResponses, GetTransferVerificationFileData, GetTransferVerificationFileErrors, GetTransferVerificationFileResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListDeliveryIssuesData, ListDeliveryIssuesErrors, ListDeliveryIssuesResponses, ListEticketsData, ListEticketsErrors, ListEticketsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListInventoryData, ListInventoryErrors, ListInventoryResponses, ListOrderEventsData, ListOrderEventsErrors, ListOrderEventsResponses, ListTrackingEventsData, ListTrackingEventsErrors, ListTrackingEventsResponses, ListTransferVerificationsData, ListTransferVerificationsErrors, ListTransferVerificationsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, OpenDeliveryIssueData, OpenDeliveryIssueErrors, OpenDeliveryIssueResponses, OpenEticketLinkData, OpenEticketLinkErrors, OpenEticketLinkResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, ReceiveEasyPostEventData, ReceiveEasyPostEventErrors, ReceiveEasyPostEventResponses, RedeliverWebhookEventsData, RedeliverWebhookEventsErrors, RedeliverWebhookEventsResponses, ReissueShipmentData, ReissueShipmentErrors, ReissueShipmentResponses, RejectOrderData, RejectOrderErrors, RejectOrderResponses, ResolveDeliveryIssueData, ResolveDeliveryIssueErrors, ResolveDeliveryIssueResponses, RespondToDeliveryIssueData, RespondToDeliveryIssueErrors, RespondToDeliveryIssueResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SetTrackingNumberData, SetTrackingNumberErrors, SetTrackingNumberResponses, UpdateOrderData, UpdateOrderErrors, UpdateOrderResponses, UpdateShipmentData, UpdateShipmentErrors, UpdateShipmentResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpdateWebhookEndpointWithPutData, UpdateWebhookEndpointWithPutErrors, UpdateWebhookEndpointWithPutResponses, UploadEticketsData, UploadEticketsErrors, UploadEticketsResponses, VerifySigningData, VerifySigningErrors, VerifySigningResponses, VerifySigningWithPutData, VerifySigningWithPutErrors, VerifySigningWithPutResponses, WithdrawOrderCancellationData, WithdrawOrderCancellationErrors, WithdrawOrderCancellationResponses } from './types.gen.js';
+import type { AcceptOrderData, AcceptOrderErrors, AcceptOrderResponses, AddTrackingEventData, AddTrackingEventErrors, AddTrackingEventResponses, AdvanceTestClockData, AdvanceTestClockErrors, AdvanceTestClockResponses, CancelOrderData, CancelOrderErrors, CancelOrderResponses, CompleteShipmentData, CompleteShipmentErrors, CompleteShipmentResponses, CompleteShipmentWithPostData, CompleteShipmentWithPostErrors, CompleteShipmentWithPostResponses, ConfirmOrderReceiptData, ConfirmOrderReceiptErrors, ConfirmOrderReceiptResponses, CreateAirbillData, CreateAirbillErrors, CreateAirbillResponses, CreateEticketLinkData, CreateEticketLinkErrors, CreateEticketLinkResponses, CreateTestClockData, CreateTestClockErrors, CreateTestClockResponses, CreateTestOrderData, CreateTestOrderErrors, CreateTestOrderResponses, CreateTransferVerificationData, CreateTransferVerificationErrors, CreateTransferVerificationResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteTestClockData, DeleteTestClockErrors, DeleteTestClockResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadEticketByLinkData, DownloadEticketByLinkErrors, DownloadEticketByLinkResponses, EscalateDeliveryIssueData, EscalateDeliveryIssueErrors, EscalateDeliveryIssueResponses, GetAirbillData, GetAirbillErrors, GetAirbillResponses, GetCommandData, GetCommandErrors, GetCommandResponses, GetCurrentCredentialData, GetCurrentCredentialErrors, GetCurrentCredentialResponses, GetDeliveryEvidenceData, GetDeliveryEvidenceErrors, GetDeliveryEvidenceResponses, GetDeliveryIssueData, GetDeliveryIssueErrors, GetDeliveryIssueResponses, GetEticketData, GetEticketErrors, GetEticketResponses, GetFrontDoorData, GetFrontDoorErrors, GetFrontDoorResponses, GetLivenessData, GetLivenessErrors, GetLivenessResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetShipmentData, GetShipmentErrors, GetShipmentResponses, GetTestClockData, GetTestClockErrors, GetTestClockResponses, GetTransferVerificationFileData, GetTransferVerificationFileErrors, GetTransferVerificationFileResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListDeliveryIssuesData, ListDeliveryIssuesErrors, ListDeliveryIssuesResponses, ListEticketsData, ListEticketsErrors, ListEticketsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListInventoryData, ListInventoryErrors, ListInventoryResponses, ListOrderEventsData, ListOrderEventsErrors, ListOrderEventsResponses, ListTestClocksData, ListTestClocksErrors, ListTestClocksResponses, ListTrackingEventsData, ListTrackingEventsErrors, ListTrackingEventsResponses, ListTransferVerificationsData, ListTransferVerificationsErrors, ListTransferVerificationsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, OpenDeliveryIssueData, OpenDeliveryIssueErrors, OpenDeliveryIssueResponses, OpenEticketLinkData, OpenEticketLinkErrors, OpenEticketLinkResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, ReceiveEasyPostEventData, ReceiveEasyPostEventErrors, ReceiveEasyPostEventResponses, RedeliverWebhookEventsData, RedeliverWebhookEventsErrors, RedeliverWebhookEventsResponses, ReissueShipmentData, ReissueShipmentErrors, ReissueShipmentResponses, RejectOrderData, RejectOrderErrors, RejectOrderResponses, ResolveDeliveryIssueData, ResolveDeliveryIssueErrors, ResolveDeliveryIssueResponses, RespondToDeliveryIssueData, RespondToDeliveryIssueErrors, RespondToDeliveryIssueResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SetTrackingNumberData, SetTrackingNumberErrors, SetTrackingNumberResponses, UpdateOrderData, UpdateOrderErrors, UpdateOrderResponses, UpdateShipmentData, UpdateShipmentErrors, UpdateShipmentResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpdateWebhookEndpointWithPutData, UpdateWebhookEndpointWithPutErrors, UpdateWebhookEndpointWithPutResponses, UploadEticketsData, UploadEticketsErrors, UploadEticketsResponses, VerifySigningData, VerifySigningErrors, VerifySigningResponses, VerifySigningWithPutData, VerifySigningWithPutErrors, VerifySigningWithPutResponses, WithdrawOrderCancellationData, WithdrawOrderCancellationErrors, WithdrawOrderCancellationResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -679,6 +679,69 @@ export const pingWebhookEndpoint = <ThrowOnError extends boolean = false>(option
 export const createTestOrder = <ThrowOnError extends boolean = false>(options: Options<CreateTestOrderData, ThrowOnError>) => (options.client ?? client).post<CreateTestOrderResponses, CreateTestOrderErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
     url: '/v9/test_helpers/orders',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Your sandbox's test clocks
+ *
+ * Every test clock of your sandbox, oldest first. A live credential is refused (403); on a server with test mode off (SANDBOX=false) the route does not exist (404).
+ */
+export const listTestClocks = <ThrowOnError extends boolean = false>(options?: Options<ListTestClocksData, ThrowOnError>) => (options?.client ?? client).get<ListTestClocksResponses, ListTestClocksErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/test_clocks',
+    ...options
+});
+
+/**
+ * Create a test clock (test credential)
+ *
+ * A test clock is a time your sandbox owns and moves forward. Orders created with `test_clock` (POST /v9/test_helpers/orders) live at its time: their deadlines, delivery-issue windows, simulated carrier scans and the times their objects carry read the clock. A live credential is refused (403); on a server with test mode off (SANDBOX=false) the route does not exist (404).
+ */
+export const createTestClock = <ThrowOnError extends boolean = false>(options: Options<CreateTestClockData, ThrowOnError>) => (options.client ?? client).post<CreateTestClockResponses, CreateTestClockErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/test_clocks',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a test clock and its orders
+ *
+ * Deletes the clock and every test object on it: its orders, their shipments, files, issues, scans, events and webhook deliveries. A live credential is refused (403); on a server with test mode off (SANDBOX=false) the route does not exist (404).
+ */
+export const deleteTestClock = <ThrowOnError extends boolean = false>(options: Options<DeleteTestClockData, ThrowOnError>) => (options.client ?? client).delete<DeleteTestClockResponses, DeleteTestClockErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/test_clocks/{id}',
+    ...options
+});
+
+/**
+ * A test clock
+ *
+ * The clock as it is now: poll it after an advance until `status` is `ready`. A live credential is refused (403); on a server with test mode off (SANDBOX=false) the route does not exist (404).
+ */
+export const getTestClock = <ThrowOnError extends boolean = false>(options: Options<GetTestClockData, ThrowOnError>) => (options.client ?? client).get<GetTestClockResponses, GetTestClockErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/test_clocks/{id}',
+    ...options
+});
+
+/**
+ * Advance a test clock
+ *
+ * Moves the clock forward to `frozen_time`. The answer comes at once with `status: "advancing"`; every timer of its orders that falls due in between then fires in time order, exactly once, stamped with the clock time it fell due at, through the real handlers, events, feed and webhooks (each event carries `test_clock`), and the clock turns `ready` at `frozen_time`. The webhook events `test_clock.advancing` and `test_clock.ready` mark both ends. An advance survives a worker restart and a lost Redis. Forward only, at most 400 days a step. A live credential is refused (403); on a server with test mode off (SANDBOX=false) the route does not exist (404).
+ */
+export const advanceTestClock = <ThrowOnError extends boolean = false>(options: Options<AdvanceTestClockData, ThrowOnError>) => (options.client ?? client).post<AdvanceTestClockResponses, AdvanceTestClockErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/test_clocks/{id}/advance',
     ...options,
     headers: {
         'Content-Type': 'application/json',

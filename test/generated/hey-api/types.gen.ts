@@ -11,7 +11,7 @@ export type Webhooks = ReceiveShipmentCreatedWebhookRequest | ReceiveShipmentUpd
  */
 export type ErrorBody = {
     errors: Array<{
-        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'carrier_error' | 'unavailable' | 'limit_reached' | 'delivery_issue_open' | 'label_bought' | 'address_refused' | 'tracking_number_in_use' | 'internal_error';
+        code: 'invalid_params' | 'unauthorized' | 'forbidden' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_conflict' | 'shipment_replaced' | 'payload_too_large' | 'invalid_transition' | 'rate_limited' | 'carrier_error' | 'unavailable' | 'limit_reached' | 'delivery_issue_open' | 'label_bought' | 'address_refused' | 'tracking_number_in_use' | 'test_clock_advancing' | 'internal_error';
         message: string;
         /**
          * 400: the field, parameter or header at fault
@@ -5749,6 +5749,7 @@ export type CreateTestOrderData = {
         quantity?: number;
         in_hand_on?: string;
         deliver_by?: string;
+        test_clock?: number;
     };
     path?: never;
     query?: never;
@@ -5971,6 +5972,330 @@ export type CreateTestOrderResponses = {
 };
 
 export type CreateTestOrderResponse = CreateTestOrderResponses[keyof CreateTestOrderResponses];
+
+export type ListTestClocksData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v9/test_clocks';
+};
+
+export type ListTestClocksErrors = {
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ListTestClocksError = ListTestClocksErrors[keyof ListTestClocksErrors];
+
+export type ListTestClocksResponses = {
+    /**
+     * the clocks
+     */
+    200: {
+        test_clocks: Array<{
+            id: number;
+            object: 'test_clock';
+            name: string | null;
+            /**
+             * the time the orders on this clock live at
+             */
+            frozen_time: string;
+            /**
+             * advancing: the timers due up to advancing_to are firing, in time order
+             */
+            status: 'ready' | 'advancing';
+            /**
+             * while advancing: the time it advances to
+             */
+            advancing_to: string | null;
+            /**
+             * ISO 8601 UTC timestamp
+             */
+            created_at: string;
+            livemode: false;
+        }>;
+    };
+};
+
+export type ListTestClocksResponse = ListTestClocksResponses[keyof ListTestClocksResponses];
+
+export type CreateTestClockData = {
+    body: {
+        frozen_time: string;
+        name?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v9/test_clocks';
+};
+
+export type CreateTestClockErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `frozen_time` missing or not a time with its offset, or `name` empty or over 200 characters; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type CreateTestClockError = CreateTestClockErrors[keyof CreateTestClockErrors];
+
+export type CreateTestClockResponses = {
+    /**
+     * the new clock, ready
+     */
+    201: {
+        id: number;
+        object: 'test_clock';
+        name: string | null;
+        /**
+         * the time the orders on this clock live at
+         */
+        frozen_time: string;
+        /**
+         * advancing: the timers due up to advancing_to are firing, in time order
+         */
+        status: 'ready' | 'advancing';
+        /**
+         * while advancing: the time it advances to
+         */
+        advancing_to: string | null;
+        /**
+         * ISO 8601 UTC timestamp
+         */
+        created_at: string;
+        livemode: false;
+    };
+};
+
+export type CreateTestClockResponse = CreateTestClockResponses[keyof CreateTestClockResponses];
+
+export type DeleteTestClockData = {
+    body?: never;
+    path: {
+        /**
+         * test clock id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/test_clocks/{id}';
+};
+
+export type DeleteTestClockErrors = {
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `test_clock_advancing`: the clock is advancing; wait until its status is `ready`
+     */
+    409: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type DeleteTestClockError = DeleteTestClockErrors[keyof DeleteTestClockErrors];
+
+export type DeleteTestClockResponses = {
+    /**
+     * deleted
+     */
+    200: {
+        id: number;
+        object: 'test_clock';
+        deleted: true;
+        deleted_orders: number;
+    };
+};
+
+export type DeleteTestClockResponse = DeleteTestClockResponses[keyof DeleteTestClockResponses];
+
+export type GetTestClockData = {
+    body?: never;
+    path: {
+        /**
+         * test clock id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/test_clocks/{id}';
+};
+
+export type GetTestClockErrors = {
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type GetTestClockError = GetTestClockErrors[keyof GetTestClockErrors];
+
+export type GetTestClockResponses = {
+    /**
+     * the clock
+     */
+    200: {
+        id: number;
+        object: 'test_clock';
+        name: string | null;
+        /**
+         * the time the orders on this clock live at
+         */
+        frozen_time: string;
+        /**
+         * advancing: the timers due up to advancing_to are firing, in time order
+         */
+        status: 'ready' | 'advancing';
+        /**
+         * while advancing: the time it advances to
+         */
+        advancing_to: string | null;
+        /**
+         * ISO 8601 UTC timestamp
+         */
+        created_at: string;
+        livemode: false;
+    };
+};
+
+export type GetTestClockResponse = GetTestClockResponses[keyof GetTestClockResponses];
+
+export type AdvanceTestClockData = {
+    body: {
+        frozen_time: string;
+    };
+    path: {
+        /**
+         * test clock id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/test_clocks/{id}/advance';
+};
+
+export type AdvanceTestClockErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `frozen_time` missing, not a time with its offset, not after the clock's time, or more than 400 days after it; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `test_clock_advancing`: the clock is advancing; wait until its status is `ready`
+     */
+    409: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type AdvanceTestClockError = AdvanceTestClockErrors[keyof AdvanceTestClockErrors];
+
+export type AdvanceTestClockResponses = {
+    /**
+     * the clock, advancing
+     */
+    200: {
+        id: number;
+        object: 'test_clock';
+        name: string | null;
+        /**
+         * the time the orders on this clock live at
+         */
+        frozen_time: string;
+        /**
+         * advancing: the timers due up to advancing_to are firing, in time order
+         */
+        status: 'ready' | 'advancing';
+        /**
+         * while advancing: the time it advances to
+         */
+        advancing_to: string | null;
+        /**
+         * ISO 8601 UTC timestamp
+         */
+        created_at: string;
+        livemode: false;
+    };
+};
+
+export type AdvanceTestClockResponse = AdvanceTestClockResponses[keyof AdvanceTestClockResponses];
 
 export type ReceiveEasyPostEventData = {
     /**

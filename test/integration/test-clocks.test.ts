@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type ApiResponse } from '../support/api.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { baseFixture, SELLER } from '../support/fixtures.ts';
+import { dropPrefix, testPrefix } from '../support/redis.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { until } from '../support/webhook-receiver.ts';
+
+// Issue 55, test clocks: an order made on a clock lives at its time; an advance fires what falls
+// due in between, in time order, once each, stamped with the clock time it fell due at.
+
+const TEST_SELLER = { token: 'SellerClockToken0000000000000001', secret: 'seller-clock-secret-00000000000000000001' };
+const OTHER_TEST = { token: 'BuyerClockToken00000000000000002', secret: 'buyer-clock-secret-000000000000000000002' };
+
+function fixture() {
+  const f = baseFixture();
+  f.brokerages[0]!.credentials.push({ kind: 'api', mode: 'test', ...TEST_SELLER } as never);
+  f.brokerages[1]!.credentials.push({ kind: 'api', mode: 'test', ...OTHER_TEST } as never);
+  return f;
+}
+
+const DAY = 86_400_000;
+const T0 = Date.parse('2031-03-01T12:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe('test clocks', () => {
+  let db: TestDatabase;
+  const prefix = testPrefix();
+  let t: TestService;
+  let call: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    t = await startTestService({ db, prefix });
+    await t.seed(fixture());
+    call = apiClient(t.url);
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await dropPrefix(prefix);
+    await db?.drop();
+  });
+
+  const sql = () => db.database.sql!;
+  const newClock = async (at = T0): Promise<number> => {
+    const r = await call(TEST_SELLER, 'POST', '/v9/test_clocks', { frozen_time: iso(at), name: 'rehearsal' });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    return r.body.id as number;
+  };
+  const readyAt = async (clockId: number, at: number): Promise<ApiResponse> => {
+    let last: ApiResponse | undefined;
+    await until(`clock ${clockId} ready at ${iso(at)}`, async () => {
+      last = await call(TEST_SELLER, 'GET', `/v9/test_clocks/${clockId}`);
+      return last.body?.status === 'ready' && last.body.frozen_time === iso(at);
+    });
+    return last!;
+  };
+  const eventsOf = async (orderId: number) =>
+    (await call(TEST_SELLER, 'GET', `/v9/orders/${orderId}/events`)).body.events as Array<{ kind: string; at: string }>;
+
+  it('is made, read, listed and deleted by a test credential; a live one is refused, another sandbox sees none', async () => {
+    const created = await call(TEST_SELLER, 'POST', '/v9/test_clocks', { frozen_time: '2031-01-01T00:00:00+02:00', name: 'one' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      object: 'test_clock',
+      frozen_time: '2030-12-31T22:00:00.000Z',
+      status: 'ready',
+      name: 'one',
+      livemode: false,
+      advancing_to: null,
+    });
+    const id = created.body.id as number;
+    expect((await call(TEST_SELLER, 'GET', `/v9/test_clocks/${id}`)).body).toEqual(created.body);
+    expect((await call(TEST_SELLER, 'GET', '/v9/test_clocks')).body.test_clocks).toContainEqual(created.body);
+    expect((await call(OTHER_TEST, 'GET', `/v9/test_clocks/${id}`)).status).toBe(404);
+    expect((await call(OTHER_TEST, 'POST', `/v9/test_clocks/${id}/advance`, { frozen_time: '2031-01-02T00:00:00Z' })).status).toBe(404);
+    expect((await call(OTHER_TEST, 'DELETE', `/v9/test_clocks/${id}`)).status).toBe(404);
+    expect((await call(OTHER_TEST, 'POST', '/v9/test_helpers/orders', { role: 'buyer', test_clock: id })).status).toBe(404);
+    const live = await call(SELLER, 'POST', '/v9/test_clocks', { frozen_time: '2031-01-01T00:00:00Z' });
+    expect(live.status).toBe(403);
+    expect(live.body.errors[0].message).toMatch(/test credential/);
+    expect((await call(SELLER, 'GET', `/v9/test_clocks/${id}`)).status).toBe(403);
+    const deleted = await call(TEST_SELLER, 'DELETE', `/v9/test_clocks/${id}`);
+    expect(deleted.body).toEqual({ id, object: 'test_clock', deleted: true, deleted_orders: 0 });
+    expect((await call(TEST_SELLER, 'GET', `/v9/test_clocks/${id}`)).status).toBe(404);
+  });
+
+  it('refuses an advance backwards, of more than 400 days, or while advancing, and a delete while advancing: nothing changes', async () => {
+    const id = await newClock();
+    const back = await call(TEST_SELLER, 'POST', `/v9/test_clocks/${id}/advance`, { frozen_time: iso(T0 - 1) });
+    expect([back.status, back.body.errors[0].field]).toEqual([400, 'frozen_time']);
+    expect((await call(TEST_SELLER, 'POST', `/v9/test_clocks/${id}/advance`, { frozen_time: iso(T0) })).status).toBe(400);
+    const far = await call(TEST_SELLER, 'POST', `/v9/test_clocks/${id}/advance`, { frozen_time: iso(T0 + 401 * DAY) });
+    expect(far.status).toBe(400);
+    expect(far.body.errors[0].message).toMatch(/400 days/);
+    expect((await call(TEST_SELLER, 'POST', `/v9/test_clocks/${id}/advance`, { frozen_time: 'tomorrow' })).status).toBe(400);
+    // An advance under way (held here in Postgres, where the service reads it from).
+    await sql()`update test_clocks set status = 'advancing', advance_to = ${iso(T0 + DAY)} where id = ${id}`;
+    const again = await call(TEST_SELLER, 'POST', `/v9/test_clocks/${id}/advance`, { frozen_time: iso(T0 + 2 * DAY) });
+    expect([again.status, again.body.errors[0].code]).toEqual([409, 'test_clock_advancing']);
+    const del = await call(TEST_SELLER, 'DELETE', `/v9/test_clocks/${id}`);
+    expect([del.status, del.body.errors[0].code]).toEqual([409, 'test_clock_advancing']);
+    const [row] = await sql()`select status, frozen_time, advance_to from test_clocks where id = ${id}`;
+    expect([row!.status, new Date(row!.frozen_time).getTime(), new Date(row!.advance_to).getTime()]).toEqual(['advancing', T0, T0 + DAY]);
+  });
+
+  it("an order on a clock lives at its time: its deadline's timers fire when the clock passes them, once, stamped then", async () => {
+    const clockId = await newClock();
+    const deliverBy = T0 + 3 * DAY;
+    const created = await call(TEST_SELLER, 'POST', '/v9/test_helpers/orders', {
+      role: 'seller',
+      deliver_by: iso(deliverBy),
+      test_clock: clockId,
+    });
+    expect(created.status).toBe(201);
+    const orderId = created.body.id as number;
+    const accepted = await call(TEST_SELLER, 'POST', `/v9/orders/${orderId}/accept`, { reviewer_id: 100 });
+    expect(accepted.status).toBe(200);
+    // Its objects carry the clock's time, not the wall's.
+    let events = await eventsOf(orderId);
+    expect(events.map((e) => [e.kind, e.at])).toEqual([['created', iso(T0)]]);
+    const [order] = await sql()`select accepted_at, due_soon_at from orders where id = ${orderId}`;
+    expect(new Date(order!.accepted_at).getTime()).toBe(T0);
+    const dueSoonAt = new Date(order!.due_soon_at).getTime();
+
+    // Not armed on the wall clock: the deadline is years away from the wall, and the clock drives it.
+    const advance = await call(TEST_SELLER, 'POST', `/v9/test_clocks/${clockId}/advance`, { frozen_time: iso(T0 + 5 * DAY) });
+    expect(advance.status).toBe(200);
+    expect(advance.body).toMatchObject({ status: 'advancing', advancing_to: iso(T0 + 5 * DAY) });
+    await readyAt(clockId, T0 + 5 * DAY);
+    events = await eventsOf(orderId);
+    expect(events.map((e) => [e.kind, e.at])).toEqual([
+      ['created', iso(T0)],
+      ['due_soon', iso(dueSoonAt)],
+      ['overdue', iso(deliverBy)],
+    ]);
+    // The feed's event objects say their mode and clock.
+    let mine: Array<{ order_id: number; livemode: boolean; test_clock: number | null }> = [];
+    await until('three events in the feed', async () => {
+      const feed = await call(TEST_SELLER, 'GET', '/v9/events');
+      mine = (feed.body.events as typeof mine).filter((e) => e.order_id === orderId);
+      return mine.length === 3;
+    });
+    for (const e of mine) expect([e.livemode, e.test_clock]).toEqual([false, clockId]);
+    // A second advance fires nothing again.
+    expect((await call(TEST_SELLER, 'POST', `/v9/test_clocks/${clockId}/advance`, { frozen_time: iso(T0 + 9 * DAY) })).status).toBe(200);
+    await readyAt(clockId, T0 + 9 * DAY);
+    expect((await eventsOf(orderId)).length).toBe(3);
+    // Deleting the clock deletes its order and everything of it.
+    const deleted = await call(TEST_SELLER, 'DELETE', `/v9/test_clocks/${clockId}`);
+    expect(deleted.body).toMatchObject({ deleted: true, deleted_orders: 1 });
+    expect((await call(TEST_SELLER, 'GET', `/v9/orders/${orderId}`)).status).toBe(404);
+    expect((await sql()`select count(*)::int as n from shipment_events where order_id = ${orderId}`)[0]!.n).toBe(0);
+    expect((await sql()`select count(*)::int as n from shipments where order_id = ${orderId}`)[0]!.n).toBe(0);
+  });
+
+  it('fires the timers of many orders in time order across them, each once', async () => {
+    const clockId = await newClock();
+    const ids: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const r = await call(TEST_SELLER, 'POST', '/v9/test_helpers/orders', {
+        role: 'seller',
+        deliver_by: iso(T0 + (12 - i) * 3_600_000 + 2 * DAY),
+        test_clock: clockId,
+      });
+      ids.push(r.body.id as number);
+    }
+    await call(TEST_SELLER, 'POST', `/v9/test_clocks/${clockId}/advance`, { frozen_time: iso(T0 + 4 * DAY) });
+    await readyAt(clockId, T0 + 4 * DAY);
+    const rows = await sql()`select e.order_id, e.kind, e.at, e.id from shipment_events e
+      where e.order_id = any(${ids}::bigint[]) and e.kind in ('due_soon', 'overdue') order by e.id`;
+    expect(rows.length).toBe(24);
+    // Appended in the order they fell due: the feed's order is the clock's.
+    const times = rows.map((r) => new Date(r.at).getTime());
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    const perTimer = new Map<string, number>();
+    for (const r of rows) perTimer.set(`${r.order_id}-${r.kind}`, (perTimer.get(`${r.order_id}-${r.kind}`) ?? 0) + 1);
+    expect([...perTimer.values()].every((n) => n === 1)).toBe(true);
+  });
+});
