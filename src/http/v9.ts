@@ -18,6 +18,7 @@ import { shipmentFileRoutes, type FileRouteDeps } from './routes/shipment-files.
 import { mailedShipmentRoutes, type MailedRouteDeps } from './routes/mailed-shipments.ts';
 import { webhookEndpointRoutes, type WebhookRouteDeps } from './routes/webhook-endpoints.ts';
 import { testHelperRoutes, type TestHelperDeps } from './routes/test-helpers.ts';
+import { simulatedPartyRoutes } from './routes/simulated-party.ts';
 
 /**
  * Everything under /v9: authenticated, JSON whatever the Content-Type. Each route file only
@@ -59,5 +60,6 @@ export function v9Routes(
     eventFeedRoutes(v9, { database: deps.database, readDatabase: deps.readDatabase, ...deps.feed });
     if (deps.webhooks) webhookEndpointRoutes(v9, { ...deps, webhooks: deps.webhooks });
     if (deps.sandbox) testHelperRoutes(v9, { database: deps.database, ...deps.sandbox });
+    if (deps.sandbox) simulatedPartyRoutes(v9, deps);
   };
 }
