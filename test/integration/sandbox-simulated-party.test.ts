@@ -7,7 +7,7 @@ import { baseFixture, ORDERS, SELLER } from '../support/fixtures.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { b64, makePdf } from '../support/test-files.ts';
-import { until } from '../support/webhook-receiver.ts';
+import { signedWith, startReceiver, until } from '../support/webhook-receiver.ts';
 
 // Issue 55, the simulated counterparty: the other party of a test order acts through the real
 // commands, so the order moves and its events and feed entries are written as for a real party.
@@ -34,7 +34,8 @@ describe('the simulated counterparty of a test order', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    t = await startTestService({ db, prefix });
+    // The caller's webhook receiver is on this machine.
+    t = await startTestService({ db, prefix, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     await t.seed(sandboxFixture());
     call = apiClient(t.url);
   });
@@ -77,7 +78,10 @@ describe('the simulated counterparty of a test order', () => {
     return r.body.events.map((e: { kind: string }) => e.kind);
   };
 
-  it('the simulated buyer downloads the e-tickets and reports an issue: the real evidence, events and feed', async () => {
+  it('the simulated buyer downloads the e-tickets and reports an issue: the real evidence, events, feed and webhooks', async () => {
+    const receiver = await startReceiver();
+    const hook = await call(TEST_SELLER, 'POST', '/v9/webhook_endpoints', { url: receiver.url, event_kinds: ['delivery_issue_opened'] });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
     const { orderId, shipmentId } = await soldWithEtickets();
     const downloaded = await act(TEST_SELLER, orderId, { action: 'download_etickets' });
     ok(downloaded, 'download_etickets');
@@ -128,6 +132,17 @@ describe('the simulated counterparty of a test order', () => {
       livemode: false,
       data: { event: { actor: { type: 'party', role: 'buyer', brokerage_id: SIMULATED_BROKERAGE_ID } } },
     });
+
+    // The caller's webhook endpoint (a test one) gets it too, signed as any delivery.
+    try {
+      await until('the issue delivered by webhook', () => receiver.acknowledged.some((r) => r.body.order_id === orderId), 15_000);
+      const delivered = receiver.acknowledged.find((r) => r.body.order_id === orderId)!;
+      expect(delivered.body).toMatchObject({ id: event.id, type: 'order.delivery_issue_opened', livemode: false });
+      expect(signedWith(hook.body.secret, delivered)).toBe(true);
+    } finally {
+      await call(TEST_SELLER, 'DELETE', `/v9/webhook_endpoints/${hook.body.id}`);
+      await receiver.close();
+    }
 
     // The caller answers it; the simulated buyer escalates it, through the real step.
     const issueId = issues.body.delivery_issues[0].id as number;
@@ -214,6 +229,46 @@ describe('the simulated counterparty of a test order', () => {
       state: 'completed',
       shipments: [{ type: 'LocalPickup', state: 'delivered', notes: 'arriving late' }],
     });
+  });
+
+  it('cancellations both ways, the seller answering an issue, and a transfer that needs no acceptance', async () => {
+    // The simulated buyer confirms the caller's proposal; accepting one that is not there is refused before any command.
+    const sold = await testOrder(TEST_SELLER, { role: 'seller' });
+    expect((await call(TEST_SELLER, 'POST', `/v9/orders/${sold}/accept`, { reviewer_id: 100 })).status).toBe(200);
+    const none = await act(TEST_SELLER, sold, { action: 'accept_cancel' });
+    expect([none.status, none.body.errors[0].code]).toEqual([422, 'invalid_transition']);
+    expect((await call(TEST_SELLER, 'POST', `/v9/orders/${sold}/cancel`, { reason: 'venue closed' })).status).toBe(200);
+    const confirmed = await act(TEST_SELLER, sold, { action: 'accept_cancel' });
+    ok(confirmed, 'accept_cancel');
+    expect(confirmed.body.order.state).toBe('canceled');
+    expect(await kindsOf(TEST_SELLER, sold)).toEqual(expect.arrayContaining(['cancel_proposed', 'canceled']));
+
+    // The simulated buyer proposes; the caller confirms with the real route.
+    const other = await testOrder(TEST_SELLER, { role: 'seller' });
+    expect((await call(TEST_SELLER, 'POST', `/v9/orders/${other}/accept`, { reviewer_id: 100 })).status).toBe(200);
+    const proposed = await act(TEST_SELLER, other, { action: 'propose_cancel', reason: 'plans changed' });
+    ok(proposed, 'propose_cancel');
+    expect(proposed.body.order).toMatchObject({ state: 'cancel_proposed', cancel_proposed_by: 'buyer' });
+    expect((await call(TEST_SELLER, 'POST', `/v9/orders/${other}/cancel`, {})).body.state).toBe('canceled');
+
+    // The caller buys, reports an issue; the simulated seller answers it; the caller resolves it.
+    const bought = await testOrder(TEST_BUYER, { role: 'buyer', delivery: 'flash' });
+    ok(await act(TEST_BUYER, bought, { action: 'accept' }), 'accept');
+    ok(await act(TEST_BUYER, bought, { action: 'ship' }), 'ship');
+    const issue = await call(TEST_BUYER, 'POST', `/v9/orders/${bought}/delivery_issues`, { reason: 'transfer_not_accepted' });
+    expect(issue.status).toBe(201);
+    const answered = await act(TEST_BUYER, bought, { action: 'respond_issue', notes: 'sent to your address' });
+    ok(answered, 'respond_issue');
+    const read = await call(TEST_BUYER, 'GET', `/v9/delivery_issues/${issue.body.id}`);
+    expect(read.body).toMatchObject({ state: 'seller_responded', responses: [{ kind: 'response', notes: 'sent to your address' }] });
+
+    // accept_transfer on a transfer the seller completed: a buyer's confirmation is refused (D-191).
+    const { orderId } = await soldWithEtickets();
+    const before = await orderRow(orderId);
+    const transfer = await act(TEST_SELLER, orderId, { action: 'accept_transfer' });
+    expect(transfer.status).toBe(422);
+    expect(transfer.body.errors[0].message).toMatch(/receipt is confirmed for an accepted order whose mailed envelope is shipped/);
+    expect(await orderRow(orderId)).toEqual(before);
   });
 
   it("an action the order's state does not allow answers the real party's refusal, and changes nothing", async () => {
