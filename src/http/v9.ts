@@ -19,6 +19,7 @@ import { mailedShipmentRoutes, type MailedRouteDeps } from './routes/mailed-ship
 import { webhookEndpointRoutes, type WebhookRouteDeps } from './routes/webhook-endpoints.ts';
 import { testClockRoutes, type TestClockDeps } from './routes/test-clocks.ts';
 import { testHelperRoutes, type TestHelperDeps } from './routes/test-helpers.ts';
+import { simulatedPartyRoutes } from './routes/simulated-party.ts';
 
 /**
  * Everything under /v9: authenticated, JSON whatever the Content-Type. Each route file only
@@ -62,6 +63,7 @@ export function v9Routes(
     if (deps.sandbox) {
       testHelperRoutes(v9, { database: deps.database, ...deps.sandbox });
       testClockRoutes(v9, { database: deps.database, ...deps.sandbox });
+      simulatedPartyRoutes(v9, deps);
     }
   };
 }

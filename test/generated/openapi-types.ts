@@ -888,6 +888,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v9/test_helpers/orders/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a test order's simulated counterparty act (test credential)
+         * @description The simulated counterparty of your test order does what a real party does, through the same commands, events, feed and webhooks. As the buyer (you sell): download_etickets, accept_transfer, report_issue, resolve_issue, escalate_issue, propose_cancel, accept_cancel, update_pickup. As the seller (you buy): accept, reject, ship, respond_issue, reissue. Fields an action takes (`reason`, `notes`, `seats`, `mobile_transfer_type`…) sit beside `action` and are checked by the real command. An action the order's state does not allow answers the refusal a real party gets (422 and its message), and changes nothing. A live credential is refused (403); an order that is not your test order with the simulated counterparty is 404; on a server with test mode off the route does not exist (404).
+         */
+        post: operations["actAsSimulatedParty"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/carriers/easypost/events": {
         parameters: {
             query?: never;
@@ -12617,6 +12637,514 @@ export interface operations {
                      *         {
                      *           "code": "test_clock_advancing",
                      *           "message": "test clock 7000000000000005 is advancing to 2027-01-03T00:00:00.000Z; wait until its status is ready (GET /v9/test_clocks/7000000000000005)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    actAsSimulatedParty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description test order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description what the simulated party does; as the buyer: download_etickets, accept_transfer, report_issue, resolve_issue, escalate_issue, propose_cancel, accept_cancel, update_pickup; as the seller: accept, reject, ship, respond_issue, reissue */
+                    action: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description what the simulated party did, and the order after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        /**
+                         * @description which party the simulated counterparty is on this order
+                         * @enum {string}
+                         */
+                        simulated_party: "buyer" | "seller";
+                        /** @description the order after the action, as GET /v9/orders/{id} answers you */
+                        order: {
+                            id: number;
+                            /** @description order identifier: two numbers joined by a hyphen */
+                            oid: string;
+                            /** @enum {string} */
+                            state: "pending" | "accepted" | "rejected" | "cancel_proposed" | "canceled" | "completed";
+                            /** @description the live shipment; empty before the order is accepted */
+                            shipments: ({
+                                id: number;
+                                /** @description relative path of the shipment: /shipments/<id> */
+                                url: string;
+                                /** @enum {string} */
+                                type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                                /** @enum {string} */
+                                state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                                /** @description the carrier's service, as chosen or as bought */
+                                service_type: string | null;
+                                ship_to_name: string | null;
+                                ship_to_address: {
+                                    id: number;
+                                    label: string | null;
+                                    name: string;
+                                    street_address: string;
+                                    extended_address: string | null;
+                                    locality: string;
+                                    region: string;
+                                    postal_code: string;
+                                    country_code: string;
+                                } | null;
+                                tracking_number: string | null;
+                                /** @description the carrier's latest estimate, when it gave one */
+                                estimated_delivery_at: string | null;
+                            } | {
+                                id: number;
+                                /** @description relative path of the shipment: /shipments/<id> */
+                                url: string;
+                                /** @enum {string} */
+                                type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                                /** @enum {string} */
+                                state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                                /** @description XMobile and XSeats: the recipient the seller transfers to */
+                                ship_to_name?: string | null;
+                                /** @description XMobile and XSeats: where the seller transfers to */
+                                email_address?: {
+                                    id: number;
+                                    url: null;
+                                    address: string;
+                                    label: string | null;
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    updated_at: string;
+                                } | null;
+                                x_mobile_link?: string;
+                                /** @description GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none */
+                                barcodes?: {
+                                    /** @description the barcodes that hold */
+                                    live: {
+                                        seat: string | null;
+                                        barcode?: string;
+                                        primary_ticket_id?: string;
+                                        verification_id?: string;
+                                        /** @enum {string} */
+                                        source: "completion" | "eticket" | "reissue";
+                                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                        given_at: string;
+                                        /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                        given_by_reissue_id: number | null;
+                                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                        revoked_at?: string;
+                                        revoked_by_reissue_id?: number | null;
+                                    }[];
+                                    /** @description barcodes a reissue replaced: never valid again */
+                                    revoked: {
+                                        seat: string | null;
+                                        barcode?: string;
+                                        primary_ticket_id?: string;
+                                        verification_id?: string;
+                                        /** @enum {string} */
+                                        source: "completion" | "eticket" | "reissue";
+                                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                        given_at: string;
+                                        /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                        given_by_reissue_id: number | null;
+                                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                        revoked_at?: string;
+                                        revoked_by_reissue_id?: number | null;
+                                    }[];
+                                };
+                            } | {
+                                id: number;
+                                /** @description relative path of the shipment: /shipments/<id> */
+                                url: string;
+                                /** @enum {string} */
+                                type: "LocalPickup";
+                                /** @enum {string} */
+                                state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                                ship_from_name: string | null;
+                                ship_from_address: {
+                                    id: number;
+                                    label: string | null;
+                                    name: string;
+                                    street_address: string;
+                                    extended_address: string | null;
+                                    locality: string;
+                                    region: string;
+                                    postal_code: string;
+                                    country_code: string;
+                                } | null;
+                                ship_from_phone_number: {
+                                    id: number;
+                                    url: string;
+                                    label: string | null;
+                                    country_code: string;
+                                    number: string;
+                                    extension: string | null;
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    updated_at: string;
+                                } | null;
+                                pickup_time_range: string | null;
+                                pickup_instructions: string | null;
+                                ship_to_name: string | null;
+                                phone_number: {
+                                    label: string | null;
+                                    country_code: string;
+                                    number: string;
+                                    extension: string | null;
+                                } | null;
+                                notes: string | null;
+                            })[];
+                            /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
+                            in_hand_on: string | null;
+                            /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
+                            deliver_by: string | null;
+                            /** @description cancel_proposed: the party whose cancellation awaits the other */
+                            cancel_proposed_by: ("seller" | "buyer") | null;
+                            /** @description rejected: why */
+                            rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
+                            /** @description rejected: the seller's notes */
+                            rejection_notes: string | null;
+                        };
+                        /** @description what the simulated party did, in order */
+                        steps: {
+                            /** @description the command the simulated party sent (`order.accept`, `shipment.etickets`…), or `eticket.download` */
+                            command: string;
+                            /** @description the command's status: 200 or 201; 202 when it is still running */
+                            status: number;
+                            /** @description what the command answered, as a party sending it gets it */
+                            body: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description a command of the action is still running: the steps so far; read the order later */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        /**
+                         * @description which party the simulated counterparty is on this order
+                         * @enum {string}
+                         */
+                        simulated_party: "buyer" | "seller";
+                        /** @description the order after the action, as GET /v9/orders/{id} answers you */
+                        order: {
+                            id: number;
+                            /** @description order identifier: two numbers joined by a hyphen */
+                            oid: string;
+                            /** @enum {string} */
+                            state: "pending" | "accepted" | "rejected" | "cancel_proposed" | "canceled" | "completed";
+                            /** @description the live shipment; empty before the order is accepted */
+                            shipments: ({
+                                id: number;
+                                /** @description relative path of the shipment: /shipments/<id> */
+                                url: string;
+                                /** @enum {string} */
+                                type: "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                                /** @enum {string} */
+                                state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                                /** @description the carrier's service, as chosen or as bought */
+                                service_type: string | null;
+                                ship_to_name: string | null;
+                                ship_to_address: {
+                                    id: number;
+                                    label: string | null;
+                                    name: string;
+                                    street_address: string;
+                                    extended_address: string | null;
+                                    locality: string;
+                                    region: string;
+                                    postal_code: string;
+                                    country_code: string;
+                                } | null;
+                                tracking_number: string | null;
+                                /** @description the carrier's latest estimate, when it gave one */
+                                estimated_delivery_at: string | null;
+                            } | {
+                                id: number;
+                                /** @description relative path of the shipment: /shipments/<id> */
+                                url: string;
+                                /** @enum {string} */
+                                type: "TBD" | "XMobile" | "XMobileLink" | "XSeats" | "Eticket" | "FedEx" | "UPS" | "USPS" | "ProvidedAirbill";
+                                /** @enum {string} */
+                                state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                                /** @description XMobile and XSeats: the recipient the seller transfers to */
+                                ship_to_name?: string | null;
+                                /** @description XMobile and XSeats: where the seller transfers to */
+                                email_address?: {
+                                    id: number;
+                                    url: null;
+                                    address: string;
+                                    label: string | null;
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    updated_at: string;
+                                } | null;
+                                x_mobile_link?: string;
+                                /** @description GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none */
+                                barcodes?: {
+                                    /** @description the barcodes that hold */
+                                    live: {
+                                        seat: string | null;
+                                        barcode?: string;
+                                        primary_ticket_id?: string;
+                                        verification_id?: string;
+                                        /** @enum {string} */
+                                        source: "completion" | "eticket" | "reissue";
+                                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                        given_at: string;
+                                        /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                        given_by_reissue_id: number | null;
+                                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                        revoked_at?: string;
+                                        revoked_by_reissue_id?: number | null;
+                                    }[];
+                                    /** @description barcodes a reissue replaced: never valid again */
+                                    revoked: {
+                                        seat: string | null;
+                                        barcode?: string;
+                                        primary_ticket_id?: string;
+                                        verification_id?: string;
+                                        /** @enum {string} */
+                                        source: "completion" | "eticket" | "reissue";
+                                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                        given_at: string;
+                                        /** @description the reissue that gave it; null when given at completion or with the first e-tickets */
+                                        given_by_reissue_id: number | null;
+                                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                        revoked_at?: string;
+                                        revoked_by_reissue_id?: number | null;
+                                    }[];
+                                };
+                            } | {
+                                id: number;
+                                /** @description relative path of the shipment: /shipments/<id> */
+                                url: string;
+                                /** @enum {string} */
+                                type: "LocalPickup";
+                                /** @enum {string} */
+                                state: "pending" | "in_transit" | "exception" | "returned" | "delivered" | "canceled";
+                                ship_from_name: string | null;
+                                ship_from_address: {
+                                    id: number;
+                                    label: string | null;
+                                    name: string;
+                                    street_address: string;
+                                    extended_address: string | null;
+                                    locality: string;
+                                    region: string;
+                                    postal_code: string;
+                                    country_code: string;
+                                } | null;
+                                ship_from_phone_number: {
+                                    id: number;
+                                    url: string;
+                                    label: string | null;
+                                    country_code: string;
+                                    number: string;
+                                    extension: string | null;
+                                    /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                    updated_at: string;
+                                } | null;
+                                pickup_time_range: string | null;
+                                pickup_instructions: string | null;
+                                ship_to_name: string | null;
+                                phone_number: {
+                                    label: string | null;
+                                    country_code: string;
+                                    number: string;
+                                    extension: string | null;
+                                } | null;
+                                notes: string | null;
+                            })[];
+                            /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
+                            in_hand_on: string | null;
+                            /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
+                            deliver_by: string | null;
+                            /** @description cancel_proposed: the party whose cancellation awaits the other */
+                            cancel_proposed_by: ("seller" | "buyer") | null;
+                            /** @description rejected: why */
+                            rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
+                            /** @description rejected: the seller's notes */
+                            rejection_notes: string | null;
+                        };
+                        /** @description what the simulated party did, in order */
+                        steps: {
+                            /** @description the command the simulated party sent (`order.accept`, `shipment.etickets`…), or `eticket.download` */
+                            command: string;
+                            /** @description the command's status: 200 or 201; 202 when it is still running */
+                            status: number;
+                            /** @description what the command answered, as a party sending it gets it */
+                            body: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `action` missing or not one the simulated party's side takes (the message lists them); a field the action's command refuses, named as that command's route names it (`reason`, `notes`, `seats`, `eticket_id`, `mobile_transfer_type`, `tickets`, `x_mobile_link`, `transfer_source`, `rejection_notes`, `ship_to_name`, `phone_number_attributes`…), or one it does not take; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
                      *         }
                      *       ]
                      *     }

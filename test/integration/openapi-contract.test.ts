@@ -620,12 +620,20 @@ describe('OpenAPI document', () => {
     expect((await post(easypostSignature(EASYPOST_SECRET, body))).status).toBe(200);
   });
 
-  it('test mode: a test order for a test credential, 403 for a live one', async () => {
+  it('test mode: a test order for a test credential, 403 for a live one; its simulated party acts', async () => {
     const test = await createCredential(t.db.database.db, t.service.secretBox, { brokerageId: 1, mode: 'test' });
     const created = await checked(test, 'POST', '/v9/test_helpers/orders', '/v9/test_helpers/orders', { role: 'seller' });
     expect(created.status).toBe(201);
     const refused = await checked(SELLER, 'POST', '/v9/test_helpers/orders', '/v9/test_helpers/orders', { role: 'seller' });
     expect(refused.status).toBe(403);
+    const bought = await checked(test, 'POST', '/v9/test_helpers/orders', '/v9/test_helpers/orders', { role: 'buyer' });
+    const actions = '/v9/test_helpers/orders/{id}/actions';
+    const acted = await checked(test, 'POST', `/v9/test_helpers/orders/${bought.body.id}/actions`, actions, { action: 'accept' });
+    expect(acted.status).toBe(200);
+    const again = await checked(test, 'POST', `/v9/test_helpers/orders/${bought.body.id}/actions`, actions, { action: 'accept' });
+    expect(again.status).toBe(422);
+    const unknown = await checked(test, 'POST', `/v9/test_helpers/orders/${created.body.id}/actions`, actions, { action: 'ship' });
+    expect(unknown.status).toBe(400);
   });
 
   it('every operation was checked with a success and with an error', () => {

@@ -273,6 +273,31 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./webhooks.ts').then((m) => m.webhooksPing),
   },
   {
+    path: ['sandbox', 'order'],
+    brief: 'Creates a test order to practise on (test credential).',
+    summary:
+      'Creates a test order (POST /v9/test_helpers/orders) with a test credential: your sandbox brokerage is the party\n' +
+      '--role names, the simulated counterparty the other. --delivery tbd|flash|local_pickup, --quantity 1-100,\n' +
+      "--in-hand-on YYYY-MM-DD, --clock <test clock id> (the order lives at that clock's time). Credentials and the\n" +
+      'service as for `fulfil call`; prints the status and the order; exits 0 on 2xx, 1 otherwise.',
+    usage:
+      'sandbox order --role seller|buyer [--delivery tbd|flash|local_pickup] [--quantity n] [--in-hand-on date] [--clock <id>] [--token … --secret …] [--base url]',
+    load: () => import('./sandbox.ts').then((m) => m.sandboxOrder),
+  },
+  {
+    path: ['sandbox', 'act'],
+    brief: "Makes a test order's simulated counterparty act (test credential).",
+    summary:
+      'Makes the simulated counterparty of a test order act (POST /v9/test_helpers/orders/:id/actions), through the\n' +
+      'real commands, events and webhooks. As the buyer (you sell): download_etickets, accept_transfer, report_issue,\n' +
+      'resolve_issue, escalate_issue, propose_cancel, accept_cancel, update_pickup; as the seller (you buy): accept,\n' +
+      "reject, ship, respond_issue, reissue. --reason and --notes go to the action's command; --fields adds any other\n" +
+      'fields as a JSON object. Prints the status and the answer; exits 0 on 2xx, 1 otherwise (a refusal, 422 …).\n' +
+      '  fulfil sandbox act 7000000000000001 report_issue --reason not_received --notes "nothing came"',
+    usage: 'sandbox act <order_id> <action> [--reason …] [--notes …] [--fields <json>] [--token … --secret …] [--base url]',
+    load: () => import('./sandbox.ts').then((m) => m.sandboxAct),
+  },
+  {
     path: ['jobs', 'list'],
     brief: 'Lists jobs in one state (default failed) across the queues.',
     summary:
@@ -310,4 +335,5 @@ export const GROUPS: Readonly<Record<string, string>> = {
   issues: 'Delivery issues buyers opened: list them, close an escalated one (the terminal side of /ops/delivery_issues).',
   webhooks: "Webhook endpoints of the credential's brokerage, their deliveries log, redelivery and replay.",
   jobs: 'BullMQ jobs: inspect and replay.',
+  sandbox: 'Test mode: test orders to practise on, and their simulated counterparty (test credential).',
 };

@@ -6297,6 +6297,486 @@ export type AdvanceTestClockResponses = {
 
 export type AdvanceTestClockResponse = AdvanceTestClockResponses[keyof AdvanceTestClockResponses];
 
+export type ActAsSimulatedPartyData = {
+    body: {
+        /**
+         * what the simulated party does; as the buyer: download_etickets, accept_transfer, report_issue, resolve_issue, escalate_issue, propose_cancel, accept_cancel, update_pickup; as the seller: accept, reject, ship, respond_issue, reissue
+         */
+        action: string;
+        [key: string]: unknown;
+    };
+    path: {
+        /**
+         * test order id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/test_helpers/orders/{id}/actions';
+};
+
+export type ActAsSimulatedPartyErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `action` missing or not one the simulated party's side takes (the message lists them); a field the action's command refuses, named as that command's route names it (`reason`, `notes`, `seats`, `eticket_id`, `mobile_transfer_type`, `tickets`, `x_mobile_link`, `transfer_source`, `rejection_notes`, `ship_to_name`, `phone_number_attributes`…), or one it does not take; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ActAsSimulatedPartyError = ActAsSimulatedPartyErrors[keyof ActAsSimulatedPartyErrors];
+
+export type ActAsSimulatedPartyResponses = {
+    /**
+     * what the simulated party did, and the order after it
+     */
+    200: {
+        action: string;
+        /**
+         * which party the simulated counterparty is on this order
+         */
+        simulated_party: 'buyer' | 'seller';
+        /**
+         * the order after the action, as GET /v9/orders/{id} answers you
+         */
+        order: {
+            id: number;
+            /**
+             * order identifier: two numbers joined by a hyphen
+             */
+            oid: string;
+            state: 'pending' | 'accepted' | 'rejected' | 'cancel_proposed' | 'canceled' | 'completed';
+            /**
+             * the live shipment; empty before the order is accepted
+             */
+            shipments: Array<{
+                id: number;
+                /**
+                 * relative path of the shipment: /shipments/<id>
+                 */
+                url: string;
+                type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+                state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+                /**
+                 * the carrier's service, as chosen or as bought
+                 */
+                service_type: string | null;
+                ship_to_name: string | null;
+                ship_to_address: {
+                    id: number;
+                    label: string | null;
+                    name: string;
+                    street_address: string;
+                    extended_address: string | null;
+                    locality: string;
+                    region: string;
+                    postal_code: string;
+                    country_code: string;
+                } | null;
+                tracking_number: string | null;
+                /**
+                 * the carrier's latest estimate, when it gave one
+                 */
+                estimated_delivery_at: string | null;
+            } | {
+                id: number;
+                /**
+                 * relative path of the shipment: /shipments/<id>
+                 */
+                url: string;
+                type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+                state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+                /**
+                 * XMobile and XSeats: the recipient the seller transfers to
+                 */
+                ship_to_name?: string | null;
+                /**
+                 * XMobile and XSeats: where the seller transfers to
+                 */
+                email_address?: {
+                    id: number;
+                    url: null;
+                    address: string;
+                    label: string | null;
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    updated_at: string;
+                } | null;
+                x_mobile_link?: string;
+                /**
+                 * GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none
+                 */
+                barcodes?: {
+                    /**
+                     * the barcodes that hold
+                     */
+                    live: Array<{
+                        seat: string | null;
+                        barcode?: string;
+                        primary_ticket_id?: string;
+                        verification_id?: string;
+                        source: 'completion' | 'eticket' | 'reissue';
+                        /**
+                         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                         */
+                        given_at: string;
+                        /**
+                         * the reissue that gave it; null when given at completion or with the first e-tickets
+                         */
+                        given_by_reissue_id: number | null;
+                        /**
+                         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                         */
+                        revoked_at?: string;
+                        revoked_by_reissue_id?: number | null;
+                    }>;
+                    /**
+                     * barcodes a reissue replaced: never valid again
+                     */
+                    revoked: Array<{
+                        seat: string | null;
+                        barcode?: string;
+                        primary_ticket_id?: string;
+                        verification_id?: string;
+                        source: 'completion' | 'eticket' | 'reissue';
+                        /**
+                         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                         */
+                        given_at: string;
+                        /**
+                         * the reissue that gave it; null when given at completion or with the first e-tickets
+                         */
+                        given_by_reissue_id: number | null;
+                        /**
+                         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                         */
+                        revoked_at?: string;
+                        revoked_by_reissue_id?: number | null;
+                    }>;
+                };
+            } | {
+                id: number;
+                /**
+                 * relative path of the shipment: /shipments/<id>
+                 */
+                url: string;
+                type: 'LocalPickup';
+                state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+                ship_from_name: string | null;
+                ship_from_address: {
+                    id: number;
+                    label: string | null;
+                    name: string;
+                    street_address: string;
+                    extended_address: string | null;
+                    locality: string;
+                    region: string;
+                    postal_code: string;
+                    country_code: string;
+                } | null;
+                ship_from_phone_number: {
+                    id: number;
+                    url: string;
+                    label: string | null;
+                    country_code: string;
+                    number: string;
+                    extension: string | null;
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    updated_at: string;
+                } | null;
+                pickup_time_range: string | null;
+                pickup_instructions: string | null;
+                ship_to_name: string | null;
+                phone_number: {
+                    label: string | null;
+                    country_code: string;
+                    number: string;
+                    extension: string | null;
+                } | null;
+                notes: string | null;
+            }>;
+            /**
+             * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
+             */
+            in_hand_on: string | null;
+            /**
+             * the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines)
+             */
+            deliver_by: string | null;
+            /**
+             * cancel_proposed: the party whose cancellation awaits the other
+             */
+            cancel_proposed_by: 'seller' | 'buyer' | null;
+            /**
+             * rejected: why
+             */
+            rejection_reason: 'Tickets No Longer Available' | 'Tickets Priced Incorrectly' | 'Duplicate Order' | 'Fraudulent Order' | 'Test Order' | 'Other' | null;
+            /**
+             * rejected: the seller's notes
+             */
+            rejection_notes: string | null;
+        };
+        /**
+         * what the simulated party did, in order
+         */
+        steps: Array<{
+            /**
+             * the command the simulated party sent (`order.accept`, `shipment.etickets`…), or `eticket.download`
+             */
+            command: string;
+            /**
+             * the command's status: 200 or 201; 202 when it is still running
+             */
+            status: number;
+            /**
+             * what the command answered, as a party sending it gets it
+             */
+            body: unknown;
+        }>;
+    };
+    /**
+     * a command of the action is still running: the steps so far; read the order later
+     */
+    202: {
+        action: string;
+        /**
+         * which party the simulated counterparty is on this order
+         */
+        simulated_party: 'buyer' | 'seller';
+        /**
+         * the order after the action, as GET /v9/orders/{id} answers you
+         */
+        order: {
+            id: number;
+            /**
+             * order identifier: two numbers joined by a hyphen
+             */
+            oid: string;
+            state: 'pending' | 'accepted' | 'rejected' | 'cancel_proposed' | 'canceled' | 'completed';
+            /**
+             * the live shipment; empty before the order is accepted
+             */
+            shipments: Array<{
+                id: number;
+                /**
+                 * relative path of the shipment: /shipments/<id>
+                 */
+                url: string;
+                type: 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+                state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+                /**
+                 * the carrier's service, as chosen or as bought
+                 */
+                service_type: string | null;
+                ship_to_name: string | null;
+                ship_to_address: {
+                    id: number;
+                    label: string | null;
+                    name: string;
+                    street_address: string;
+                    extended_address: string | null;
+                    locality: string;
+                    region: string;
+                    postal_code: string;
+                    country_code: string;
+                } | null;
+                tracking_number: string | null;
+                /**
+                 * the carrier's latest estimate, when it gave one
+                 */
+                estimated_delivery_at: string | null;
+            } | {
+                id: number;
+                /**
+                 * relative path of the shipment: /shipments/<id>
+                 */
+                url: string;
+                type: 'TBD' | 'XMobile' | 'XMobileLink' | 'XSeats' | 'Eticket' | 'FedEx' | 'UPS' | 'USPS' | 'ProvidedAirbill';
+                state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+                /**
+                 * XMobile and XSeats: the recipient the seller transfers to
+                 */
+                ship_to_name?: string | null;
+                /**
+                 * XMobile and XSeats: where the seller transfers to
+                 */
+                email_address?: {
+                    id: number;
+                    url: null;
+                    address: string;
+                    label: string | null;
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    updated_at: string;
+                } | null;
+                x_mobile_link?: string;
+                /**
+                 * GET /v9/shipments/:id: the barcodes it gave, live and revoked (by a reissue) apart; absent when none
+                 */
+                barcodes?: {
+                    /**
+                     * the barcodes that hold
+                     */
+                    live: Array<{
+                        seat: string | null;
+                        barcode?: string;
+                        primary_ticket_id?: string;
+                        verification_id?: string;
+                        source: 'completion' | 'eticket' | 'reissue';
+                        /**
+                         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                         */
+                        given_at: string;
+                        /**
+                         * the reissue that gave it; null when given at completion or with the first e-tickets
+                         */
+                        given_by_reissue_id: number | null;
+                        /**
+                         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                         */
+                        revoked_at?: string;
+                        revoked_by_reissue_id?: number | null;
+                    }>;
+                    /**
+                     * barcodes a reissue replaced: never valid again
+                     */
+                    revoked: Array<{
+                        seat: string | null;
+                        barcode?: string;
+                        primary_ticket_id?: string;
+                        verification_id?: string;
+                        source: 'completion' | 'eticket' | 'reissue';
+                        /**
+                         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                         */
+                        given_at: string;
+                        /**
+                         * the reissue that gave it; null when given at completion or with the first e-tickets
+                         */
+                        given_by_reissue_id: number | null;
+                        /**
+                         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                         */
+                        revoked_at?: string;
+                        revoked_by_reissue_id?: number | null;
+                    }>;
+                };
+            } | {
+                id: number;
+                /**
+                 * relative path of the shipment: /shipments/<id>
+                 */
+                url: string;
+                type: 'LocalPickup';
+                state: 'pending' | 'in_transit' | 'exception' | 'returned' | 'delivered' | 'canceled';
+                ship_from_name: string | null;
+                ship_from_address: {
+                    id: number;
+                    label: string | null;
+                    name: string;
+                    street_address: string;
+                    extended_address: string | null;
+                    locality: string;
+                    region: string;
+                    postal_code: string;
+                    country_code: string;
+                } | null;
+                ship_from_phone_number: {
+                    id: number;
+                    url: string;
+                    label: string | null;
+                    country_code: string;
+                    number: string;
+                    extension: string | null;
+                    /**
+                     * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                     */
+                    updated_at: string;
+                } | null;
+                pickup_time_range: string | null;
+                pickup_instructions: string | null;
+                ship_to_name: string | null;
+                phone_number: {
+                    label: string | null;
+                    country_code: string;
+                    number: string;
+                    extension: string | null;
+                } | null;
+                notes: string | null;
+            }>;
+            /**
+             * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
+             */
+            in_hand_on: string | null;
+            /**
+             * the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines)
+             */
+            deliver_by: string | null;
+            /**
+             * cancel_proposed: the party whose cancellation awaits the other
+             */
+            cancel_proposed_by: 'seller' | 'buyer' | null;
+            /**
+             * rejected: why
+             */
+            rejection_reason: 'Tickets No Longer Available' | 'Tickets Priced Incorrectly' | 'Duplicate Order' | 'Fraudulent Order' | 'Test Order' | 'Other' | null;
+            /**
+             * rejected: the seller's notes
+             */
+            rejection_notes: string | null;
+        };
+        /**
+         * what the simulated party did, in order
+         */
+        steps: Array<{
+            /**
+             * the command the simulated party sent (`order.accept`, `shipment.etickets`…), or `eticket.download`
+             */
+            command: string;
+            /**
+             * the command's status: 200 or 201; 202 when it is still running
+             */
+            status: number;
+            /**
+             * what the command answered, as a party sending it gets it
+             */
+            body: unknown;
+        }>;
+    };
+};
+
+export type ActAsSimulatedPartyResponse = ActAsSimulatedPartyResponses[keyof ActAsSimulatedPartyResponses];
+
 export type ReceiveEasyPostEventData = {
     /**
      * EasyPost's Event object; only the fields listed are read
