@@ -177,4 +177,28 @@ describe('test clocks', () => {
     for (const r of rows) perTimer.set(`${r.order_id}-${r.kind}`, (perTimer.get(`${r.order_id}-${r.kind}`) ?? 0) + 1);
     expect([...perTimer.values()].every((n) => n === 1)).toBe(true);
   });
+
+  it('a buyer-side order on a clock: the simulated seller ships e-tickets, an issue goes unanswered 49 h and escalates once', async () => {
+    const clockId = (await call(OTHER_TEST, 'POST', '/v9/test_clocks', { frozen_time: iso(T0) })).body.id as number;
+    const created = await call(OTHER_TEST, 'POST', '/v9/test_helpers/orders', { role: 'buyer', test_clock: clockId });
+    expect(created.status).toBe(201);
+    const orderId = created.body.id as number;
+    for (const action of ['accept', 'ship']) {
+      const acted = await call(OTHER_TEST, 'POST', `/v9/test_helpers/orders/${orderId}/actions`, { action });
+      expect(acted.status, JSON.stringify(acted.body)).toBe(200);
+    }
+    const opened = await call(OTHER_TEST, 'POST', `/v9/orders/${orderId}/delivery_issues`, { reason: 'not_received' });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(201);
+    // Opened at the clock's time; the seller's window runs on it.
+    expect(opened.body.opened_at).toBe(iso(T0));
+    const respondBy = Date.parse(opened.body.respond_by);
+    expect(respondBy).toBeGreaterThan(T0);
+    const advanced = await call(OTHER_TEST, 'POST', `/v9/test_clocks/${clockId}/advance`, { frozen_time: iso(T0 + 49 * 3_600_000) });
+    expect(advanced.status).toBe(200);
+    await until('the clock ready', async () => (await call(OTHER_TEST, 'GET', `/v9/test_clocks/${clockId}`)).body.status === 'ready');
+    const escalated = await sql()`select at from shipment_events where order_id = ${orderId} and kind = 'delivery_issue_escalated'`;
+    expect(escalated.map((e) => new Date(e.at).getTime())).toEqual([respondBy]);
+    const [issue] = await sql()`select state, escalated_by, escalated_at from delivery_issues where order_id = ${orderId}`;
+    expect([issue!.state, issue!.escalated_by, new Date(issue!.escalated_at).getTime()]).toEqual(['escalated', 'system', respondBy]);
+  });
 });
