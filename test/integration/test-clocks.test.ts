@@ -5,6 +5,7 @@ import { baseFixture, SELLER } from '../support/fixtures.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { until } from '../support/webhook-receiver.ts';
+import { runCli } from '../support/cli.ts';
 
 // Issue 55, test clocks: an order made on a clock lives at its time; an advance fires what falls
 // due in between, in time order, once each, stamped with the clock time it fell due at.
@@ -200,5 +201,27 @@ describe('test clocks', () => {
     expect(escalated.map((e) => new Date(e.at).getTime())).toEqual([respondBy]);
     const [issue] = await sql()`select state, escalated_by, escalated_at from delivery_issues where order_id = ${orderId}`;
     expect([issue!.state, issue!.escalated_by, new Date(issue!.escalated_at).getTime()]).toEqual(['escalated', 'system', respondBy]);
+  });
+
+  it('fulfil clocks create, advance, show and delete: the same from the terminal', async () => {
+    const creds = ['--token', TEST_SELLER.token, '--secret', TEST_SELLER.secret, '--base', t.url];
+    const body = (r: { stdout: string }) => JSON.parse(r.stdout.slice(r.stdout.indexOf('\n') + 1));
+    const made = await runCli(['clocks', 'create', '--time', iso(T0), '--name', 'terminal', ...creds]);
+    expect(made.code, made.text).toBe(0);
+    expect(made.lines[0]).toBe('201 Created');
+    const clock = body(made);
+    expect(clock).toMatchObject({ object: 'test_clock', name: 'terminal', status: 'ready' });
+    const advanced = await runCli(['clocks', 'advance', String(clock.id), '--to', iso(T0 + DAY), ...creds]);
+    expect(advanced.code, advanced.text).toBe(0);
+    await readyAt(clock.id as number, T0 + DAY);
+    const shown = await runCli(['clocks', 'show', String(clock.id), ...creds]);
+    expect(body(shown)).toMatchObject({ id: clock.id, frozen_time: iso(T0 + DAY), status: 'ready' });
+    const backwards = await runCli(['clocks', 'advance', String(clock.id), '--to', iso(T0), ...creds]);
+    expect(backwards.code).toBe(1);
+    expect(backwards.lines[0]).toBe('400 Bad Request');
+    const deleted = await runCli(['clocks', 'delete', String(clock.id), ...creds]);
+    expect(body(deleted)).toMatchObject({ id: clock.id, deleted: true });
+    const usage = await runCli(['clocks', 'advance', String(clock.id), ...creds]);
+    expect(usage.code).toBe(2);
   });
 });

@@ -298,6 +298,40 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./sandbox.ts').then((m) => m.sandboxAct),
   },
   {
+    path: ['clocks', 'create'],
+    brief: 'Creates a test clock (test credential).',
+    summary:
+      'Creates a test clock at --time (POST /v9/test_clocks). Test orders made with --clock <id> live at its time.\n' +
+      '  fulfil clocks create --time 2027-01-01T00:00:00Z --name "January rehearsal"',
+    usage: 'clocks create --time <iso> [--name …] [--token … --secret …] [--base url]',
+    load: () => import('./clocks.ts').then((m) => m.clocksCreate),
+  },
+  {
+    path: ['clocks', 'advance'],
+    brief: 'Advances a test clock: what falls due fires, in time order.',
+    summary:
+      'Advances a test clock to --to (POST /v9/test_clocks/:id/advance): every timer of its orders due in between fires\n' +
+      'once, in time order, through the real handlers, events and webhooks. The answer says "advancing"; show the clock\n' +
+      'until it is "ready".\n' +
+      '  fulfil clocks advance 7000000000000005 --to 2027-01-03T00:00:00Z',
+    usage: 'clocks advance <clock_id> --to <iso> [--token … --secret …] [--base url]',
+    load: () => import('./clocks.ts').then((m) => m.clocksAdvance),
+  },
+  {
+    path: ['clocks', 'show'],
+    brief: 'Shows a test clock, or every clock of your sandbox.',
+    summary: 'Shows a test clock (GET /v9/test_clocks/:id), or without an id every clock of your sandbox (GET /v9/test_clocks).',
+    usage: 'clocks show [<clock_id>] [--token … --secret …] [--base url]',
+    load: () => import('./clocks.ts').then((m) => m.clocksShow),
+  },
+  {
+    path: ['clocks', 'delete'],
+    brief: 'Deletes a test clock and every test order on it.',
+    summary: 'Deletes a test clock and its orders, their shipments, files, issues, events and deliveries (DELETE /v9/test_clocks/:id).',
+    usage: 'clocks delete <clock_id> [--token … --secret …] [--base url]',
+    load: () => import('./clocks.ts').then((m) => m.clocksDelete),
+  },
+  {
     path: ['jobs', 'list'],
     brief: 'Lists jobs in one state (default failed) across the queues.',
     summary:
@@ -336,4 +370,5 @@ export const GROUPS: Readonly<Record<string, string>> = {
   webhooks: "Webhook endpoints of the credential's brokerage, their deliveries log, redelivery and replay.",
   jobs: 'BullMQ jobs: inspect and replay.',
   sandbox: 'Test mode: test orders to practise on, and their simulated counterparty (test credential).',
+  clocks: 'Test clocks: a time your sandbox owns and moves forward (test credential).',
 };
