@@ -17,11 +17,13 @@ export interface LockedOrder {
   buyerBrokerageId: number;
   /** Whether the order has a deadline, hence timers in Redis to remove when it finishes. */
   hasDeadline: boolean;
+  /** false: a test order (test mode), whose carrier is the simulator and which calls no carrier. */
+  livemode: boolean;
 }
 
 const ORDER_COLUMNS = `o.id, o.oid, o.delivery, o.quantity, o.recipient_name as "recipientName",
   o.recipient_email as "recipientEmail", o.state, o.snapshot, f.brokerage_id as "sellerBrokerageId",
-  o.buyer_brokerage_id as "buyerBrokerageId", o.deliver_by is not null as "hasDeadline"`;
+  o.buyer_brokerage_id as "buyerBrokerageId", o.deliver_by is not null as "hasDeadline", o.livemode`;
 
 // The caller's role sits in the WHERE clause: rows that fail it are never locked, so another
 // brokerage (or the wrong party) can neither take nor wait on an order's lock. Should one
