@@ -236,7 +236,12 @@ export async function prepareReissueLabel(
       `shipment ${shipmentId} is ${s.state}: a new label replaces an envelope in transit, in exception or returned`,
     );
   }
-  if (!s.livemode) throw InvalidParams.at('buy_label', TEST_ORDER_BUYS_NO_LABEL.replace(/^airbill: required: /, ''));
+  if (!s.livemode) {
+    throw InvalidParams.at(
+      'buy_label',
+      "a test order buys no label (test mode calls no carrier): give the new envelope's tracking_number, one of EasyPost's test codes (EZ4000000004…) to have the carrier simulator carry it",
+    );
+  }
   const carrier = deps.carrier;
   if (!carrier?.canBuy) {
     throw InvalidParams.at('buy_label', "no carrier account is configured to buy a label: give the new envelope's tracking_number");
