@@ -456,6 +456,30 @@ CREATE SEQUENCE public.shipments_id_seq
 
 ALTER SEQUENCE public.shipments_id_seq OWNED BY public.shipments.id;
 
+CREATE TABLE public.simulated_scans (
+    id bigint NOT NULL,
+    order_id bigint NOT NULL,
+    shipment_id bigint NOT NULL,
+    seq integer NOT NULL,
+    tracking_code text NOT NULL,
+    status text NOT NULL,
+    description text,
+    location text,
+    estimated_delivery_at timestamp with time zone,
+    due_at timestamp with time zone NOT NULL,
+    fired_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE SEQUENCE public.simulated_scans_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.simulated_scans_id_seq OWNED BY public.simulated_scans.id;
+
 CREATE TABLE public.stored_files (
     sha256 text NOT NULL,
     bytes integer NOT NULL,
@@ -667,6 +691,8 @@ ALTER TABLE ONLY public.shipment_files ALTER COLUMN id SET DEFAULT nextval('publ
 
 ALTER TABLE ONLY public.shipments ALTER COLUMN id SET DEFAULT nextval('public.shipments_id_seq'::regclass);
 
+ALTER TABLE ONLY public.simulated_scans ALTER COLUMN id SET DEFAULT nextval('public.simulated_scans_id_seq'::regclass);
+
 ALTER TABLE ONLY public.ticket_groups ALTER COLUMN pk SET DEFAULT nextval('public.ticket_groups_pk_seq'::regclass);
 
 ALTER TABLE ONLY public.tracking_events ALTER COLUMN id SET DEFAULT nextval('public.tracking_events_id_seq'::regclass);
@@ -748,6 +774,9 @@ ALTER TABLE ONLY public.shipments
 
 ALTER TABLE ONLY public.shipments
     ADD CONSTRAINT shipments_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.simulated_scans
+    ADD CONSTRAINT simulated_scans_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.stored_files
     ADD CONSTRAINT stored_files_pkey PRIMARY KEY (sha256);
@@ -844,6 +873,12 @@ CREATE UNIQUE INDEX shipment_files_set_position ON public.shipment_files USING b
 CREATE INDEX shipment_files_sha256_idx ON public.shipment_files USING btree (sha256);
 
 CREATE INDEX shipments_tracking_number_idx ON public.shipments USING btree (tracking_number) WHERE ((tracking_number IS NOT NULL) AND (replaced_by IS NULL));
+
+CREATE INDEX simulated_scans_due_idx ON public.simulated_scans USING btree (due_at, order_id) WHERE (fired_at IS NULL);
+
+CREATE UNIQUE INDEX simulated_scans_once ON public.simulated_scans USING btree (shipment_id, seq);
+
+CREATE INDEX simulated_scans_unfired_idx ON public.simulated_scans USING btree (order_id, due_at, seq) WHERE (fired_at IS NULL);
 
 CREATE INDEX test_clocks_advancing_idx ON public.test_clocks USING btree (id) WHERE (status = 'advancing'::text);
 
@@ -952,6 +987,12 @@ ALTER TABLE ONLY public.shipments
 
 ALTER TABLE ONLY public.shipments
     ADD CONSTRAINT shipments_ship_to_address_id_addresses_id_fk FOREIGN KEY (ship_to_address_id) REFERENCES public.addresses(id);
+
+ALTER TABLE ONLY public.simulated_scans
+    ADD CONSTRAINT simulated_scans_order_id_orders_id_fk FOREIGN KEY (order_id) REFERENCES public.orders(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.simulated_scans
+    ADD CONSTRAINT simulated_scans_shipment_id_shipments_id_fk FOREIGN KEY (shipment_id) REFERENCES public.shipments(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.test_clock_events
     ADD CONSTRAINT test_clock_events_clock_id_test_clocks_id_fk FOREIGN KEY (clock_id) REFERENCES public.test_clocks(id) ON DELETE CASCADE;

@@ -80,6 +80,12 @@ const envSchema = z
       .enum(['true', 'false'])
       .default('true')
       .transform((v) => v === 'true'),
+    /**
+     * The carrier simulator's step on the wall clock: how far apart the scans of a test shipment
+     * without a test clock come (on a test clock they are a simulated day apart). A duration such
+     * as 1m, 30s or 500ms.
+     */
+    SANDBOX_CARRIER_STEP: duration(100, 24 * 3600_000, '1m'),
     REDIS_PRIVATE: z
       .enum(['true', 'false'])
       .default('false')

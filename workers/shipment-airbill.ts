@@ -51,7 +51,7 @@ export default defineHandler({
     }
     if (shipment.state !== 'pending')
       throw new InvalidTransition(`shipment ${shipment.id} is ${shipment.state}: its airbill can no longer change`);
-    assertTrackingFits(type, payload.tracking_number);
+    assertTrackingFits(type, payload.tracking_number, { livemode: order.livemode });
     const [facts] = factsInOrder([payload.sha256], await holdStoredFiles(tx, [payload.sha256]), 'airbill');
     if (facts!.mediaType !== 'application/pdf') throw new InvalidParams('airbill: is not a PDF', 'airbill');
 
@@ -69,6 +69,7 @@ export default defineHandler({
       shipmentId: shipment.id,
       number: payload.tracking_number,
       trackerId: next.carrierTrackerId,
+      livemode: order.livemode,
     });
     const shipmentBefore = await setLabelFacts(tx, next);
     const { setId, fileIds } = await drawFileSetIds(tx, 1);

@@ -19,10 +19,11 @@ export default defineHandler({
   name: 'shipment.complete',
   parse: (payload) => parseOrThrow(completeCommand, payload, 'payload'),
   open: (tx, { payload, actor }) => sendShipmentReads(tx, payload.shipment_id, actor, OPENING),
-  async handle(tx, { payload, actor, commandId }, _ctx, opened) {
+  async handle(tx, { payload, actor, commandId }, ctx, opened) {
     const { order, shipment, role } = await openShipment(tx, payload.shipment_id, actor, OPENING, opened);
     const snapshot = shipment.snapshot as PersistedShipment;
-    if (isMailedType(shipment.type)) return shipMailed(tx, { order, shipment, role, payload, actor, commandId });
+    if (isMailedType(shipment.type))
+      return shipMailed(tx, { order, shipment, role, payload, actor, commandId, carrierStepMs: ctx.deadlines.carrierStepMs });
     const hasLink = payload.x_mobile_link !== undefined;
     // State first (422), then whether the body fits the type (400): a TBD shipment is refused
     // for what it is, whatever the body says.

@@ -29,7 +29,7 @@ const LINK_TYPES = ['XMobile', 'XMobileLink'];
 export default defineHandler({
   name: 'shipment.reissue',
   parse: (payload) => parseOrThrow(reissueCommand, payload, 'payload'),
-  async handle(tx, { payload, actor, commandId }) {
+  async handle(tx, { payload, actor, commandId }, ctx) {
     const switching = payload.mobile_transfer_type !== undefined;
     const { order, shipment, email, nextId } = await openShipment(tx, payload.shipment_id, actor, switching ? SWITCHING : OPENING);
     const issue = await undecidedIssueOf(tx, order.id);
@@ -40,7 +40,8 @@ export default defineHandler({
       const ctx = { order, shipment, email, nextId: nextId!, issue, type: payload.mobile_transfer_type, payload, actor, commandId };
       return switchToElectronic(tx, ctx);
     }
-    if (isMailedType(shipment.type)) return reissueEnvelope(tx, { order, shipment, issue, payload, actor, commandId });
+    if (isMailedType(shipment.type))
+      return reissueEnvelope(tx, { order, shipment, issue, payload, actor, commandId, carrierStepMs: ctx.deadlines.carrierStepMs });
     if (switching) {
       throw InvalidParams.at(
         'mobile_transfer_type',

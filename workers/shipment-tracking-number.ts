@@ -25,7 +25,7 @@ export default defineHandler({
       throw new InvalidTransition(
         `shipment ${shipment.id} is ${type}; only a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill) has a tracking number`,
       );
-    assertTrackingFits(type, payload.tracking_number);
+    assertTrackingFits(type, payload.tracking_number, { livemode: order.livemode });
     const contacts = { shipToAddress: await addressRow(tx, shipment.shipToAddressId) };
     if (shipment.trackingNumber === payload.tracking_number) {
       const body = mailedShipmentJson(shipment, contacts);
@@ -48,6 +48,7 @@ export default defineHandler({
       shipmentId: shipment.id,
       number: payload.tracking_number,
       trackerId: payload.tracker_id ?? null,
+      livemode: order.livemode,
     });
     const next = { ...shipment, trackingNumber: payload.tracking_number, carrierTrackerId: payload.tracker_id ?? null };
     const body = mailedShipmentJson(next, contacts);

@@ -8,3 +8,4 @@ export * from './schema/feed.ts';
 export * from './schema/files.ts';
 export * from './schema/tracking.ts';
 export * from './schema/sandbox.ts';
+export * from './schema/simulated-scans.ts';

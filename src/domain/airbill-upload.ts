@@ -44,12 +44,14 @@ interface Standing {
   liveId: number | null;
   role: 'seller' | 'buyer' | 'stranger';
   to: AddressAttributes | null;
+  /** false: a test order, which calls no carrier (D-197). */
+  livemode: boolean;
 }
 
 async function standing(db: SqlRunner, shipmentId: number, brokerageId: number): Promise<Standing> {
   const [row] = await db.rows<Record<string, unknown>>(
     `select s.id, s.order_id as "orderId", s.type, s.state, s.tracking_number as "trackingNumber", s.carrier_label_id as "carrierLabelId", s.service_type as "serviceType",
-       o.deliver_by as "deliverBy", f.brokerage_id as "sellerBrokerageId", o.buyer_brokerage_id as "buyerBrokerageId",
+       o.deliver_by as "deliverBy", o.livemode, f.brokerage_id as "sellerBrokerageId", o.buyer_brokerage_id as "buyerBrokerageId",
        case when s.replaced_by is null then s.id else (select l.id from shipments l where l.order_id = s.order_id and l.replaced_by is null) end as "liveId",
        case when a.id is null then null else json_build_object('name', a.name, 'street_address', a.street_address, 'extended_address', a.extended_address,
          'locality', a.locality, 'region', a.region, 'postal_code', a.postal_code, 'country_code', a.country_code) end as "to"
@@ -74,6 +76,7 @@ async function standing(db: SqlRunner, shipmentId: number, brokerageId: number):
     liveId: row.liveId === null ? null : Number(row.liveId),
     role,
     to: (typeof row.to === 'string' ? JSON.parse(row.to) : row.to) as AddressAttributes | null,
+    livemode: row.livemode !== false,
   };
 }
 
@@ -107,11 +110,12 @@ export async function prepareAirbill(
   if ('airbill' in parsed) {
     // A bought label is the label: an upload beside it would be dropped, so it is refused (D-164).
     if (s.carrierLabelId !== null) throw new LabelBought(shipmentId);
-    assertTrackingFits(s.type, parsed.tracking_number);
+    assertTrackingFits(s.type, parsed.tracking_number, { livemode: s.livemode });
     // Before the file is stored or a tracker registered: another envelope's number buys nothing here.
-    if (await trackingNumberHeldElsewhere(deps.database, s.orderId, parsed.tracking_number)) throw new TrackingNumberInUse();
+    if (s.livemode && (await trackingNumberHeldElsewhere(deps.database, s.orderId, parsed.tracking_number)))
+      throw new TrackingNumberInUse();
     const { sha256 } = await checkAndStorePdf(deps, parsed.airbill, 'airbill');
-    const trackerId = await registerBestEffort(deps, shipmentId, parsed.tracking_number, s.type);
+    const trackerId = s.livemode ? await registerBestEffort(deps, shipmentId, parsed.tracking_number, s.type) : undefined;
     return {
       shipment_id: shipmentId,
       by: giver,
@@ -127,6 +131,7 @@ export async function prepareAirbill(
       'airbill',
     );
   }
+  if (!s.livemode) throw new InvalidParams(TEST_ORDER_BUYS_NO_LABEL, 'airbill');
   const carrier = deps.carrier;
   if (!carrier?.canBuy) {
     throw new InvalidParams(
@@ -179,8 +184,10 @@ export async function prepareTrackingNumber(
   const carrier = deps.carrier;
   if (!carrier?.canBuy) return command;
   const s = await standing(deps.database, shipmentId, brokerageId);
+  // A test order's number never leaves the machine: no tracker (its command checks the number).
+  if (!s.livemode) return command;
   if (s.role !== 'seller' || !isMailedType(s.type) || s.state !== 'pending' || s.trackingNumber === tracking_number) return command;
-  assertTrackingFits(s.type, tracking_number);
+  assertTrackingFits(s.type, tracking_number, { livemode: s.livemode });
   if (await trackingNumberHeldElsewhere(deps.database, s.orderId, tracking_number)) throw new TrackingNumberInUse();
   const trackerId = await registerBestEffort(deps, shipmentId, tracking_number, s.type);
   return trackerId ? { ...command, tracker_id: trackerId } : command;
@@ -198,7 +205,8 @@ export async function prepareReissueNumber(
 ): Promise<string | undefined> {
   const s = await standing(deps.database, shipmentId, brokerageId);
   if (s.role !== 'seller' || !isMailedType(s.type) || !['in_transit', 'exception', 'returned'].includes(s.state)) return undefined;
-  assertTrackingFits(s.type, trackingNumber);
+  assertTrackingFits(s.type, trackingNumber, { livemode: s.livemode });
+  if (!s.livemode) return undefined;
   if (await trackingNumberHeldElsewhere(deps.database, s.orderId, trackingNumber)) throw new TrackingNumberInUse();
   return registerBestEffort(deps, shipmentId, trackingNumber, s.type);
 }
@@ -228,6 +236,12 @@ export async function prepareReissueLabel(
       `shipment ${shipmentId} is ${s.state}: a new label replaces an envelope in transit, in exception or returned`,
     );
   }
+  if (!s.livemode) {
+    throw InvalidParams.at(
+      'buy_label',
+      "a test order buys no label (test mode calls no carrier): give the new envelope's tracking_number, one of EasyPost's test codes (EZ4000000004…) to have the carrier simulator carry it",
+    );
+  }
   const carrier = deps.carrier;
   if (!carrier?.canBuy) {
     throw InvalidParams.at('buy_label', "no carrier account is configured to buy a label: give the new envelope's tracking_number");
@@ -255,6 +269,10 @@ export async function prepareReissueLabel(
     tracker_id: p.tracker_id,
   };
 }
+
+/** A test order calls no carrier (D-197): its label is uploaded, and a test code drives the simulator. */
+const TEST_ORDER_BUYS_NO_LABEL =
+  "airbill: required: a test order buys no label (test mode calls no carrier); upload the label with its tracking_number, one of EasyPost's test codes (EZ4000000004…) to have the carrier simulator carry it";
 
 /** The number as a tracker of the carrier account, when there is one; undefined when none or EasyPost refused (logged). */
 async function registerBestEffort(

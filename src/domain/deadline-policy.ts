@@ -21,6 +21,8 @@ export interface DeadlinePolicy {
    * envelope waits for the buyer (DELIVERY_CONFIRMATION_WINDOW; default 72 h, D-156); absent with one.
    */
   receiptWindowMs?: number;
+  /** The carrier simulator's step between a test shipment's scans on the wall clock (SANDBOX_CARRIER_STEP; default a minute). */
+  carrierStepMs?: number;
 }
 
 export function deadlinePolicyOf(config: {
@@ -30,6 +32,7 @@ export function deadlinePolicyOf(config: {
   DELIVERY_ISSUE_RESPONSE_WINDOW?: number;
   DELIVERY_CONFIRMATION_WINDOW?: number;
   EASYPOST_API_KEY?: string | undefined;
+  SANDBOX_CARRIER_STEP?: number;
 }): DeadlinePolicy {
   return {
     timeZone: config.DEADLINE_TIME_ZONE,
@@ -37,6 +40,7 @@ export function deadlinePolicyOf(config: {
     dueSoonBeforeMs: config.DUE_SOON_BEFORE_MS,
     ...(config.DELIVERY_ISSUE_RESPONSE_WINDOW !== undefined ? { issueResponseWindowMs: config.DELIVERY_ISSUE_RESPONSE_WINDOW } : {}),
     ...(config.EASYPOST_API_KEY ? {} : { receiptWindowMs: config.DELIVERY_CONFIRMATION_WINDOW ?? DEFAULT_RECEIPT_WINDOW_MS }),
+    ...(config.SANDBOX_CARRIER_STEP !== undefined ? { carrierStepMs: config.SANDBOX_CARRIER_STEP } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import { assertTrackingFits } from './tracking-numbers.ts';
 import { holdStoredFiles } from '../db/sql/file-sets.ts';
 import { insertReissueSet, markLabelReplaced } from '../db/sql/reissue-set.ts';
 import { factsInOrder } from './file-rules.ts';
+import { planScans } from '../sandbox/carrier-simulator.ts';
 
 /** Where a lost envelope can be: on its way, held up, or back with the seller. */
 const RESHIPPABLE = ['in_transit', 'exception', 'returned'];
@@ -25,7 +26,16 @@ const RESHIPPABLE = ['in_transit', 'exception', 'returned'];
  */
 export async function reissueEnvelope(
   tx: SqlTx,
-  c: { order: LockedOrder; shipment: ShipmentRow; issue: IssueRow; payload: ReissueCommand; actor: Actor; commandId: string },
+  c: {
+    order: LockedOrder;
+    shipment: ShipmentRow;
+    issue: IssueRow;
+    payload: ReissueCommand;
+    actor: Actor;
+    commandId: string;
+    /** The carrier simulator's wall-clock step (SANDBOX_CARRIER_STEP). */
+    carrierStepMs?: number | undefined;
+  },
 ) {
   const { order, shipment, issue, payload, actor, commandId } = c;
   if (!isMailedType(shipment.type)) throw new Error(`shipment ${shipment.id} is not mailed`);
@@ -44,7 +54,7 @@ export async function reissueEnvelope(
   if (extra) throw InvalidParams.at(extra, `a ${shipment.type} shipment is re-shipped with a new envelope: give its tracking_number`);
   if (!payload.tracking_number)
     throw InvalidParams.at('tracking_number', `required: the number of the new envelope of this ${shipment.type} shipment`);
-  assertTrackingFits(shipment.type, payload.tracking_number);
+  assertTrackingFits(shipment.type, payload.tracking_number, { livemode: order.livemode });
   // One in transit stays in transit; one held up or back with the seller is carried again.
   const result =
     shipment.state === 'in_transit'
@@ -80,6 +90,7 @@ export async function reissueEnvelope(
     shipmentId: shipment.id,
     number: payload.tracking_number,
     trackerId: payload.tracker_id ?? null,
+    livemode: order.livemode,
   });
   const response = await insertResponse(tx, {
     issueId: issue.id,
@@ -126,6 +137,12 @@ export async function reissueEnvelope(
       },
     },
   });
+  // A test shipment's new envelope with a test code: the simulator carries it from now (timersOf below).
+  await planScans(
+    tx,
+    { orderId: order.id, shipmentId: shipment.id, trackingNumber: payload.tracking_number, livemode: order.livemode },
+    c.carrierStepMs,
+  );
   const responses = await responsesOf(tx, [issue.id]);
   await appendIssueEvent(tx, {
     issue: after,

@@ -5,6 +5,7 @@ import type { ShipmentRow } from '../db/ops/shipment-rows.ts';
 import type { LockedOrder } from '../db/sql/lock-order.ts';
 import { addressRow, moveMailedShipment } from '../db/sql/mailed-shipment.ts';
 import { mailedShipmentJson } from './shipment-response.ts';
+import { planScans } from '../sandbox/carrier-simulator.ts';
 
 /**
  * PUT /v9/shipments/:id/complete on a mailed shipment means "shipped": the envelope is with the
@@ -13,7 +14,16 @@ import { mailedShipmentJson } from './shipment-response.ts';
  */
 export async function shipMailed(
   tx: SqlTx,
-  c: { order: LockedOrder; shipment: ShipmentRow; role: 'seller' | 'buyer'; payload: CompleteCommand; actor: Actor; commandId: string },
+  c: {
+    order: LockedOrder;
+    shipment: ShipmentRow;
+    role: 'seller' | 'buyer';
+    payload: CompleteCommand;
+    actor: Actor;
+    commandId: string;
+    /** The carrier simulator's wall-clock step (SANDBOX_CARRIER_STEP). */
+    carrierStepMs?: number | undefined;
+  },
 ) {
   const { shipment, payload } = c;
   const field = payload.x_mobile_link !== undefined ? 'x_mobile_link' : payload.tickets !== undefined ? 'tickets' : undefined;
@@ -45,5 +55,11 @@ export async function shipMailed(
     },
     answer: { commandId: c.commandId, status: 200, body },
   });
-  return { status: 200, body, stored: true as const };
+  // A test shipment with a test code: the simulator's scans, armed after the commit (timersOf).
+  const planned = await planScans(
+    tx,
+    { orderId: c.order.id, shipmentId: shipment.id, trackingNumber: shipment.trackingNumber, livemode: c.order.livemode },
+    c.carrierStepMs,
+  );
+  return { status: 200, body, stored: true as const, ...(planned ? { timersOf: c.order.id } : {}) };
 }

@@ -39,13 +39,16 @@ select (select count(*) from claimed)::int as claimed`,
 /**
  * Makes `number` the envelope of the order's shipment, or refuses with 409 tracking_number_in_use
  * when another order holds it (live, shipped, delivered or revoked: for good). Called while the
- * shipment is pending, so the number this version held before, if any, is released.
+ * shipment is pending, so the number this version held before, if any, is released. A test
+ * order claims nothing (D-197): no carrier ever reports on its envelope, and a test shipment must
+ * neither block a live one's number nor learn that a live one holds it.
  */
 export async function claimTrackingNumber(
   tx: Pick<SqlTx, 'rows'>,
-  c: { orderId: number; shipmentId: number; number: string; trackerId: string | null },
+  c: { orderId: number; shipmentId: number; number: string; trackerId: string | null; livemode: boolean },
   field = 'tracking_number',
 ): Promise<void> {
+  if (!c.livemode) return;
   const { carrier, key } = numberKey(c.number);
   const [row] = await tx.rows<{ claimed: number }>(
     CLAIM.text,

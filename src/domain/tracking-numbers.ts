@@ -1,5 +1,6 @@
 import { fedex, getTracking, ups, usps, type TrackingCourier } from 'ts-tracking-number';
 import { InvalidParams, type MailedType } from '@fulfil/contract';
+import { refuseTestCodeOnLive, testCodeOf } from '../sandbox/carrier-test-codes.ts';
 
 /** The courier codes of ts-tracking-number that are a mailed type's carrier. */
 const COURIER_OF: Readonly<Record<string, MailedType>> = { fedex: 'FedEx', ups: 'UPS', usps: 'USPS' };
@@ -23,8 +24,13 @@ export function detectTrackingNumber(number: string): TrackedNumber {
 /**
  * A tracking number must be one of the shipment's carrier (400 otherwise, saying which carrier the
  * number looks like, if any). A buyer's own label (ProvidedAirbill) may be of FedEx, UPS or USPS.
+ * EasyPost's test codes (src/sandbox/carrier-test-codes.ts) fit a test order's shipment of any
+ * carrier, and no live one (400 naming them).
  */
-export function assertTrackingFits(type: MailedType, number: string, field = 'tracking_number'): TrackedNumber {
+export function assertTrackingFits(type: MailedType, number: string, opts: { livemode: boolean; field?: string }): TrackedNumber {
+  const field = opts.field ?? 'tracking_number';
+  if (opts.livemode) refuseTestCodeOnLive(number, field);
+  else if (testCodeOf(number)) return { number, carrier: null, trackingUrl: null };
   const tracked = detectTrackingNumber(number);
   const fits =
     type === 'ProvidedAirbill'

@@ -80,9 +80,9 @@ export async function startApiRole(ctx: RoleContext): Promise<{ app: FastifyInst
     ...(credentialCache ? { credentialCache } : {}),
     files: await openFileStore(config, database),
     armAdvance: async (clockId) => {
-      await timerQueue.armAdvance(clockId).catch((err: unknown) =>
-        log.warn({ err, clockId }, "could not start a test clock's advance; the timer sweep will"),
-      );
+      await timerQueue
+        .armAdvance(clockId)
+        .catch((err: unknown) => log.warn({ err, clockId }, "could not start a test clock's advance; the timer sweep will"));
     },
     sendClockEvents: async (deliveries) => {
       await webhookQueue

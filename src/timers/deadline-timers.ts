@@ -16,8 +16,10 @@ export type TimerKind = (typeof TIMER_KINDS)[number];
 export const ESCALATION_KIND = 'escalate';
 /** The buyer's confirmation window of a seller's `delivered` (src/timers/receipt-timer.ts, D-156). */
 export const RECEIPT_KIND = 'confirm_receipt';
+/** The next scan the carrier simulator planned for a test shipment (src/sandbox/carrier-simulator.ts, D-195). */
+export const CARRIER_SCAN_KIND = 'carrier_scan';
 
-export type AnyTimerKind = TimerKind | typeof ESCALATION_KIND | typeof RECEIPT_KIND;
+export type AnyTimerKind = TimerKind | typeof ESCALATION_KIND | typeof RECEIPT_KIND | typeof CARRIER_SCAN_KIND;
 
 export function isDeadlineKind(kind: AnyTimerKind): kind is TimerKind {
   return (TIMER_KINDS as readonly string[]).includes(kind);

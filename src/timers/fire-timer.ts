@@ -5,7 +5,9 @@ import { TIMER_REASONS, type TimerKind } from './deadline-timers.ts';
 
 /** What a timer's run did: fired its event, found it not yet due (moved later), or had nothing to do. */
 export type FireOutcome =
-  | { kind: 'fired'; dueAt: number }
+  // `next`: the same order's timer of this kind has another time still to come (the carrier
+  // simulator's next scan): the job is delayed to it rather than done.
+  | { kind: 'fired'; dueAt: number; next?: number }
   | { kind: 'not_due'; dueAt: number }
   | { kind: 'already_fired' | 'finished' | 'no_deadline' }
   // A mailed shipment in transit whose carrier expects it by the deadline: not overdue yet. The

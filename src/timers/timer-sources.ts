@@ -1,5 +1,14 @@
 import type { SqlRunner, SqlTx } from '../db/client.ts';
-import { ESCALATION_KIND, RECEIPT_KIND, TIMER_KINDS, type AnyTimerKind, type TimerJob, type TimerKind } from './deadline-timers.ts';
+import { carrierScansOnClock, carrierScanTimerOf, fireCarrierScanIn, openCarrierScans } from '../sandbox/carrier-simulator.ts';
+import {
+  CARRIER_SCAN_KIND,
+  ESCALATION_KIND,
+  RECEIPT_KIND,
+  TIMER_KINDS,
+  type AnyTimerKind,
+  type TimerJob,
+  type TimerKind,
+} from './deadline-timers.ts';
 import { escalationsOnClock, escalationTimerOf, fireEscalationIn, openEscalations } from './escalation-timer.ts';
 import { fireTimersIn, type FireOutcome } from './fire-timer.ts';
 import { fireReceiptWindowIn, openReceiptWindows, receiptTimerOf, receiptWindowsOnClock } from './receipt-timer.ts';
@@ -53,7 +62,19 @@ const receiptWindows: TimerSource = {
   fireIn: (tx, job, now) => fireReceiptWindowIn(tx, job.orderId, now),
 };
 
-export const TIMER_SOURCES: readonly TimerSource[] = [deadlines, escalations, receiptWindows];
+// Test mode's carrier simulator (D-195): an order's next planned scan, one job per order.
+const carrierScans: TimerSource = {
+  kinds: [CARRIER_SCAN_KIND],
+  timersOf: async (db, orderId) => {
+    const t = await carrierScanTimerOf(db, orderId);
+    return t ? [t] : [];
+  },
+  open: (db) => openCarrierScans(db),
+  dueOnClock: carrierScansOnClock,
+  fireIn: (tx, job, now) => fireCarrierScanIn(tx, job, now),
+};
+
+export const TIMER_SOURCES: readonly TimerSource[] = [deadlines, escalations, receiptWindows, carrierScans];
 
 /** Every kind the timer queue holds: a job per order and kind. */
 export const ALL_TIMER_KINDS: readonly AnyTimerKind[] = TIMER_SOURCES.flatMap((s) => s.kinds);

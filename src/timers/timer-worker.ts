@@ -47,6 +47,12 @@ export function startTimerWorker(opts: {
     if (outcome.kind === 'fired') {
       observeTimerLateness(kind, (Date.now() - outcome.dueAt) / 1000);
       opts.onFired?.();
+      // One job per order and kind: a source with a later time still to fire reuses it.
+      if (outcome.next !== undefined) {
+        await job.updateData({ ...job.data, dueAt: outcome.next });
+        await job.moveToDelayed(outcome.next, token);
+        throw new DelayedError();
+      }
     }
     return outcome.kind;
   };

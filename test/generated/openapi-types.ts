@@ -570,7 +570,7 @@ export interface paths {
         get?: never;
         /**
          * Set the tracking number of a mailed shipment (seller)
-         * @description For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending (the old number is then free again); a bought label's number is the label's. A number is one envelope's: one another shipment holds, in any spelling (spaces, case, USPS's 420+ZIP routing prefix), is 409 `tracking_number_in_use`, naming neither that shipment nor its order; once shipped or delivered a number stays its shipment's for good. With a carrier account the number is registered as a tracker: the carrier's scans then decide, the seller's events are claims. Event: `shipment.airbill_created` (without a file).
+         * @description For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending (the old number is then free again); a bought label's number is the label's. A number is one envelope's: one another shipment holds, in any spelling (spaces, case, USPS's 420+ZIP routing prefix), is 409 `tracking_number_in_use`, naming neither that shipment nor its order; once shipped or delivered a number stays its shipment's for good. With a carrier account the number is registered as a tracker: the carrier's scans then decide, the seller's events are claims. Test mode: a test order's shipment of any carrier takes EasyPost's test codes (EZ1000000001 … EZ9000000009), carried by the carrier simulator; a live one refuses them (400); a test order's number is never sent to the carrier nor held against other shipments. Event: `shipment.airbill_created` (without a file).
          */
         put: operations["setTrackingNumber"];
         post?: never;
@@ -8159,7 +8159,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; for a lost envelope, one of `tracking_number`, `buy_label` or `mobile_transfer_type` with nothing else of the reissue beside it (`etickets`, `tickets`, `x_mobile_link`, the other two; only `notes`, and `transfer_source` beside `mobile_transfer_type`): the field that does not belong is named; `buy_label` needs a carrier account and a carrier-bought label; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; for a lost envelope, one of `tracking_number`, `buy_label` or `mobile_transfer_type` with nothing else of the reissue beside it (`etickets`, `tickets`, `x_mobile_link`, the other two; only `notes`, and `transfer_source` beside `mobile_transfer_type`): the field that does not belong is named; `buy_label` needs a carrier account, a live order (test mode buys no label) and a carrier-bought label; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8594,7 +8594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account, on ProvidedAirbill or on a test order (test mode buys no label), a test code as the `tracking_number` of a live shipment; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8902,7 +8902,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, or one of EasyPost’s test codes on a live shipment; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
             400: {
                 headers: {
                     [name: string]: unknown;

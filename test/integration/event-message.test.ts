@@ -58,7 +58,17 @@ describe('an event message', () => {
     );
     const written = JSON.parse(eventMessage(facts)) as Record<string, unknown>;
     // The writer's own id and clock are its call's; the statement adds seq and the new shipment id.
-    expect(row!.message).toEqual({ ...written, event_id: eventId, at: new Date(row!.at).toISOString(), seq, new_shipment_id: null, livemode: true, test_clock: null });
-    expect(Object.keys(row!.message).sort()).toEqual(Object.keys({ ...written, seq, new_shipment_id: null, livemode: true, test_clock: null }).sort());
+    expect(row!.message).toEqual({
+      ...written,
+      event_id: eventId,
+      at: new Date(row!.at).toISOString(),
+      seq,
+      new_shipment_id: null,
+      livemode: true,
+      test_clock: null,
+    });
+    expect(Object.keys(row!.message).sort()).toEqual(
+      Object.keys({ ...written, seq, new_shipment_id: null, livemode: true, test_clock: null }).sort(),
+    );
   });
 });

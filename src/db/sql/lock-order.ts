@@ -23,6 +23,8 @@ export interface LockedOrder {
    * time, are the clock's. A command reads the order's time with orderNow().
    */
   clockTime: Date | null;
+  /** false: a test order (test mode), whose carrier is the simulator and which calls no carrier. */
+  livemode: boolean;
 }
 
 /** The order's time now: its test clock's, or the wall clock's. */
@@ -39,7 +41,7 @@ export const ORDER_CLOCK_COLUMNS = `case when o.test_clock_id is not null then (
 
 const ORDER_COLUMNS = `o.id, o.oid, o.delivery, o.quantity, o.recipient_name as "recipientName",
   o.recipient_email as "recipientEmail", o.state, o.snapshot, f.brokerage_id as "sellerBrokerageId",
-  o.buyer_brokerage_id as "buyerBrokerageId", o.deliver_by is not null as "hasDeadline", ${ORDER_CLOCK_COLUMNS}`;
+  o.buyer_brokerage_id as "buyerBrokerageId", o.deliver_by is not null as "hasDeadline", o.livemode, ${ORDER_CLOCK_COLUMNS}`;
 
 // The caller's role sits in the WHERE clause: rows that fail it are never locked, so another
 // brokerage (or the wrong party) can neither take nor wait on an order's lock. Should one

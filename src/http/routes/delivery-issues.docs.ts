@@ -106,7 +106,7 @@ export const DELIVERY_ISSUE_DOCS = {
     errors: [...COMMAND_ERRORS, 410],
     badRequest:
       'e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; ' +
-      'for a lost envelope, one of `tracking_number`, `buy_label` or `mobile_transfer_type` with nothing else of the reissue beside it (`etickets`, `tickets`, `x_mobile_link`, the other two; only `notes`, and `transfer_source` beside `mobile_transfer_type`): the field that does not belong is named; `buy_label` needs a carrier account and a carrier-bought label',
+      'for a lost envelope, one of `tracking_number`, `buy_label` or `mobile_transfer_type` with nothing else of the reissue beside it (`etickets`, `tickets`, `x_mobile_link`, the other two; only `notes`, and `transfer_source` beside `mobile_transfer_type`): the field that does not belong is named; `buy_label` needs a carrier account, a live order (test mode buys no label) and a carrier-bought label',
     links: toCommand,
   }),
   evidence: v9({

@@ -30,7 +30,7 @@ export const MAILED_DOCS = {
     // 409 is this route's own (above), idempotency_conflict said beside label_bought.
     errors: [...COMMAND_ERRORS.filter((status) => status !== 409), 408, 410, 502],
     badRequest:
-      'an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill',
+      'an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account, on ProvidedAirbill or on a test order (test mode buys no label), a test code as the `tracking_number` of a live shipment',
     links: toCommand,
   }),
   getAirbill: v9({
@@ -48,12 +48,12 @@ export const MAILED_DOCS = {
     operationId: 'setTrackingNumber',
     summary: 'Set the tracking number of a mailed shipment (seller)',
     description:
-      "For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending (the old number is then free again); a bought label's number is the label's. A number is one envelope's: one another shipment holds, in any spelling (spaces, case, USPS's 420+ZIP routing prefix), is 409 `tracking_number_in_use`, naming neither that shipment nor its order; once shipped or delivered a number stays its shipment's for good. With a carrier account the number is registered as a tracker: the carrier's scans then decide, the seller's events are claims. Event: `shipment.airbill_created` (without a file).",
+      "For a label bought elsewhere. The number must be one of the shipment's carrier (checked by its format and check digit; 400 names the carrier it looks like, if any). Changeable while the shipment is pending (the old number is then free again); a bought label's number is the label's. A number is one envelope's: one another shipment holds, in any spelling (spaces, case, USPS's 420+ZIP routing prefix), is 409 `tracking_number_in_use`, naming neither that shipment nor its order; once shipped or delivered a number stays its shipment's for good. With a carrier account the number is registered as a tracker: the carrier's scans then decide, the seller's events are claims. Test mode: a test order's shipment of any carrier takes EasyPost's test codes (EZ1000000001 … EZ9000000009), carried by the carrier simulator; a live one refuses them (400); a test order's number is never sent to the carrier nor held against other shipments. Event: `shipment.airbill_created` (without a file).",
     params: shipmentId,
     headers: commandHeaders,
     body: jsonSchemaOf(trackingNumberBody),
     badRequest:
-      'a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed',
+      'a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, or one of EasyPost’s test codes on a live shipment',
     response: { ...ok(mailedAnswers.mailedShipment, 'the shipment'), ...accepted202 },
     errors: [...COMMAND_ERRORS, 410],
     links: toCommand,

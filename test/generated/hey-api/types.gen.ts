@@ -3658,7 +3658,7 @@ export type ReissueShipmentData = {
 
 export type ReissueShipmentErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; for a lost envelope, one of `tracking_number`, `buy_label` or `mobile_transfer_type` with nothing else of the reissue beside it (`etickets`, `tickets`, `x_mobile_link`, the other two; only `notes`, and `transfer_source` beside `mobile_transfer_type`): the field that does not belong is named; `buy_label` needs a carrier account and a carrier-bought label; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; e-tickets that fail the upload checks (as POST /v9/shipments/:id/etickets); an `x_mobile_link` on a shipment that takes none; for a lost envelope, one of `tracking_number`, `buy_label` or `mobile_transfer_type` with nothing else of the reissue beside it (`etickets`, `tickets`, `x_mobile_link`, the other two; only `notes`, and `transfer_source` beside `mobile_transfer_type`): the field that does not belong is named; `buy_label` needs a carrier account, a live order (test mode buys no label) and a carrier-bought label; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -3965,7 +3965,7 @@ export type CreateAirbillData = {
 
 export type CreateAirbillErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account or on ProvidedAirbill; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; an `airbill` that is not a PDF, a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, `{}` with no carrier account, on ProvidedAirbill or on a test order (test mode buys no label), a test code as the `tracking_number` of a live shipment; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
@@ -4114,7 +4114,7 @@ export type SetTrackingNumberData = {
 
 export type SetTrackingNumberErrors = {
     /**
-     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, or one of EasyPost’s test codes on a live shipment; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
      */
     400: ErrorBody;
     /**
