@@ -68,7 +68,12 @@ export async function runAdvance(database: Database, clockId: number): Promise<A
       for (const timer of due) {
         // A timer armed while the clock was already past its time (a command during the advance) fires at the clock's time.
         at = Math.max(at, timer.dueAt);
-        await tx.rows(`select set_config('fulfil.clock', $1, true)`, [new Date(at).toISOString()]);
+        // The clock is at the timer's time while it fires: the transaction's clock, and the clock's row,
+        // which the order lock of the timer's run reads (lock-order.ts) to set the transaction's clock again.
+        await tx.rows(
+          `with c as (update test_clocks set frozen_time = $2::timestamptz where id = $1::bigint) select set_config('fulfil.clock', $2, true)`,
+          [clockId, new Date(at).toISOString()],
+        );
         const outcome = await timerSourceOf(timer.kind).fireIn(tx, timer, at);
         if (outcome.kind === 'fired') {
           fired++;

@@ -194,6 +194,11 @@ describe('the carrier simulator', () => {
         const [job] = await source.dueOnClock(t.db.database, clockId, upTo, 10);
         if (!job) return fired;
         const outcome = await t.db.database.transaction(async (tx) => {
+          // As the advance does (src/sandbox/clock-advance.ts): the clock at the timer's time, in its row and the transaction.
+          await tx.rows(`update test_clocks set frozen_time = $2::timestamptz where id = $1::bigint`, [
+            clockId,
+            new Date(job.dueAt).toISOString(),
+          ]);
           await tx.rows(`select set_config('fulfil.clock', $1, true)`, [new Date(job.dueAt).toISOString()]);
           return source.fireIn(tx, job, job.dueAt);
         });
