@@ -50,6 +50,11 @@ export const readShipment = z.union([
     .describe("LocalPickup: both parties' details, null until given"),
 ]);
 
+/** GET /v9/shipments/:id: the shipment as read, with its order's mode (not repeated inside an order or an event). */
+export const shipmentRead = z.union(
+  readShipment.options.map((shape) => shape.extend({ livemode: z.boolean().describe('false for a shipment of a test order (test mode)') })),
+);
+
 export const readOrder = acceptedOrder.extend({
   ...orderFacts,
   shipments: z.array(readShipment).max(1).describe('the live shipment; empty before the order is accepted'),
@@ -80,6 +85,7 @@ export const orderEvents = z.strictObject({
   order_id: id,
   events: z.array(orderEvent),
   next_after_seq: z.number().int().nullable().describe('pass as after_seq for the next page; null when this page was the last'),
+  livemode: z.boolean().describe("false for a test order's events (test mode)"),
 });
 
 export const publicEvent = z.strictObject({
@@ -89,7 +95,7 @@ export const publicEvent = z.strictObject({
   order_id: id,
   seq: z.number().int().positive().describe('per order: events of one order come in seq order'),
   livemode: z.boolean().describe('false for an event of a test order (test mode)'),
-  test_clock: z.number().int().nullable().describe("the test clock the order lives at; null: the wall clock"),
+  test_clock: z.number().int().nullable().describe('the test clock the order lives at; null: the wall clock'),
   data: z.strictObject({
     event: orderEvent.describe('the event as GET /v9/orders/:id/events lists it, trimmed for your party'),
     shipment: readShipment
