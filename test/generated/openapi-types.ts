@@ -2330,6 +2330,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -2579,6 +2583,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -2814,6 +2822,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -3030,6 +3042,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -3363,6 +3379,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -3520,6 +3540,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -3759,6 +3783,8 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's latest estimate, when it gave one */
                         estimated_delivery_at: string | null;
+                        /** @description false for a shipment of a test order (test mode) */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -3814,6 +3840,8 @@ export interface operations {
                                 revoked_by_reissue_id?: number | null;
                             }[];
                         };
+                        /** @description false for a shipment of a test order (test mode) */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -3854,6 +3882,8 @@ export interface operations {
                             extension: string | null;
                         } | null;
                         notes: string | null;
+                        /** @description false for a shipment of a test order (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5023,6 +5053,8 @@ export interface operations {
                                 url: string;
                             }[];
                         }[];
+                        /** @description false for an object of a test order (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5585,6 +5617,8 @@ export interface operations {
                         eticket_id: number;
                         /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                         expires_at: string;
+                        /** @description false for an object of a test order (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5735,6 +5769,8 @@ export interface operations {
                                 url: string;
                             }[];
                         }[];
+                        /** @description false for an object of a test order (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -6327,6 +6363,8 @@ export interface operations {
                                 transfer_source?: string | null;
                                 x_mobile_link?: string | null;
                             }[];
+                            /** @description false for an issue of a test order (test mode): its order's */
+                            livemode: boolean;
                         }[];
                     };
                 };
@@ -6524,6 +6562,8 @@ export interface operations {
                             transfer_source?: string | null;
                             x_mobile_link?: string | null;
                         }[];
+                        /** @description false for an issue of a test order (test mode): its order's */
+                        livemode: boolean;
                     };
                 };
             };
@@ -6758,6 +6798,8 @@ export interface operations {
                         })[];
                         /** @description page[cursor] of the next page; null on the last page */
                         next_cursor: string | null;
+                        /** @description false for a test order's evidence (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -6926,6 +6968,8 @@ export interface operations {
                             transfer_source?: string | null;
                             x_mobile_link?: string | null;
                         }[];
+                        /** @description false for an issue of a test order (test mode): its order's */
+                        livemode: boolean;
                     };
                 };
             };
@@ -7111,6 +7155,8 @@ export interface operations {
                             transfer_source?: string | null;
                             x_mobile_link?: string | null;
                         }[];
+                        /** @description false for an issue of a test order (test mode): its order's */
+                        livemode: boolean;
                     };
                 };
             };
@@ -7384,6 +7430,8 @@ export interface operations {
                             transfer_source?: string | null;
                             x_mobile_link?: string | null;
                         }[];
+                        /** @description false for an issue of a test order (test mode): its order's */
+                        livemode: boolean;
                     };
                 };
             };
@@ -7657,6 +7705,8 @@ export interface operations {
                             transfer_source?: string | null;
                             x_mobile_link?: string | null;
                         }[];
+                        /** @description false for an issue of a test order (test mode): its order's */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8050,6 +8100,8 @@ export interface operations {
                                 transfer_source?: string | null;
                                 x_mobile_link?: string | null;
                             }[];
+                            /** @description false for an issue of a test order (test mode): its order's */
+                            livemode: boolean;
                         };
                     };
                 };
@@ -9064,6 +9116,8 @@ export interface operations {
                         }[];
                         /** @description page[cursor] of the next page; null on the last page */
                         next_cursor: string | null;
+                        /** @description false for a shipment of a test order (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -9712,6 +9766,8 @@ export interface operations {
                         }[];
                         /** @description pass as after_seq for the next page; null when this page was the last */
                         next_after_seq: number | null;
+                        /** @description false for a test order's events (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -10139,6 +10195,8 @@ export interface operations {
                             created_at: string;
                             /** @description ISO 8601 UTC timestamp */
                             updated_at: string;
+                            /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                            livemode: boolean;
                         }[];
                     };
                 };
@@ -10247,6 +10305,8 @@ export interface operations {
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
+                        /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                        livemode: boolean;
                         /** @description the signing secret (whsec_…): shown only in this answer */
                         secret: string;
                     };
@@ -10406,6 +10466,8 @@ export interface operations {
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
+                        /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                        livemode: boolean;
                     };
                 };
             };
@@ -10555,6 +10617,8 @@ export interface operations {
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
+                        /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                        livemode: boolean;
                     };
                 };
             };
@@ -10844,6 +10908,8 @@ export interface operations {
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
+                        /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                        livemode: boolean;
                     };
                 };
             };
@@ -11008,6 +11074,8 @@ export interface operations {
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
+                        /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                        livemode: boolean;
                         /** @description the signing secret (whsec_…): shown only in this answer */
                         secret: string;
                     };
@@ -11734,6 +11802,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
