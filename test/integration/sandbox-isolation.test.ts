@@ -3,6 +3,7 @@ import { createCredential } from '../../src/auth/credentials.ts';
 import { SecretBox } from '../../src/auth/secret-box.ts';
 import { describeRoutes } from '../../src/http/openapi/document.ts';
 import { SIMULATED_BROKERAGE_ID } from '../../src/sandbox/sandbox-twin.ts';
+import { renderMetrics } from '../../src/telemetry/metrics-scrape.ts';
 import { apiClient, type ApiResponse } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { baseFixture, BUYER, ORDERS, SELLER, STRANGER } from '../support/fixtures.ts';
@@ -131,6 +132,7 @@ const NOT_ORDER_SCOPED: Record<string, string> = {
 };
 
 let PDF = '';
+const OPS_TOKEN = 'sandbox-isolation-ops';
 
 function sandboxFixture() {
   const fixture = baseFixture();
@@ -211,7 +213,7 @@ describe('test mode isolation: every order-scoped route, both ways', () => {
     PDF = b64(await makePdf(1, 'intruder'));
     routes = await describeRoutes().then((r) => [...r.documented, ...r.undocumented]);
     db = await createTestDatabase();
-    t = await startTestService({ db, prefix, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    t = await startTestService({ db, prefix, env: { WEBHOOK_ALLOW_PRIVATE: 'true', OPS_TOKEN } });
     await t.seed(sandboxFixture());
     call = apiClient(t.url);
     // The simulated counterparty has no credential of its own; one made here lets this test act as
@@ -310,5 +312,53 @@ describe('test mode isolation: every order-scoped route, both ways', () => {
     ]);
     expect((await owed(test.endpoint)).map((r) => r.livemode)).toEqual([false]);
     expect((await owed(live.endpoint)).map((r) => r.livemode)).toEqual([true]);
+  });
+
+  it('test objects stay out of the live metrics and the ops queues, and show apart when asked', async () => {
+    // Both issues escalated by their buyers, and one more open order of each mode past its deadline.
+    expect((await call(live.buyer, 'POST', `/v9/delivery_issues/${live.issue}/escalate`, {})).status).toBe(200);
+    expect((await call(test.buyer, 'POST', `/v9/delivery_issues/${test.issue}/escalate`, {})).status).toBe(200);
+    const pending = await call(TEST_SELLER, 'POST', '/v9/test_helpers/orders', { role: 'seller' });
+    expect(pending.status).toBe(201);
+    const overdue = [ORDERS.tbd3, pending.body.id as number];
+    await sql()`update orders set deliver_by = now() - interval '1 hour' where id in ${sql()(overdue)}`;
+
+    const metrics = await renderMetrics({ queues: [], db: db.database.db });
+    expect(metrics).toMatch(/^fulfil_orders_overdue\{mode="live"\} 1$/m);
+    expect(metrics).toMatch(/^fulfil_orders_overdue\{mode="test"\} 1$/m);
+    expect(metrics).toMatch(/^fulfil_delivery_issues\{state="escalated",mode="live"\} 1$/m);
+    expect(metrics).toMatch(/^fulfil_delivery_issues\{state="escalated",mode="test"\} 1$/m);
+    expect(metrics).toMatch(new RegExp(`^fulfil_webhook_backlog\\{endpoint_id="${test.endpoint}",mode="test"\\} \\d+$`, 'm'));
+
+    const page = async (path: string) => {
+      const res = await fetch(`${t.url}${path}`, {
+        headers: { authorization: `Basic ${Buffer.from(`ops:${OPS_TOKEN}`).toString('base64')}` },
+      });
+      expect(res.status, path).toBe(200);
+      return res.text();
+    };
+    const listed = (html: string) => [...html.matchAll(/<tr data-order="(\d+)">/g)].map((m) => Number(m[1]));
+    // The queues are live unless asked: the overdue queue, and the whole list.
+    expect(listed(await page('/ops/orders?overdue=yes'))).toEqual([ORDERS.tbd3]);
+    expect(listed(await page('/ops/orders?overdue=yes&mode=test'))).toEqual([pending.body.id]);
+    expect(listed(await page('/ops/orders?overdue=yes&mode=all')).sort()).toEqual([...overdue].sort());
+    const all = listed(await page('/ops/orders?limit=500'));
+    expect(all).toContain(live.order);
+    expect(all.some((id) => id >= SIMULATED_BROKERAGE_ID)).toBe(false);
+    const testList = await page('/ops/orders?mode=test');
+    expect(listed(testList)).toEqual(expect.arrayContaining([test.order, pending.body.id]));
+    expect(listed(testList).every((id) => id > SIMULATED_BROKERAGE_ID)).toBe(true);
+    expect(testList).toContain('class="test-mode"');
+
+    // Escalated issues: the live one by default, the test one when asked, marked.
+    const issuesOf = (html: string) => [...new Set([...html.matchAll(/data-issue="(\d+)"/g)].map((m) => Number(m[1])))];
+    expect(issuesOf(await page('/ops/delivery_issues'))).toEqual([live.issue]);
+    const testIssues = await page('/ops/delivery_issues?mode=test');
+    expect(issuesOf(testIssues)).toEqual([test.issue]);
+    expect(testIssues).toContain('test mode');
+
+    // The order view marks a test order, with its clock; a live one has no badge.
+    expect(await page(`/ops/orders/${test.order}`)).toMatch(/<span class="test-mode" id="test-mode">test mode · wall clock<\/span>/);
+    expect(await page(`/ops/orders/${live.order}`)).not.toContain('id="test-mode"');
   });
 });
