@@ -21,7 +21,8 @@ export interface OrderFilter {
 }
 
 const positiveId = (name: string) => (raw: string) => {
-  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new InvalidParams(`${name}: expected a positive integer id`, name);
+  if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < 1)
+    throw new InvalidParams(`${name}: expected a positive integer id`, name);
   return Number(raw);
 };
 

@@ -39,7 +39,7 @@ export const PAGING_PARAMS = new Set(['after', 'limit']);
  * unlike a JavaScript Date) and its id, which breaks ties.
  */
 function readCursor(raw: string): { micros: string; id: string } {
-  const m = /^(\d{1,19})_(\d{1,15})$/.exec(raw);
+  const m = /^(\d{1,19})_(\d{1,16})$/.exec(raw);
   if (!m) throw new InvalidParams('after: expected the `next` value of the previous page', 'after');
   return { micros: m[1]!, id: m[2]! };
 }
