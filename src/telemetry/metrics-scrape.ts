@@ -63,16 +63,22 @@ export async function unfinishedCommands(ex: Executor): Promise<{ count: number;
 }
 
 /**
- * Open orders past their deadline, per mode (the partial index orders_open_deliver_by_idx keeps it
- * one range). A test order's deadline is read on its test clock's time where it has one.
+ * Open orders past their deadline, per mode. Those on the wall clock are one range of the partial
+ * index orders_open_deliver_by_idx; a test order on a test clock is past it at the clock's time,
+ * and only those orders are read for it (orders_test_clock_idx).
  */
 export async function overdueOrders(ex: Executor): Promise<ModeCounts> {
   const rows = await query<{ livemode: boolean; n: number }>(
     ex,
-    sql`select o.livemode, count(*)::int as n from orders o left join test_clocks c on c.id = o.test_clock_id
-      where o.state in ('pending', 'accepted', 'cancel_proposed') and o.deliver_by is not null
-        and o.deliver_by < coalesce(c.frozen_time, now())
-      group by o.livemode`,
+    sql`select o.livemode, count(*)::int as n from orders o
+        where o.state in ('pending', 'accepted', 'cancel_proposed') and o.deliver_by is not null and o.deliver_by < now()
+          and o.test_clock_id is null
+        group by o.livemode
+      union all
+      select o.livemode, count(*)::int as n from orders o join test_clocks c on c.id = o.test_clock_id
+        where o.test_clock_id is not null and o.state in ('pending', 'accepted', 'cancel_proposed') and o.deliver_by is not null
+          and o.deliver_by < c.frozen_time
+        group by o.livemode`,
   );
   return modeCounts(rows);
 }

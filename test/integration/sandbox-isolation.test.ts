@@ -320,12 +320,20 @@ describe('test mode isolation: every order-scoped route, both ways', () => {
     expect((await call(test.buyer, 'POST', `/v9/delivery_issues/${test.issue}/escalate`, {})).status).toBe(200);
     const pending = await call(TEST_SELLER, 'POST', '/v9/test_helpers/orders', { role: 'seller' });
     expect(pending.status).toBe(201);
-    const overdue = [ORDERS.tbd3, pending.body.id as number];
-    await sql()`update orders set deliver_by = now() - interval '1 hour' where id in ${sql()(overdue)}`;
+    await sql()`update orders set deliver_by = now() - interval '1 hour' where id in ${sql()([ORDERS.tbd3, pending.body.id as number])}`;
+    // A test order due in ten days on the wall, living at a test clock thirty days ahead: overdue at its clock's time.
+    const [twin] = await sql()`select id from brokerages where sandbox_of = 1`;
+    const [clock] = await sql()`insert into test_clocks (brokerage_id, name, frozen_time)
+      values (${twin!.id}, 'rehearsal', now() + interval '30 days') returning id`;
+    const inTenDays = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    const onClock = await call(TEST_SELLER, 'POST', '/v9/test_helpers/orders', { role: 'seller', in_hand_on: inTenDays });
+    expect(onClock.status).toBe(201);
+    await sql()`update orders set test_clock_id = ${clock!.id} where id = ${onClock.body.id as number}`;
+    const overdue = [ORDERS.tbd3, pending.body.id as number, onClock.body.id as number];
 
     const metrics = await renderMetrics({ queues: [], db: db.database.db });
     expect(metrics).toMatch(/^fulfil_orders_overdue\{mode="live"\} 1$/m);
-    expect(metrics).toMatch(/^fulfil_orders_overdue\{mode="test"\} 1$/m);
+    expect(metrics).toMatch(/^fulfil_orders_overdue\{mode="test"\} 2$/m);
     expect(metrics).toMatch(/^fulfil_delivery_issues\{state="escalated",mode="live"\} 1$/m);
     expect(metrics).toMatch(/^fulfil_delivery_issues\{state="escalated",mode="test"\} 1$/m);
     expect(metrics).toMatch(new RegExp(`^fulfil_webhook_backlog\\{endpoint_id="${test.endpoint}",mode="test"\\} \\d+$`, 'm'));
@@ -340,7 +348,7 @@ describe('test mode isolation: every order-scoped route, both ways', () => {
     const listed = (html: string) => [...html.matchAll(/<tr data-order="(\d+)">/g)].map((m) => Number(m[1]));
     // The queues are live unless asked: the overdue queue, and the whole list.
     expect(listed(await page('/ops/orders?overdue=yes'))).toEqual([ORDERS.tbd3]);
-    expect(listed(await page('/ops/orders?overdue=yes&mode=test'))).toEqual([pending.body.id]);
+    expect(listed(await page('/ops/orders?overdue=yes&mode=test')).sort()).toEqual([pending.body.id, onClock.body.id].sort());
     expect(listed(await page('/ops/orders?overdue=yes&mode=all')).sort()).toEqual([...overdue].sort());
     const all = listed(await page('/ops/orders?limit=500'));
     expect(all).toContain(live.order);
@@ -360,5 +368,10 @@ describe('test mode isolation: every order-scoped route, both ways', () => {
     // The order view marks a test order, with its clock; a live one has no badge.
     expect(await page(`/ops/orders/${test.order}`)).toMatch(/<span class="test-mode" id="test-mode">test mode · wall clock<\/span>/);
     expect(await page(`/ops/orders/${live.order}`)).not.toContain('id="test-mode"');
+    expect(await page(`/ops/orders/${onClock.body.id}`)).toMatch(
+      new RegExp(`<span class="test-mode" id="test-mode">test mode · clock ${clock!.id} "rehearsal" at \\d{4}-`),
+    );
+    const order = await call(TEST_SELLER, 'GET', `/v9/orders/${onClock.body.id}`);
+    expect([order.body.livemode, order.body.test_clock]).toEqual([false, Number(clock!.id)]);
   });
 });
