@@ -37,12 +37,16 @@ export function issueJson(i: IssueRow, responses: readonly ResponseRow[] = []) {
     resolution_notes: i.resolutionNotes,
     escalation_notes: i.escalationNotes,
     responses: responses.filter((r) => r.issueId === i.id).map(responseJson),
+    livemode: i.livemode,
   };
 }
 export type IssueJson = ReturnType<typeof issueJson>;
 
-/** The issue as its events carry it: without the answers (the step's own answer is beside it). */
+/**
+ * The issue as its events carry it: without the answers (the step's own answer is beside it), and
+ * without its mode, which the event carries beside its data (and which events written before had not).
+ */
 export function issueEventJson(i: IssueRow) {
-  const { responses: _all, ...issue } = issueJson(i);
+  const { responses: _all, livemode: _mode, ...issue } = issueJson(i);
   return issue;
 }

@@ -19,9 +19,9 @@ export async function createDownloadLink(
   shipmentId: number,
   caller: { brokerageId: number; userId: number | null },
   body: unknown,
-): Promise<{ token: string; path: string; eticketId: number; expiresAt: Date }> {
+): Promise<{ token: string; path: string; eticketId: number; expiresAt: Date; livemode: boolean }> {
   const parsed = parseOrThrow(eticketLinkBody, body ?? {});
-  await partyOfShipment(db, shipmentId, caller.brokerageId);
+  const { livemode } = await partyOfShipment(db, shipmentId, caller.brokerageId);
   const current = (await fileSetsOf(db, shipmentId, 'etickets')).filter((s) => s.replacedAt === null);
   const files = current.flatMap((s) => s.files);
   if (files.length === 0) throw new NotFound(`shipment ${shipmentId} has no e-tickets`);
@@ -39,7 +39,7 @@ export async function createDownloadLink(
     `insert into file_links (token_sha256, file_id, brokerage_id, user_id, expires_at) values ($1, $2::bigint, $3::bigint, $4::bigint, $5::timestamptz)`,
     [hashOf(token), file!.id, caller.brokerageId, caller.userId, expiresAt.toISOString()],
   );
-  return { token, path: `${DOWNLOAD_LINK_PATH}/${token}`, eticketId: file!.id, expiresAt };
+  return { token, path: `${DOWNLOAD_LINK_PATH}/${token}`, eticketId: file!.id, expiresAt, livemode };
 }
 
 /** What a working link's page says of it; a link unknown, expired or used has none. */

@@ -61,8 +61,12 @@ function closeForm(issue: IssueRow, write: boolean, formToken: string | undefine
  */
 export function renderEscalatedIssues(
   issues: readonly EscalatedIssue[],
-  opts: { write: boolean; formToken?: string; notice?: string; problem?: string },
+  opts: { write: boolean; formToken?: string; notice?: string; problem?: string; mode?: 'live' | 'test' | 'all' },
 ): string {
+  const mode = opts.mode ?? 'live';
+  const modeLinks = (['live', 'test', 'all'] as const)
+    .map((m) => (m === mode ? `<b>${m}</b>` : `<a href="/ops/delivery_issues${m === 'live' ? '' : `?mode=${m}`}">${m}</a>`))
+    .join(' · ');
   const cards = issues.map(({ issue, responses, evidence, mailing }) => {
     const rows = evidence
       .map(
@@ -71,7 +75,9 @@ export function renderEscalatedIssues(
       )
       .join('');
     return `<section class="issue" data-issue="${e(issue.id)}">
-<h2>Issue ${e(issue.id)} · order <a href="/ops/orders/${e(issue.orderId)}">${e(issue.orderId)}</a></h2>
+<h2>Issue ${e(issue.id)} · order <a href="/ops/orders/${e(issue.orderId)}">${e(issue.orderId)}</a>${
+      issue.livemode ? '' : ' <span class="test-mode">test mode</span>'
+    }</h2>
 <p>${e(issue.reason)}${issue.seats.length ? ` · seats ${e(issue.seats.join(', '))}` : ''} · opened ${e(issue.openedAt.toISOString())} · escalated ${e(
       issue.escalatedAt?.toISOString() ?? '–',
     )} by ${e(issue.escalatedBy ?? '–')}</p>
@@ -91,10 +97,12 @@ table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-
 section.issue{border-top:1px solid #ccc;margin-top:1.2em}
 .problem{border:1px solid #e0a0a0;background:#fdf0f0;color:#8a1020;padding:.5em .8em;border-radius:4px;display:inline-block}
 td.words{white-space:pre-wrap;max-width:50em}
+.test-mode{background:#fff1c2;border:1px solid #d9b23c;color:#6b5200;border-radius:3px;padding:0 6px;font-size:.75em;text-transform:uppercase}
 .notice{border:1px solid #a0d0a0;background:#f0fdf0;padding:.5em .8em;border-radius:4px;display:inline-block}
 </style></head><body>
 <nav><a href="/ops/queues">queues</a><a href="/ops/orders">orders</a></nav>
 <h1>Escalated delivery issues (${e(issues.length)})</h1>
+<p id="modes">orders: ${modeLinks}</p>
 ${opts.problem ? `<p class="problem" id="problem" role="alert">${e(opts.problem)}</p>` : ''}${opts.notice ? `<p class="notice" id="notice">${e(opts.notice)}</p>` : ''}
 ${issues.length ? cards.join('\n') : '<p>None: no issue waits for an operator.</p>'}
 </body></html>`;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { closeIssueCommand, parseId, AppError } from '@fulfil/contract';
+import { closeIssueCommand, parseId, AppError, InvalidParams } from '@fulfil/contract';
 import type { Database } from '../db/client.ts';
 import { issueById, responsesOf } from '../db/sql/delivery-issues.ts';
 import type { Dispatch } from '../queues/dispatcher.ts';
@@ -12,14 +12,31 @@ import { requireOpsToken, type FailureLimiter } from './ops-auth.ts';
 
 const PAGE = 100;
 
+const ISSUE_MODES = ['live', 'test', 'all'] as const;
+type IssueMode = (typeof ISSUE_MODES)[number];
+
+/** ?mode= of the page: live by default; anything unknown is refused rather than widened. */
+function issueMode(raw: unknown): IssueMode {
+  if (raw === undefined || raw === '') return 'live';
+  if (!ISSUE_MODES.includes(raw as IssueMode)) throw new InvalidParams(`mode: one of ${ISSUE_MODES.join(', ')}`, 'mode');
+  return raw as IssueMode;
+}
+
 /**
  * The escalated issues, oldest first (delivery_issues_escalated_idx), each with the seller's
  * answers, its order's evidence and, for a mailed order, the envelope (carrier, tracking, address, label).
  */
-export async function escalatedIssues(database: Pick<Database, 'rows' | 'db'>, limit = PAGE): Promise<EscalatedIssue[]> {
+export async function escalatedIssues(
+  database: Pick<Database, 'rows' | 'db'>,
+  limit = PAGE,
+  mode: IssueMode = 'live',
+): Promise<EscalatedIssue[]> {
+  // Live issues only unless asked (D-202): a sandbox's escalations are not an operator's work.
   const ids = await database.rows<{ id: string }>(
-    `select id from delivery_issues where state = 'escalated' order by escalated_at, id limit $1::int`,
-    [limit],
+    `select i.id from delivery_issues i join orders o on o.id = i.order_id
+     where i.state = 'escalated' and ($2::text = 'all' or o.livemode = ($2::text = 'live'))
+     order by i.escalated_at, i.id limit $1::int`,
+    [limit, mode],
   );
   const out: EscalatedIssue[] = [];
   for (const { id } of ids) {
@@ -56,7 +73,14 @@ export function deliveryIssueOpsRoutes(
   const write = deps.write && deps.dispatcher !== undefined;
   app.get('/ops/delivery_issues', { onRequest: guard }, async (request, reply) => {
     const formToken = deps.forms.tokenFor(request, reply);
-    return html(reply, 200, renderEscalatedIssues(await escalatedIssues(deps.database), { write, formToken }));
+    let mode: IssueMode;
+    try {
+      mode = issueMode((request.query as Record<string, unknown>).mode);
+    } catch (err) {
+      if (!(err instanceof InvalidParams)) throw err;
+      return html(reply, 400, renderEscalatedIssues([], { write, formToken, problem: err.message }));
+    }
+    return html(reply, 200, renderEscalatedIssues(await escalatedIssues(deps.database, PAGE, mode), { write, formToken, mode }));
   });
   // The close is a browser form: its own scope reads url-encoded bodies (nothing else under /ops takes one).
   void app.register(async (scope) => {

@@ -15,7 +15,8 @@ interface JobIds {
   payload?: { order_id?: unknown; shipment_id?: unknown };
 }
 
-const asId = (v: unknown) => (typeof v === 'number' || (typeof v === 'string' && /^\d{1,15}$/.test(v)) ? Number(v) : undefined);
+const asId = (v: unknown) =>
+  typeof v === 'number' || (typeof v === 'string' && /^\d{1,16}$/.test(v) && Number.isSafeInteger(Number(v))) ? Number(v) : undefined;
 
 /**
  * The order a job is about: a command's payload names the order (accept) or a shipment (update,

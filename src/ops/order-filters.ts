@@ -15,11 +15,14 @@ export interface OrderFilter {
   choices?: readonly string[];
   /** A flag with no value on the CLI (`--overdue`); its one choice is the value it stands for. */
   flag?: true;
+  /** The value a search without this filter uses (the page's select offers no blank "any"). */
+  defaultValue?: string;
   where(value: string): SQL;
 }
 
 const positiveId = (name: string) => (raw: string) => {
-  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new InvalidParams(`${name}: expected a positive integer id`, name);
+  if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < 1)
+    throw new InvalidParams(`${name}: expected a positive integer id`, name);
   return Number(raw);
 };
 
@@ -48,6 +51,12 @@ const duration = (name: string) => (raw: string) => {
 // Open orders with a deadline: one range of the partial index orders_open_deliver_by_idx.
 const OPEN_WITH_DEADLINE = sql`o.state in ('pending', 'accepted', 'cancel_proposed') and o.deliver_by is not null`;
 
+// The order's time: its test clock's where it lives at one (only test orders do), else the wall's.
+const ORDER_NOW = sql`coalesce((select c.frozen_time from test_clocks c where c.id = o.test_clock_id), now())`;
+
+/** Live orders unless asked otherwise (DECISIONS D-202): the queues are for real trouble. */
+export const ORDER_MODES = ['live', 'test', 'all'] as const;
+
 /** Command statuses that are not done: still to run, or given up after every attempt. */
 const COMMAND_FILTERS = { unfinished: ['queued', 'running'], failed: ['failed'] } as const;
 
@@ -70,6 +79,16 @@ function ordersWithCommands(statuses: readonly string[]): SQL {
 }
 
 export const ORDER_FILTERS: readonly OrderFilter[] = [
+  {
+    name: 'mode',
+    help: 'live (the default), test (test-mode orders of the sandbox) or all',
+    choices: ORDER_MODES,
+    defaultValue: 'live',
+    where: (v) => {
+      const mode = oneOf('mode', ORDER_MODES)(v);
+      return mode === 'all' ? sql`true` : sql`o.livemode = ${mode === 'live'}`;
+    },
+  },
   {
     name: 'state',
     help: `order state: ${ORDER_STATES.join(', ')}`,
@@ -133,7 +152,7 @@ export const ORDER_FILTERS: readonly OrderFilter[] = [
     flag: true,
     where: (v) => {
       oneOf('overdue', ['yes'])(v);
-      return sql`${OPEN_WITH_DEADLINE} and o.deliver_by < now()`;
+      return sql`${OPEN_WITH_DEADLINE} and o.deliver_by < ${ORDER_NOW}`;
     },
   },
   {
@@ -141,7 +160,7 @@ export const ORDER_FILTERS: readonly OrderFilter[] = [
     help: 'open, not yet overdue, and due within this long (90m, 24h, 7d)',
     where: (v) => {
       const ms = duration('due_within')(v);
-      return sql`${OPEN_WITH_DEADLINE} and o.deliver_by >= now() and o.deliver_by < now() + ${`${ms} milliseconds`}::interval`;
+      return sql`${OPEN_WITH_DEADLINE} and o.deliver_by >= ${ORDER_NOW} and o.deliver_by < ${ORDER_NOW} + ${`${ms} milliseconds`}::interval`;
     },
   },
   {
@@ -172,7 +191,8 @@ export function filterConditions(given: Record<string, string | undefined>, allo
     else if (value !== undefined && typeof value !== 'string') problems.push({ message: `${name}: given more than once`, field: name });
   }
   const conditions = ORDER_FILTERS.flatMap((f) => {
-    const value = given[f.name];
+    const raw = given[f.name];
+    const value = typeof raw === 'string' && raw.trim() ? raw : f.defaultValue;
     if (typeof value !== 'string' || !value.trim()) return [];
     try {
       return [f.where(value.trim())];

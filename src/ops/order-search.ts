@@ -19,6 +19,8 @@ export interface OrderSearchRow {
   /** The deadline; null for an order without an in-hand date. */
   deliverBy: Date | null;
   shipment: { id: number; type: string; state: string } | null;
+  /** false for a test order (shown only when the search asks for test or all modes). */
+  livemode: boolean;
 }
 
 export interface OrderSearchPage {
@@ -37,7 +39,7 @@ export const PAGING_PARAMS = new Set(['after', 'limit']);
  * unlike a JavaScript Date) and its id, which breaks ties.
  */
 function readCursor(raw: string): { micros: string; id: string } {
-  const m = /^(\d{1,19})_(\d{1,15})$/.exec(raw);
+  const m = /^(\d{1,19})_(\d{1,16})$/.exec(raw);
   if (!m) throw new InvalidParams('after: expected the `next` value of the previous page', 'after');
   return { micros: m[1]!, id: m[2]! };
 }
@@ -64,6 +66,7 @@ interface RawRow extends Record<string, unknown> {
   shipment_id: string | number | null;
   shipment_type: string | null;
   shipment_state: string | null;
+  livemode: boolean;
 }
 
 /**
@@ -95,7 +98,7 @@ export async function searchOrders(ex: Executor, params: Record<string, string |
     sql`select o.id, o.oid, o.state, o.delivery, o.seller_office_id, f.brokerage_id as seller_brokerage_id, o.buyer_brokerage_id,
           f.name as seller_office_name, sb.name as seller_brokerage_name, bb.name as buyer_brokerage_name,
           o.created_at, o.updated_at, o.deliver_by, (extract(epoch from o.created_at) * 1000000)::bigint::text as created_us,
-          s.id as shipment_id, s.type as shipment_type, s.state as shipment_state
+          s.id as shipment_id, s.type as shipment_type, s.state as shipment_state, o.livemode
         from orders o join offices f on f.id = o.seller_office_id
         join brokerages sb on sb.id = f.brokerage_id join brokerages bb on bb.id = o.buyer_brokerage_id
         left join shipments s on s.order_id = o.id and s.replaced_by is null
@@ -122,6 +125,7 @@ export async function searchOrders(ex: Executor, params: Record<string, string |
       updatedAt: new Date(r.updated_at),
       deliverBy: r.deliver_by === null ? null : new Date(r.deliver_by),
       shipment: r.shipment_id === null ? null : { id: Number(r.shipment_id), type: r.shipment_type!, state: r.shipment_state! },
+      livemode: r.livemode,
     })),
     ...(more && last ? { next: `${last.created_us}_${last.id}` } : {}),
   };

@@ -1,7 +1,7 @@
 import { asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { StateValue } from 'xstate';
 import type { Executor } from '../db/client.ts';
-import { commands, orders, shipmentEvents, shipments } from '../db/schema.ts';
+import { commands, orders, shipmentEvents, shipments, testClocks } from '../db/schema.ts';
 import { shipmentEventColumns, type ShipmentEventRow } from '../events/public-event.ts';
 import { loadOrderWebhooks, type OrderWebhookDelivery } from './order-view-webhooks.ts';
 import { loadOrderFiles, type OrderFile } from './order-view-files.ts';
@@ -45,6 +45,8 @@ export interface OrderViewData {
   sent: Record<string, unknown> | undefined;
   /** What completed it: the platform, the link, the per-seat tickets. */
   completion: CompletionView;
+  /** A test order's test clock, when it lives at one. */
+  clock: { id: number; name: string | null; frozenTime: Date; status: string } | undefined;
 }
 
 /** How many commands the page lists (newest last); an order sees a handful in practice. */
@@ -110,7 +112,16 @@ export async function loadOrderView(ex: Executor, orderId: number): Promise<Orde
     sent: await loadWhatWasSent(ex, orderId),
     completion: await loadCompletion(ex, orderId, events),
     mailing: await loadOrderMailing(ex, orderId),
+    clock: order.testClockId === null ? undefined : await loadClock(ex, order.testClockId),
   };
+}
+
+async function loadClock(ex: Executor, id: number): Promise<OrderViewData['clock']> {
+  const [clock] = await ex
+    .select({ id: testClocks.id, name: testClocks.name, frozenTime: testClocks.frozenTime, status: testClocks.status })
+    .from(testClocks)
+    .where(eq(testClocks.id, id));
+  return clock;
 }
 
 function firstErrorMessage(body: unknown): string | undefined {

@@ -23,14 +23,16 @@ export interface OrderFile {
 
 /** Every file uploaded to the order's shipments (e-tickets, replaced ones included, and proofs), oldest first. */
 export async function loadOrderFiles(ex: Executor, orderId: number): Promise<OrderFile[]> {
-  return query<OrderFile & Record<string, unknown>>(
+  // The uploader's brokerage id is a bigint (a sandbox brokerage's is past int4): made a number here.
+  const rows = await query<OrderFile & Record<string, unknown>>(
     ex,
-    sql`select s.id::int as "setId", s.shipment_id::int as "shipmentId", s.kind, s.brokerage_id::int as "brokerageId",
+    sql`select s.id::int as "setId", s.shipment_id::int as "shipmentId", s.kind, s.brokerage_id::bigint as "brokerageId",
           s.user_id::int as "userId", s.created_at as "uploadedAt", s.replaced_at as "replacedAt", f.id::int as "fileId",
           f.seat, f.barcode, b.media_type as "mediaType", b.pages, b.bytes, b.sha256
         from shipment_file_sets s join shipment_files f on f.set_id = s.id join stored_files b on b.sha256 = f.sha256
         where s.order_id = ${orderId} order by s.id, f.position`,
   );
+  return rows.map((r) => ({ ...r, brokerageId: Number(r.brokerageId) }));
 }
 
 export function renderOrderFiles(files: readonly OrderFile[]): string {

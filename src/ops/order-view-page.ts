@@ -60,6 +60,19 @@ function outcomeText(c: OrderViewData['commands'][number]): string {
   return c.resultStatus !== null ? `${outcome} ${c.resultStatus}` : outcome;
 }
 
+/**
+ * A test order says so at once, with the clock it lives at (D-202): an operator must never take
+ * the sandbox's trouble for a real buyer's.
+ */
+function testModeBadge(data: OrderViewData): string {
+  if (data.order.livemode) return '';
+  const c = data.clock;
+  const clock = c
+    ? ` · clock ${e(c.id)}${c.name ? ` "${e(c.name)}"` : ''} at ${when(c.frozenTime)}${c.status === 'advancing' ? ' (advancing)' : ''}`
+    : ' · wall clock';
+  return ` <span class="test-mode" id="test-mode">test mode${clock}</span>`;
+}
+
 /** The order view: the order, its shipment chain, the timeline, the commands, and the machines with the current state. */
 export function renderOrderView(data: OrderViewData): string {
   const { order } = data;
@@ -98,9 +111,10 @@ table{border-collapse:collapse;margin:.3em 0}td,th{border:1px solid #ddd;padding
 tr.ok td:nth-child(3),#webhooks tr.ok td:nth-child(5){color:#0b6b3a}#webhooks tr.bad td:nth-child(5){color:#b00020}tr.refused td:nth-child(3){color:#8a5a00}tr.bad td:nth-child(3){color:#b00020;font-weight:bold}tr.pending td:nth-child(3){color:#555}
 .machines{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}.machines figure{margin:0}figcaption{color:#555;margin-bottom:.3em}
 nav a{margin-right:1em}
+.test-mode{background:#fff1c2;border:1px solid #d9b23c;color:#6b5200;border-radius:4px;padding:2px 8px;font-size:.55em;vertical-align:middle;text-transform:uppercase}
 </style></head><body>
 <nav><a href="/ops/queues">queues</a><form style="display:inline" method="get" action="/ops/orders"><label>order <input name="id" size="8" value="${e(order.id)}"></label> <button>show</button></form></nav>
-<h1>Order ${e(order.id)} <small class="mono">${e(order.oid)}</small></h1>
+<h1>Order ${e(order.id)} <small class="mono">${e(order.oid)}</small>${testModeBadge(data)}</h1>
 <table class="facts">
 <tr><td>state</td><td id="order-state"><b>${e(order.state)}</b></td></tr>
 <tr><td>delivery</td><td>${e(order.delivery)} · ${e(order.quantity)} ticket(s)</td></tr>

@@ -10,9 +10,11 @@ import { renderOrderView } from './order-view-page.ts';
 import { renderOrderList } from './order-list-page.ts';
 import { searchOrders } from './order-search.ts';
 
+/** Any safe integer: sandbox ids run from 7,000,000,000,000,000 up (16 digits). */
 function orderId(raw: unknown, field: string): number {
   const s = String(raw ?? '').trim();
-  if (!/^\d{1,15}$/.test(s) || Number(s) < 1) throw new InvalidParams(`${field}: expected an order id (a positive integer)`, field);
+  if (!/^\d{1,16}$/.test(s) || !Number.isSafeInteger(Number(s)) || Number(s) < 1)
+    throw new InvalidParams(`${field}: expected an order id (a positive integer)`, field);
   return Number(s);
 }
 

@@ -21,9 +21,10 @@ export interface OrderWebhookDelivery {
 
 /** Each event of the order per endpoint: delivered or not, attempts, and how the last attempt went. */
 export async function loadOrderWebhooks(ex: Executor, orderId: number): Promise<OrderWebhookDelivery[]> {
-  return query<OrderWebhookDelivery & Record<string, unknown>>(
+  // A brokerage id is a bigint (a sandbox brokerage's is past int4): read as text, made a number here.
+  const rows = await query<OrderWebhookDelivery & Record<string, unknown>>(
     ex,
-    sql`select d.endpoint_id::int as "endpointId", e.brokerage_id::int as "brokerageId", e.url, e.enabled, d.seq, d.kind,
+    sql`select d.endpoint_id::int as "endpointId", e.brokerage_id::bigint as "brokerageId", e.url, e.enabled, d.seq, d.kind,
           d.event_id as "eventId", d.delivered_at as "deliveredAt", d.attempts, d.next_attempt_at as "nextAttemptAt",
           a.outcome as "lastOutcome", a.status_code as "lastStatus", a.error as "lastError"
         from webhook_deliveries d
@@ -34,6 +35,7 @@ export async function loadOrderWebhooks(ex: Executor, orderId: number): Promise<
         where d.order_id = ${orderId}
         order by d.endpoint_id, d.seq`,
   );
+  return rows.map((r) => ({ ...r, brokerageId: Number(r.brokerageId) }));
 }
 
 export function renderOrderWebhooks(rows: readonly OrderWebhookDelivery[]): string {

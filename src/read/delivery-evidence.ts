@@ -20,12 +20,12 @@ export async function readDeliveryEvidence(
   caller: Pick<Caller, 'brokerageId'>,
   query: DeliveryEvidenceQuery = {},
 ) {
-  await readableOrder(database.db, orderId, caller);
+  const order = await readableOrder(database.db, orderId, caller);
   const { entries, next } = evidencePage(await evidenceOf(database, orderId), {
     items: query['page[items]'] ?? EVIDENCE_DEFAULT_ITEMS,
     cursor: query['page[cursor]'],
   });
-  return { order_id: orderId, timeline: entries, next_cursor: next };
+  return { order_id: orderId, timeline: entries, next_cursor: next, livemode: order.facts.livemode };
 }
 
 /**

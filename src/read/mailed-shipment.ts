@@ -24,7 +24,7 @@ async function assertLive(db: SqlRunner, shipmentId: number): Promise<void> {
 
 /** GET /v9/shipments/:id/tracking_events: both parties, a page at a time by the carrier's time, with their source. */
 export async function listTrackingEvents(db: SqlRunner, shipmentId: number, brokerageId: number, query: TrackingEventsQuery = {}) {
-  await partyOfShipment(db, shipmentId, brokerageId);
+  const { livemode } = await partyOfShipment(db, shipmentId, brokerageId);
   await assertLive(db, shipmentId);
   const [row] = await db.rows<{ trackingNumber: string | null }>(
     `select tracking_number as "trackingNumber" from shipments where id = $1::bigint`,
@@ -41,6 +41,7 @@ export async function listTrackingEvents(db: SqlRunner, shipmentId: number, brok
     tracking_url: trackingUrlOf(trackingNumber),
     tracking_events: page.events.map(trackingEventJson),
     next_cursor: page.next,
+    livemode,
   };
 }
 

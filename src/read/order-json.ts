@@ -9,6 +9,9 @@ export interface OrderFactsRow {
   deliverBy: Date | null;
   rejectionReason: string | null;
   rejectionNotes: string | null;
+  /** false for a test order (drizzle/0029): its objects answer the same. */
+  livemode: boolean;
+  testClockId: number | null;
 }
 
 export type OrderFacts = ReturnType<typeof orderFactsJson>;
@@ -27,5 +30,7 @@ export function orderFactsJson(row: OrderFactsRow) {
     cancel_proposed_by: proposedBy,
     rejection_reason: row.rejectionReason as RejectionReason | null,
     rejection_notes: row.rejectionNotes,
+    livemode: row.livemode,
+    test_clock: row.testClockId,
   };
 }

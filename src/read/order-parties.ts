@@ -30,6 +30,8 @@ export async function readableOrder(ex: Executor, orderId: number, caller: Pick<
       deliverBy: orders.deliverBy,
       rejectionReason: orders.rejectionReason,
       rejectionNotes: orders.rejectionNotes,
+      livemode: orders.livemode,
+      testClockId: orders.testClockId,
       buyerBrokerageId: orders.buyerBrokerageId,
       sellerBrokerageId: offices.brokerageId,
     })

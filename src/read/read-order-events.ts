@@ -24,5 +24,10 @@ export async function readOrderEvents(ex: Executor, orderId: number, caller: Pic
     .limit(page.limit);
   const events = rows.map((e) => eventItem(e, caller.brokerageId));
   const last = events.at(-1);
-  return { order_id: order.id, events, next_after_seq: events.length === page.limit && last ? last.seq : null };
+  return {
+    order_id: order.id,
+    events,
+    next_after_seq: events.length === page.limit && last ? last.seq : null,
+    livemode: order.facts.livemode,
+  };
 }

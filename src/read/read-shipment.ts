@@ -18,15 +18,16 @@ export async function readShipment(ex: Executor, shipmentId: number, caller: Pic
   const [row] = await ex.select({ orderId: shipments.orderId }).from(shipments).where(eq(shipments.id, shipmentId));
   const notFound = new NotFound(`shipment ${shipmentId} not found`);
   if (!row) throw notFound;
+  let livemode: boolean;
   try {
-    await readableOrder(ex, row.orderId, caller);
+    livemode = (await readableOrder(ex, row.orderId, caller)).facts.livemode;
   } catch (err) {
     throw err instanceof NotFound ? notFound : err;
   }
   const live = await liveShipmentOf(ex, row.orderId);
   if (!live) throw notFound;
   if (live.shipment.id !== shipmentId) throw new ShipmentReplaced(live.shipment.id);
-  const json = shipmentReadJson(live.shipment, live.contacts);
+  const json = { ...shipmentReadJson(live.shipment, live.contacts), livemode };
   if (!runner || live.shipment.type === 'LocalPickup') return json;
   // The barcodes it gave, the live and the revoked (by a reissue) apart; none: nothing to show.
   const barcodes = await barcodesOf(runner, shipmentId);

@@ -12,34 +12,35 @@ export async function partyOfShipment(
   db: SqlRunner,
   shipmentId: number,
   brokerageId: number,
-): Promise<{ orderId: number; role: 'seller' | 'buyer' }> {
-  const [row] = await db.rows<{ orderId: number; sellerBrokerageId: number; buyerBrokerageId: number }>(
-    `select s.order_id as "orderId", f.brokerage_id as "sellerBrokerageId", o.buyer_brokerage_id as "buyerBrokerageId"
+): Promise<{ orderId: number; role: 'seller' | 'buyer'; livemode: boolean }> {
+  const [row] = await db.rows<{ orderId: number; sellerBrokerageId: number; buyerBrokerageId: number; livemode: boolean }>(
+    `select s.order_id as "orderId", f.brokerage_id as "sellerBrokerageId", o.buyer_brokerage_id as "buyerBrokerageId", o.livemode
      from shipments s join orders o on o.id = s.order_id join offices f on f.id = o.seller_office_id where s.id = $1::bigint`,
     [shipmentId],
   );
-  if (row && Number(row.sellerBrokerageId) === brokerageId) return { orderId: Number(row.orderId), role: 'seller' };
-  if (row && Number(row.buyerBrokerageId) === brokerageId) return { orderId: Number(row.orderId), role: 'buyer' };
+  if (row && Number(row.sellerBrokerageId) === brokerageId) return { orderId: Number(row.orderId), role: 'seller', livemode: row.livemode };
+  if (row && Number(row.buyerBrokerageId) === brokerageId) return { orderId: Number(row.orderId), role: 'buyer', livemode: row.livemode };
   throw new NotFound(`shipment ${shipmentId} not found`);
 }
 
 /** GET /v9/shipments/:id/etickets: the current e-tickets, and every upload (replaced ones are listed, not served). */
 export async function listEtickets(db: SqlRunner, shipmentId: number, brokerageId: number) {
-  await partyOfShipment(db, shipmentId, brokerageId);
+  const { livemode } = await partyOfShipment(db, shipmentId, brokerageId);
   const sets = await fileSetsOf(db, shipmentId, 'etickets');
   const current = sets.find((s) => s.replacedAt === null);
   return {
     shipment_id: shipmentId,
     etickets: current ? current.files.map((f) => eticketJson(shipmentId, f)) : [],
     uploads: sets.map(eticketSetJson),
+    livemode,
   };
 }
 
 /** GET /v9/shipments/:id/transfer_verifications. */
 export async function listTransferVerifications(db: SqlRunner, shipmentId: number, brokerageId: number) {
-  await partyOfShipment(db, shipmentId, brokerageId);
+  const { livemode } = await partyOfShipment(db, shipmentId, brokerageId);
   const sets = await fileSetsOf(db, shipmentId, 'transfer_verification');
-  return { shipment_id: shipmentId, transfer_verifications: sets.map(transferVerificationJson) };
+  return { shipment_id: shipmentId, transfer_verifications: sets.map(transferVerificationJson), livemode };
 }
 
 export interface ServedFile {

@@ -50,14 +50,15 @@ export const outboxLagGauge = new Gauge({
 
 export const ordersOverdueGauge = new Gauge({
   name: 'fulfil_orders_overdue',
-  help: 'Open orders (pending, accepted, cancel_proposed) whose deadline (deliver_by) has passed, from Postgres (read at scrape).',
+  help: 'Open orders (pending, accepted, cancel_proposed) whose deadline (deliver_by) has passed, by mode (live, test), from Postgres (read at scrape).',
+  labelNames: ['mode'] as const,
   registers: [metricsRegistry],
 });
 
 export const deliveryIssuesGauge = new Gauge({
   name: 'fulfil_delivery_issues',
-  help: 'Delivery issues waiting on someone, by state: open (on the seller, until respond_by) and escalated (on an operator), from Postgres (read at scrape).',
-  labelNames: ['state'],
+  help: 'Delivery issues waiting on someone, by state: open (on the seller, until respond_by) and escalated (on an operator), and mode (live, test), from Postgres (read at scrape).',
+  labelNames: ['state', 'mode'],
   registers: [metricsRegistry],
 });
 

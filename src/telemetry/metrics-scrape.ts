@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { sql, type SQL } from 'drizzle-orm';
 import { query, type Executor } from '../db/client.ts';
-import { commands, orders } from '../db/schema.ts';
+import { commands } from '../db/schema.ts';
 import {
   commandsOldestUnfinishedGauge,
   commandsUnfinishedGauge,
@@ -15,6 +15,7 @@ import {
 } from './metrics-registry.ts';
 import { readWebhookGauges } from './webhook-metrics.ts';
 import { readMailedTrouble } from './mailed-metrics.ts';
+import { METRIC_MODES, modeCounts, type ModeCounts } from './metric-modes.ts';
 
 /** Prometheus text exposition format 0.0.4, as prom-client and Prometheus name it. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -61,25 +62,38 @@ export async function unfinishedCommands(ex: Executor): Promise<{ count: number;
   return { count: n, oldestSeconds: age };
 }
 
-/** Open orders past their deadline (the partial index orders_open_deliver_by_idx keeps it one range). */
-export async function overdueOrders(ex: Executor): Promise<number> {
-  const [row] = await ex
-    .select({ n: sql<number>`count(*)::int` })
-    .from(orders)
-    .where(
-      sql`${orders.state} in ('pending', 'accepted', 'cancel_proposed') and ${orders.deliverBy} is not null and ${orders.deliverBy} < now()`,
-    );
-  return Number(row?.n ?? 0);
+/**
+ * Open orders past their deadline, per mode. Those on the wall clock are one range of the partial
+ * index orders_open_deliver_by_idx; a test order on a test clock is past it at the clock's time,
+ * and only those orders are read for it (orders_test_clock_idx).
+ */
+export async function overdueOrders(ex: Executor): Promise<ModeCounts> {
+  const rows = await query<{ livemode: boolean; n: number }>(
+    ex,
+    sql`select o.livemode, count(*)::int as n from orders o
+        where o.state in ('pending', 'accepted', 'cancel_proposed') and o.deliver_by is not null and o.deliver_by < now()
+          and o.test_clock_id is null
+        group by o.livemode
+      union all
+      select o.livemode, count(*)::int as n from orders o join test_clocks c on c.id = o.test_clock_id
+        where o.test_clock_id is not null and o.state in ('pending', 'accepted', 'cancel_proposed') and o.deliver_by is not null
+          and o.deliver_by < c.frozen_time
+        group by o.livemode`,
+  );
+  return modeCounts(rows);
 }
 
-/** Delivery issues waiting on the seller (open) and on an operator (escalated); partial indexes keep each one range. */
-export async function waitingDeliveryIssues(ex: Executor): Promise<{ open: number; escalated: number }> {
-  const rows = await query<{ open: number; escalated: number }>(
+/** Delivery issues waiting on the seller (open) and on an operator (escalated), per mode; partial indexes keep each one range. */
+export async function waitingDeliveryIssues(ex: Executor): Promise<{ open: ModeCounts; escalated: ModeCounts }> {
+  const rows = await query<{ state: string; livemode: boolean; n: number }>(
     ex,
-    sql`select (select count(*) from delivery_issues where state = 'open')::int as open,
-      (select count(*) from delivery_issues where state = 'escalated')::int as escalated`,
+    sql`select i.state, o.livemode, count(*)::int as n from delivery_issues i join orders o on o.id = i.order_id
+      where i.state in ('open', 'escalated') group by i.state, o.livemode`,
   );
-  return { open: Number(rows[0]?.open ?? 0), escalated: Number(rows[0]?.escalated ?? 0) };
+  return {
+    open: modeCounts(rows.filter((r) => r.state === 'open')),
+    escalated: modeCounts(rows.filter((r) => r.state === 'escalated')),
+  };
 }
 
 /**
@@ -131,9 +145,11 @@ export async function renderMetrics(sources: ScrapeSources): Promise<string> {
   dependencyUpGauge.set({ dependency: 'redis' }, redis.status === 'fulfilled' ? 1 : 0);
   if (postgres.status === 'fulfilled') {
     const [state, unfinished, , overdue, issues] = postgres.value;
-    ordersOverdueGauge.set(overdue);
-    deliveryIssuesGauge.set({ state: 'open' }, issues.open);
-    deliveryIssuesGauge.set({ state: 'escalated' }, issues.escalated);
+    for (const mode of METRIC_MODES) {
+      ordersOverdueGauge.set({ mode }, overdue[mode]);
+      deliveryIssuesGauge.set({ state: 'open', mode }, issues.open[mode]);
+      deliveryIssuesGauge.set({ state: 'escalated', mode }, issues.escalated[mode]);
+    }
     outboxBacklogGauge.set(state.backlog);
     outboxLagGauge.set(state.lagSeconds);
     commandsUnfinishedGauge.set(unfinished.count);

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { sql } from 'drizzle-orm';
 import { query, type Executor } from '../db/client.ts';
+import { METRIC_MODES, modeCounts, modeOf } from './metric-modes.ts';
 import { metricsRegistry } from './metrics-registry.ts';
 
 /** Names the operators' alert rules match (docs/OPERATIONS.md): keep them as they are. */
@@ -20,14 +21,15 @@ const attempts = new Counter({
 
 export const webhookBacklogGauge = new Gauge({
   name: 'fulfil_webhook_backlog',
-  help: 'Events owed to an endpoint and not yet acknowledged, per endpoint (read at scrape).',
-  labelNames: ['endpoint_id'] as const,
+  help: "Events owed to an endpoint and not yet acknowledged, per endpoint, with its brokerage's mode (live, test) (read at scrape).",
+  labelNames: ['endpoint_id', 'mode'] as const,
   registers: [metricsRegistry],
 });
 
 export const webhookDisabledGauge = new Gauge({
   name: 'fulfil_webhook_endpoints_disabled',
-  help: 'Webhook endpoints currently disabled, whatever the reason (read at scrape).',
+  help: "Webhook endpoints currently disabled, whatever the reason, by their brokerage's mode (live, test) (read at scrape).",
+  labelNames: ['mode'] as const,
   registers: [metricsRegistry],
 });
 
@@ -78,13 +80,20 @@ export function observeWebhookLatency(seconds: number): void {
 /** Sets the two gauges from Postgres, which every process shares, at scrape time. */
 export async function readWebhookGauges(ex: Executor): Promise<void> {
   const [backlog, disabled] = await Promise.all([
-    query<{ endpointId: number; n: number }>(
+    query<{ endpointId: number; livemode: boolean; n: number }>(
       ex,
-      sql`select endpoint_id::int as "endpointId", count(*)::int as n from webhook_deliveries where delivered_at is null group by endpoint_id`,
+      sql`select d.endpoint_id::int as "endpointId", b.livemode, d.n from
+        (select endpoint_id, count(*)::int as n from webhook_deliveries where delivered_at is null group by endpoint_id) d
+        join webhook_endpoints e on e.id = d.endpoint_id join brokerages b on b.id = e.brokerage_id`,
     ),
-    query<{ n: number }>(ex, sql`select count(*)::int as n from webhook_endpoints where not enabled`),
+    query<{ livemode: boolean; n: number }>(
+      ex,
+      sql`select b.livemode, count(*)::int as n from webhook_endpoints e join brokerages b on b.id = e.brokerage_id
+        where not e.enabled group by b.livemode`,
+    ),
   ]);
   webhookBacklogGauge.reset();
-  for (const row of backlog) webhookBacklogGauge.set({ endpoint_id: String(row.endpointId) }, row.n);
-  webhookDisabledGauge.set(disabled[0]?.n ?? 0);
+  for (const row of backlog) webhookBacklogGauge.set({ endpoint_id: String(row.endpointId), mode: modeOf(row.livemode) }, row.n);
+  const off = modeCounts(disabled);
+  for (const mode of METRIC_MODES) webhookDisabledGauge.set({ mode }, off[mode]);
 }

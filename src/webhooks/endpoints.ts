@@ -37,8 +37,17 @@ function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/** The endpoint as the API shows it: never its secrets. */
-export function endpointJson(row: EndpointRow) {
+/**
+ * A brokerage's mode: an endpoint registered with a test credential belongs to the sandbox twin
+ * (livemode false) and is owed that twin's events only, which are all test events.
+ */
+export async function brokerageLivemode(ex: Executor, brokerageId: number): Promise<boolean> {
+  const [row] = await query<{ livemode: boolean }>(ex, sql`select livemode from brokerages where id = ${brokerageId}`);
+  return row?.livemode ?? true;
+}
+
+/** The endpoint as the API shows it: never its secrets; livemode is its brokerage's. */
+export function endpointJson(row: EndpointRow, livemode: boolean) {
   return {
     id: row.id,
     url: row.url,
@@ -51,6 +60,7 @@ export function endpointJson(row: EndpointRow) {
       row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? row.previousSecretExpiresAt.toISOString() : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
+    livemode,
   };
 }
 
@@ -101,7 +111,7 @@ export async function createEndpoint(
       .set({ secretCiphertext: box.seal(secret, secretAad(row!.id)) })
       .where(eq(webhookEndpoints.id, row!.id))
       .returning();
-    return { ...endpointJson(sealed!), secret };
+    return { ...endpointJson(sealed!, await brokerageLivemode(tx, brokerageId)), secret };
   });
 }
 
@@ -123,7 +133,8 @@ export async function listEndpoints(ex: Executor, brokerageId: number) {
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.brokerageId, brokerageId))
     .orderBy(asc(webhookEndpoints.id));
-  return { webhook_endpoints: rows.map(endpointJson) };
+  const livemode = await brokerageLivemode(ex, brokerageId);
+  return { webhook_endpoints: rows.map((row) => endpointJson(row, livemode)) };
 }
 
 /** The caller's own endpoint; another brokerage's is "not found", so ids cannot be probed. */
@@ -162,7 +173,7 @@ export async function updateEndpoint(
     })
     .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.brokerageId, brokerageId)))
     .returning();
-  return { endpoint: endpointJson(row!), enabled: enabling };
+  return { endpoint: endpointJson(row!, await brokerageLivemode(ex, brokerageId)), enabled: enabling };
 }
 
 /** Tries of a delete that Postgres aborted to break a deadlock. */
@@ -199,5 +210,5 @@ export async function rotateSecret(ex: Executor, box: SecretBox, brokerageId: nu
     })
     .where(eq(webhookEndpoints.id, id))
     .returning();
-  return { ...endpointJson(row!), secret };
+  return { ...endpointJson(row!, await brokerageLivemode(ex, brokerageId)), secret };
 }

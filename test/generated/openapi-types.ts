@@ -2418,6 +2418,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -2667,6 +2671,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -2902,6 +2910,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -3118,6 +3130,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -3451,6 +3467,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -3608,6 +3628,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -3847,6 +3871,8 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's latest estimate, when it gave one */
                         estimated_delivery_at: string | null;
+                        /** @description false for a shipment of a test order (test mode) */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -3902,6 +3928,8 @@ export interface operations {
                                 revoked_by_reissue_id?: number | null;
                             }[];
                         };
+                        /** @description false for a shipment of a test order (test mode) */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -3942,6 +3970,8 @@ export interface operations {
                             extension: string | null;
                         } | null;
                         notes: string | null;
+                        /** @description false for a shipment of a test order (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5111,6 +5141,8 @@ export interface operations {
                                 url: string;
                             }[];
                         }[];
+                        /** @description false for an object of a test order (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5673,6 +5705,8 @@ export interface operations {
                         eticket_id: number;
                         /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                         expires_at: string;
+                        /** @description false for an object of a test order (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5823,6 +5857,8 @@ export interface operations {
                                 url: string;
                             }[];
                         }[];
+                        /** @description false for an object of a test order (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -6415,6 +6451,8 @@ export interface operations {
                                 transfer_source?: string | null;
                                 x_mobile_link?: string | null;
                             }[];
+                            /** @description false for an issue of a test order (test mode): its order's */
+                            livemode: boolean;
                         }[];
                     };
                 };
@@ -6612,6 +6650,8 @@ export interface operations {
                             transfer_source?: string | null;
                             x_mobile_link?: string | null;
                         }[];
+                        /** @description false for an issue of a test order (test mode): its order's */
+                        livemode: boolean;
                     };
                 };
             };
@@ -6846,6 +6886,8 @@ export interface operations {
                         })[];
                         /** @description page[cursor] of the next page; null on the last page */
                         next_cursor: string | null;
+                        /** @description false for a test order's evidence (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -7014,6 +7056,8 @@ export interface operations {
                             transfer_source?: string | null;
                             x_mobile_link?: string | null;
                         }[];
+                        /** @description false for an issue of a test order (test mode): its order's */
+                        livemode: boolean;
                     };
                 };
             };
@@ -7199,6 +7243,8 @@ export interface operations {
                             transfer_source?: string | null;
                             x_mobile_link?: string | null;
                         }[];
+                        /** @description false for an issue of a test order (test mode): its order's */
+                        livemode: boolean;
                     };
                 };
             };
@@ -7472,6 +7518,8 @@ export interface operations {
                             transfer_source?: string | null;
                             x_mobile_link?: string | null;
                         }[];
+                        /** @description false for an issue of a test order (test mode): its order's */
+                        livemode: boolean;
                     };
                 };
             };
@@ -7745,6 +7793,8 @@ export interface operations {
                             transfer_source?: string | null;
                             x_mobile_link?: string | null;
                         }[];
+                        /** @description false for an issue of a test order (test mode): its order's */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8138,6 +8188,8 @@ export interface operations {
                                 transfer_source?: string | null;
                                 x_mobile_link?: string | null;
                             }[];
+                            /** @description false for an issue of a test order (test mode): its order's */
+                            livemode: boolean;
                         };
                     };
                 };
@@ -9152,6 +9204,8 @@ export interface operations {
                         }[];
                         /** @description page[cursor] of the next page; null on the last page */
                         next_cursor: string | null;
+                        /** @description false for a shipment of a test order (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -9800,6 +9854,8 @@ export interface operations {
                         }[];
                         /** @description pass as after_seq for the next page; null when this page was the last */
                         next_after_seq: number | null;
+                        /** @description false for a test order's events (test mode) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -10227,6 +10283,8 @@ export interface operations {
                             created_at: string;
                             /** @description ISO 8601 UTC timestamp */
                             updated_at: string;
+                            /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                            livemode: boolean;
                         }[];
                     };
                 };
@@ -10335,6 +10393,8 @@ export interface operations {
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
+                        /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                        livemode: boolean;
                         /** @description the signing secret (whsec_…): shown only in this answer */
                         secret: string;
                     };
@@ -10494,6 +10554,8 @@ export interface operations {
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
+                        /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                        livemode: boolean;
                     };
                 };
             };
@@ -10643,6 +10705,8 @@ export interface operations {
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
+                        /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                        livemode: boolean;
                     };
                 };
             };
@@ -10932,6 +10996,8 @@ export interface operations {
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
+                        /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                        livemode: boolean;
                     };
                 };
             };
@@ -11096,6 +11162,8 @@ export interface operations {
                         created_at: string;
                         /** @description ISO 8601 UTC timestamp */
                         updated_at: string;
+                        /** @description false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events */
+                        livemode: boolean;
                         /** @description the signing secret (whsec_…): shown only in this answer */
                         secret: string;
                     };
@@ -11823,6 +11891,10 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
+                        /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                        test_clock: number | null;
                     };
                 };
             };
@@ -12859,6 +12931,10 @@ export interface operations {
                             rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                             /** @description rejected: the seller's notes */
                             rejection_notes: string | null;
+                            /** @description false for a test order (test mode); every object of the order answers the same */
+                            livemode: boolean;
+                            /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                            test_clock: number | null;
                         };
                         /** @description what the simulated party did, in order */
                         steps: {
@@ -13024,6 +13100,10 @@ export interface operations {
                             rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                             /** @description rejected: the seller's notes */
                             rejection_notes: string | null;
+                            /** @description false for a test order (test mode); every object of the order answers the same */
+                            livemode: boolean;
+                            /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
+                            test_clock: number | null;
                         };
                         /** @description what the simulated party did, in order */
                         steps: {

@@ -252,6 +252,7 @@ describe('e-tickets', () => {
       url: expect.stringMatching(/^http:\/\/[^/]+\/eticket_downloads\/[A-Za-z0-9_-]{43}$/),
       eticket_id: up.body.etickets[0].id,
       expires_at: expect.any(String),
+      livemode: true,
     });
     const path = new URL(link.body.url).pathname;
     // What a mail or chat scanner does before the person clicks: HEAD and GET use nothing up.

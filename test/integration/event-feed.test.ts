@@ -15,6 +15,7 @@ interface FeedEvent {
   order_id: number;
   seq: number;
   created_at: string;
+  livemode: boolean;
   data: { event: Record<string, any>; shipment: Record<string, any> | null };
 }
 
@@ -78,7 +79,10 @@ describe('event feed', () => {
         expect(inFeed.map((e) => e.created_at)).toEqual(history.map((h: { at: string }) => h.at));
       }
       // The shipment each event left, as GET /v9/shipments/:id shows it to this party.
-      expect(events[2]!.data.shipment).toEqual((await call(cred, 'GET', `/v9/shipments/${lp3}`)).body);
+      // The read adds the shipment's mode, which the event carries beside its data.
+      const { livemode, ...read } = (await call(cred, 'GET', `/v9/shipments/${lp3}`)).body;
+      expect([livemode, events[2]!.livemode]).toEqual([true, true]);
+      expect(events[2]!.data.shipment).toEqual(read);
       expect(events[1]!.data.shipment).toMatchObject({ id: lp2, type: 'LocalPickup', phone_number: { number: '3125550199' } });
     }
     // Each party sees its own command ids, not the other's.

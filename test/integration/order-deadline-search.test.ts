@@ -90,6 +90,7 @@ describe('orders by deadline', () => {
 
   it('/metrics: fulfil_orders_overdue counts open orders past their deadline', async () => {
     const text = await renderMetrics({ queues: [], db: t.db.database.db });
-    expect(text).toMatch(/^fulfil_orders_overdue 1$/m);
+    expect(text).toMatch(/^fulfil_orders_overdue\{mode="live"\} 1$/m);
+    expect(text).toMatch(/^fulfil_orders_overdue\{mode="test"\} 0$/m);
   });
 });

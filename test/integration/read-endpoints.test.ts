@@ -8,7 +8,15 @@ import { startTestService, type TestService } from '../support/service.ts';
 // the buyer of the order read it, another brokerage is told it does not exist.
 
 /** What an order without an in-hand date (the standard fixture's) shows of its deadline and ending. */
-const NO_DEADLINE = { in_hand_on: null, deliver_by: null, cancel_proposed_by: null, rejection_reason: null, rejection_notes: null };
+const NO_DEADLINE = {
+  in_hand_on: null,
+  deliver_by: null,
+  cancel_proposed_by: null,
+  rejection_reason: null,
+  rejection_notes: null,
+  livemode: true,
+  test_clock: null,
+};
 
 describe('read endpoints', () => {
   let t: TestService;
@@ -38,6 +46,8 @@ describe('read endpoints', () => {
         'cancel_proposed_by',
         'rejection_reason',
         'rejection_notes',
+        'livemode',
+        'test_clock',
         'shipments',
       ]);
     }
@@ -86,7 +96,10 @@ describe('read endpoints', () => {
       const read = await call(cred, 'GET', `/v9/shipments/${live}`);
       expect(read.status).toBe(200);
       // Byte for byte what the update answered, key order included.
-      expect(JSON.stringify(read.body)).toBe(JSON.stringify(updated.body));
+      // The read adds the object's mode (test mode); the rest is the answer's.
+      const { livemode, ...shown } = read.body;
+      expect(livemode).toBe(true);
+      expect(JSON.stringify(shown)).toBe(JSON.stringify(updated.body));
       const old = await call(cred, 'GET', `/v9/shipments/${tbd.id}`);
       expect(old.status).toBe(410);
       expect(old.body).toEqual({
@@ -100,11 +113,13 @@ describe('read endpoints', () => {
     const completed = await call(SELLER, 'PUT', `/v9/shipments/${live}/complete`, { x_mobile_link: 'https://claim.example.test/x' });
     expect(completed.status).toBe(200);
     const read = await call(BUYER, 'GET', `/v9/shipments/${live}`);
-    expect(read.body).toEqual({ ...updated.body, state: 'delivered', x_mobile_link: 'https://claim.example.test/x' });
-    expect(Object.keys(read.body)).toEqual(['id', 'url', 'type', 'state', 'ship_to_name', 'email_address', 'x_mobile_link']);
+    expect(read.body).toEqual({ ...updated.body, state: 'delivered', x_mobile_link: 'https://claim.example.test/x', livemode: true });
+    expect(Object.keys(read.body)).toEqual(['id', 'url', 'type', 'state', 'ship_to_name', 'email_address', 'x_mobile_link', 'livemode']);
     const order = await call(SELLER, 'GET', `/v9/orders/${ORDERS.tbd}`);
     expect(order.body.state).toBe('completed');
-    expect(order.body.shipments).toEqual([read.body]);
+    // The order says the mode once: its shipment does not repeat it.
+    const { livemode: _mode, ...inOrder } = read.body;
+    expect(order.body.shipments).toEqual([inOrder]);
   });
 
   it('local pickup: the buyer finds its shipment id through the order, and both see both parties’ details', async () => {
@@ -136,7 +151,9 @@ describe('read endpoints', () => {
       expect(view.status).toBe(200);
       const { id, url, type, ...sellerPart } = seller.body;
       const { id: _i, url: _u, type: _t, ...buyerPart } = buyer.body;
-      expect(JSON.stringify(view.body)).toBe(JSON.stringify({ id, url, type, state: 'delivered', ...sellerPart, ...buyerPart }));
+      expect(JSON.stringify(view.body)).toBe(
+        JSON.stringify({ id, url, type, state: 'delivered', ...sellerPart, ...buyerPart, livemode: true }),
+      );
     }
     expect(views[0]!.body.ship_from_address).toMatchObject({ street_address: '1 Main St', country_code: 'US' });
     expect(views[1]!.body.phone_number).toEqual({ label: 'cell', country_code: '+1', number: '3125550199', extension: null });
@@ -192,7 +209,7 @@ describe('read endpoints', () => {
     expect(page2.body.events.map((e: { seq: number }) => e.seq)).toEqual([3]);
     expect(page2.body.next_after_seq).toBeNull();
     const past = await call(SELLER, 'GET', `/v9/orders/${ORDERS.localPickup}/events?after_seq=3`);
-    expect(past.body).toEqual({ order_id: ORDERS.localPickup, events: [], next_after_seq: null });
+    expect(past.body).toEqual({ order_id: ORDERS.localPickup, events: [], next_after_seq: null, livemode: true });
 
     expect(await call(STRANGER, 'GET', `/v9/orders/${ORDERS.localPickup}/events`)).toMatchObject({
       status: 404,

@@ -122,8 +122,8 @@ describe('webhook SSRF rules and the retry window', () => {
       const metrics = parsePrometheusTextFormat(await (await fetch(`${t.url}/metrics`)).text());
       type Sample = { labels?: Record<string, string>; value: string };
       const family = (name: string) => metrics.find((m) => m.name === name) as { metrics: Sample[] } | undefined;
-      expect(family('fulfil_webhook_endpoints_disabled')!.metrics[0]!.value).toBe('1');
-      expect(family('fulfil_webhook_backlog')!.metrics).toContainEqual({ labels: { endpoint_id: String(id) }, value: '1' });
+      expect(family('fulfil_webhook_endpoints_disabled')!.metrics).toContainEqual({ labels: { mode: 'live' }, value: '1' });
+      expect(family('fulfil_webhook_backlog')!.metrics).toContainEqual({ labels: { endpoint_id: String(id), mode: 'live' }, value: '1' });
       const refusedCount = family('fulfil_webhook_attempts_total')!.metrics.find((m) => m.labels?.outcome === 'refused_address');
       expect(Number(refusedCount!.value)).toBeGreaterThan(1);
       expect(family('fulfil_webhook_delivery_latency_seconds')).toBeDefined();

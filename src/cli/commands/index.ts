@@ -173,8 +173,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     brief: 'Lists delivery issues, escalated ones oldest first.',
     summary:
       "Lists the buyers' delivery issues from the database: --state open|seller_responded|escalated|resolved|closed\n" +
-      '(escalated: in the order they wait for an operator; otherwise by when they were opened).',
-    usage: 'issues list [--state escalated] [--limit 100] [--json]',
+      '(escalated: in the order they wait for an operator; otherwise by when they were opened).\n' +
+      "Live orders' issues only unless --mode test (the sandbox's) or --mode all.",
+    usage: 'issues list [--state escalated] [--mode live|test|all] [--limit 100] [--json]',
     load: () => import('./issues.ts').then((m) => m.issuesList),
   },
   {

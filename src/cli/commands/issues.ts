@@ -18,20 +18,25 @@ import { tableLines } from '../table.ts';
 
 /** `fulfil issues list [--state escalated]`: delivery issues, oldest first, from the database. */
 export const issuesList: CommandModule = {
-  options: { state: { type: 'string' }, limit: { type: 'string', default: '100' }, json: { type: 'boolean' } },
+  options: { state: { type: 'string' }, mode: { type: 'string' }, limit: { type: 'string', default: '100' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new UsageError(`unexpected ${positionals.join(' ')}`);
     const state = values.state as string | undefined;
     if (state !== undefined && !DELIVERY_ISSUE_STATES.includes(state as DeliveryIssueState)) {
       throw new UsageError(`--state: one of ${DELIVERY_ISSUE_STATES.join(', ')}`);
     }
+    // Live issues unless asked (D-202): a sandbox's are not an operator's work.
+    const mode = (values.mode as string | undefined) ?? 'live';
+    if (!['live', 'test', 'all'].includes(mode)) throw new UsageError('--mode: one of live, test, all');
     const limit = intArg(values.limit as string, '--limit');
     return withCliDatabase(loadConfig(), async (database) => {
       // Escalated ones in the order they wait for an operator; the others by when they were opened.
-      const order = state === 'escalated' ? 'escalated_at, id' : 'id';
+      const order = state === 'escalated' ? 'i.escalated_at, i.id' : 'i.id';
       const ids = await database.rows<{ id: string }>(
-        `select id from delivery_issues where ($1::text is null or state = $1) order by ${order} limit $2::int`,
-        [state ?? null, limit],
+        `select i.id from delivery_issues i join orders o on o.id = i.order_id
+         where ($1::text is null or i.state = $1) and ($3::text = 'all' or o.livemode = ($3::text = 'live'))
+         order by ${order} limit $2::int`,
+        [state ?? null, limit, mode],
       );
       const issues = [];
       for (const { id } of ids) issues.push(issueJson((await issueById(database, Number(id)))!));

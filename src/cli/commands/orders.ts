@@ -56,7 +56,8 @@ export const ordersList: CommandModule = {
         const ship = o.shipment ? `#${o.shipment.id} ${o.shipment.type}/${o.shipment.state}` : '-';
         io.out(
           `${String(o.id).padEnd(10)}${o.state.padEnd(16)}${ship.padEnd(32)}${`${o.sellerOfficeId} (brk ${o.sellerBrokerageId})`.padEnd(22)}` +
-            `${String(o.buyerBrokerageId).padEnd(7)}${time(o.deliverBy).padEnd(26)}${time(o.createdAt).padEnd(26)}${time(o.updatedAt)}`,
+            `${String(o.buyerBrokerageId).padEnd(7)}${time(o.deliverBy).padEnd(26)}${time(o.createdAt).padEnd(26)}${time(o.updatedAt)}` +
+            (o.livemode ? '' : '  TEST'),
         );
       }
       io.out(page.next ? `${page.orders.length} order(s); older: --after ${page.next}` : `${page.orders.length} order(s), no older ones`);
@@ -84,6 +85,12 @@ export function deadlineText(order: {
 function printView(view: NonNullable<Awaited<ReturnType<typeof loadOrderView>>>, io: CliIo): void {
   const { order } = view;
   io.out(`order ${order.id} (${order.oid}): ${order.state}`);
+  if (!order.livemode) {
+    const c = view.clock;
+    io.out(
+      `  TEST MODE: ${c ? `test clock ${c.id}${c.name ? ` "${c.name}"` : ''} at ${time(c.frozenTime)} (${c.status})` : 'on the wall clock'}`,
+    );
+  }
   io.out(
     `  delivery ${order.delivery}, ${order.quantity} ticket(s); seller office ${order.sellerOfficeId}, buyer brokerage ${order.buyerBrokerageId}`,
   );

@@ -28,6 +28,8 @@ export interface IssueRow {
   /** The buyer's words when resolving or escalating it (drizzle/0027). */
   resolutionNotes: string | null;
   escalationNotes: string | null;
+  /** Its order's mode (orders.livemode): false for an issue of a test order. */
+  livemode: boolean;
 }
 
 export interface ResponseRow {
@@ -46,7 +48,8 @@ export interface ResponseRow {
 const ISSUE_COLUMNS = `id, order_id as "orderId", shipment_id as "shipmentId", state, snapshot, reason, seats, notes,
   opened_by_brokerage_id as "openedByBrokerageId", opened_at as "openedAt", respond_by as "respondBy",
   responded_at as "respondedAt", escalated_at as "escalatedAt", escalated_by as "escalatedBy", resolved_at as "resolvedAt",
-  closed_at as "closedAt", outcome, close_notes as "closeNotes", resolution_notes as "resolutionNotes", escalation_notes as "escalationNotes"`;
+  closed_at as "closedAt", outcome, close_notes as "closeNotes", resolution_notes as "resolutionNotes", escalation_notes as "escalationNotes",
+  (select o.livemode from orders o where o.id = delivery_issues.order_id) as livemode`;
 
 const RESPONSE_COLUMNS = `id, issue_id as "issueId", kind, set_id as "setId", tickets, transfer_source as "transferSource",
   x_mobile_link as "xMobileLink", notes, brokerage_id as "brokerageId", at`;

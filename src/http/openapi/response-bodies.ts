@@ -50,6 +50,11 @@ export const readShipment = z.union([
     .describe("LocalPickup: both parties' details, null until given"),
 ]);
 
+/** GET /v9/shipments/:id: the shipment as read, with its order's mode (not repeated inside an order or an event). */
+export const shipmentRead = z.union(
+  readShipment.options.map((shape) => shape.extend({ livemode: z.boolean().describe('false for a shipment of a test order (test mode)') })),
+);
+
 export const readOrder = acceptedOrder.extend({
   ...orderFacts,
   shipments: z.array(readShipment).max(1).describe('the live shipment; empty before the order is accepted'),
@@ -80,6 +85,7 @@ export const orderEvents = z.strictObject({
   order_id: id,
   events: z.array(orderEvent),
   next_after_seq: z.number().int().nullable().describe('pass as after_seq for the next page; null when this page was the last'),
+  livemode: z.boolean().describe("false for a test order's events (test mode)"),
 });
 
 export const publicEvent = z.strictObject({

@@ -88,7 +88,7 @@ export function shipmentFileRoutes(v9: FastifyInstance, deps: FileRouteDeps): vo
       'e-ticket download link made',
     );
     const url = `${request.protocol}://${request.host}${link.path}`;
-    return reply.status(201).send({ url, eticket_id: link.eticketId, expires_at: link.expiresAt.toISOString() });
+    return reply.status(201).send({ url, eticket_id: link.eticketId, expires_at: link.expiresAt.toISOString(), livemode: link.livemode });
   });
 
   v9.post<{ Params: { id: string } }>(

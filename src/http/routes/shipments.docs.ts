@@ -29,7 +29,7 @@ export const SHIPMENT_DOCS = {
     description:
       'The live shipment with every field its responses showed, and its state. An id an update replaced answers 410 with `replaced_by`.',
     params: idParam('shipment'),
-    response: ok(bodies.readShipment, 'the shipment'),
+    response: ok(bodies.shipmentRead, 'the shipment'),
     errors: [400, ...V9_ERRORS, 404, 410],
   }),
   update: v9({

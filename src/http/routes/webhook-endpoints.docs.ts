@@ -25,6 +25,9 @@ const endpoint = z.strictObject({
   previous_secret_expires_at: instant.nullable().describe('until then the secret before the last rotation signs too'),
   created_at: instant,
   updated_at: instant,
+  livemode: z
+    .boolean()
+    .describe('false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events'),
 });
 const withSecret = endpoint.extend({ secret: z.string().describe('the signing secret (whsec_…): shown only in this answer') });
 const attempts = z.strictObject({

@@ -8,6 +8,7 @@ import { createEndpointBody, deliveriesQuery, redeliverBody, rotateSecretBody, u
 import {
   createEndpoint,
   deleteEndpoint,
+  brokerageLivemode,
   endpointJson,
   listEndpoints,
   ownEndpoint,
@@ -43,7 +44,9 @@ export function webhookEndpointRoutes(v9: FastifyInstance, deps: WebhookRouteDep
 
   v9.get('/webhook_endpoints', { schema: DOCS.list }, async (request) => listEndpoints(database.db, callerOf(request).brokerageId));
 
-  v9.get<{ Params: { id: string } }>('/webhook_endpoints/:id', { schema: DOCS.read }, async (request) => endpointJson(await own(request)));
+  v9.get<{ Params: { id: string } }>('/webhook_endpoints/:id', { schema: DOCS.read }, async (request) =>
+    endpointJson(await own(request), await brokerageLivemode(database.db, callerOf(request).brokerageId)),
+  );
 
   v9.route<{ Params: { id: string } }>({
     method: ['PATCH', 'PUT'],

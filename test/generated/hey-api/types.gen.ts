@@ -562,6 +562,14 @@ export type RejectOrderResponses = {
          * rejected: the seller's notes
          */
         rejection_notes: string | null;
+        /**
+         * false for a test order (test mode); every object of the order answers the same
+         */
+        livemode: boolean;
+        /**
+         * the test clock the order lives at; null: the wall clock (always null for a live order)
+         */
+        test_clock: number | null;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -668,6 +676,14 @@ export type WithdrawOrderCancellationResponses = {
          * rejected: the seller's notes
          */
         rejection_notes: string | null;
+        /**
+         * false for a test order (test mode); every object of the order answers the same
+         */
+        livemode: boolean;
+        /**
+         * the test clock the order lives at; null: the wall clock (always null for a live order)
+         */
+        test_clock: number | null;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -787,6 +803,14 @@ export type CancelOrderResponses = {
          * rejected: the seller's notes
          */
         rejection_notes: string | null;
+        /**
+         * false for a test order (test mode); every object of the order answers the same
+         */
+        livemode: boolean;
+        /**
+         * the test clock the order lives at; null: the wall clock (always null for a live order)
+         */
+        test_clock: number | null;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -893,6 +917,14 @@ export type ConfirmOrderReceiptResponses = {
          * rejected: the seller's notes
          */
         rejection_notes: string | null;
+        /**
+         * false for a test order (test mode); every object of the order answers the same
+         */
+        livemode: boolean;
+        /**
+         * the test clock the order lives at; null: the wall clock (always null for a live order)
+         */
+        test_clock: number | null;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -1129,6 +1161,14 @@ export type GetOrderResponses = {
          * rejected: the seller's notes
          */
         rejection_notes: string | null;
+        /**
+         * false for a test order (test mode); every object of the order answers the same
+         */
+        livemode: boolean;
+        /**
+         * the test clock the order lives at; null: the wall clock (always null for a live order)
+         */
+        test_clock: number | null;
     };
 };
 
@@ -1233,6 +1273,14 @@ export type UpdateOrderResponses = {
          * rejected: the seller's notes
          */
         rejection_notes: string | null;
+        /**
+         * false for a test order (test mode); every object of the order answers the same
+         */
+        livemode: boolean;
+        /**
+         * the test clock the order lives at; null: the wall clock (always null for a live order)
+         */
+        test_clock: number | null;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -1323,6 +1371,10 @@ export type GetShipmentResponses = {
          * the carrier's latest estimate, when it gave one
          */
         estimated_delivery_at: string | null;
+        /**
+         * false for a shipment of a test order (test mode)
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -1400,6 +1452,10 @@ export type GetShipmentResponses = {
                 revoked_by_reissue_id?: number | null;
             }>;
         };
+        /**
+         * false for a shipment of a test order (test mode)
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -1442,6 +1498,10 @@ export type GetShipmentResponses = {
             extension: string | null;
         } | null;
         notes: string | null;
+        /**
+         * false for a shipment of a test order (test mode)
+         */
+        livemode: boolean;
     };
 };
 
@@ -2112,6 +2172,10 @@ export type ListEticketsResponses = {
                 url: string;
             }>;
         }>;
+        /**
+         * false for an object of a test order (test mode)
+         */
+        livemode: boolean;
     };
 };
 
@@ -2370,6 +2434,10 @@ export type CreateEticketLinkResponses = {
          * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
          */
         expires_at: string;
+        /**
+         * false for an object of a test order (test mode)
+         */
+        livemode: boolean;
     };
 };
 
@@ -2458,6 +2526,10 @@ export type ListTransferVerificationsResponses = {
                 url: string;
             }>;
         }>;
+        /**
+         * false for an object of a test order (test mode)
+         */
+        livemode: boolean;
     };
 };
 
@@ -2760,6 +2832,10 @@ export type ListDeliveryIssuesResponses = {
                 transfer_source?: string | null;
                 x_mobile_link?: string | null;
             }>;
+            /**
+             * false for an issue of a test order (test mode): its order's
+             */
+            livemode: boolean;
         }>;
     };
 };
@@ -2910,6 +2986,10 @@ export type OpenDeliveryIssueResponses = {
             transfer_source?: string | null;
             x_mobile_link?: string | null;
         }>;
+        /**
+         * false for an issue of a test order (test mode): its order's
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -3000,6 +3080,10 @@ export type GetDeliveryEvidenceResponses = {
          * page[cursor] of the next page; null on the last page
          */
         next_cursor: string | null;
+        /**
+         * false for a test order's evidence (test mode)
+         */
+        livemode: boolean;
     };
 };
 
@@ -3110,6 +3194,10 @@ export type GetDeliveryIssueResponses = {
             transfer_source?: string | null;
             x_mobile_link?: string | null;
         }>;
+        /**
+         * false for an issue of a test order (test mode): its order's
+         */
+        livemode: boolean;
     };
 };
 
@@ -3251,6 +3339,10 @@ export type RespondToDeliveryIssueResponses = {
             transfer_source?: string | null;
             x_mobile_link?: string | null;
         }>;
+        /**
+         * false for an issue of a test order (test mode): its order's
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -3403,6 +3495,10 @@ export type ResolveDeliveryIssueResponses = {
             transfer_source?: string | null;
             x_mobile_link?: string | null;
         }>;
+        /**
+         * false for an issue of a test order (test mode): its order's
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -3555,6 +3651,10 @@ export type EscalateDeliveryIssueResponses = {
             transfer_source?: string | null;
             x_mobile_link?: string | null;
         }>;
+        /**
+         * false for an issue of a test order (test mode): its order's
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -3866,6 +3966,10 @@ export type ReissueShipmentResponses = {
                 transfer_source?: string | null;
                 x_mobile_link?: string | null;
             }>;
+            /**
+             * false for an issue of a test order (test mode): its order's
+             */
+            livemode: boolean;
         };
     };
     /**
@@ -4309,6 +4413,10 @@ export type ListTrackingEventsResponses = {
          * page[cursor] of the next page; null on the last page
          */
         next_cursor: string | null;
+        /**
+         * false for a shipment of a test order (test mode)
+         */
+        livemode: boolean;
     };
 };
 
@@ -4708,6 +4816,10 @@ export type ListOrderEventsResponses = {
          * pass as after_seq for the next page; null when this page was the last
          */
         next_after_seq: number | null;
+        /**
+         * false for a test order's events (test mode)
+         */
+        livemode: boolean;
     };
 };
 
@@ -5069,6 +5181,10 @@ export type ListWebhookEndpointsResponses = {
              * ISO 8601 UTC timestamp
              */
             updated_at: string;
+            /**
+             * false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events
+             */
+            livemode: boolean;
         }>;
     };
 };
@@ -5157,6 +5273,10 @@ export type CreateWebhookEndpointResponses = {
          * ISO 8601 UTC timestamp
          */
         updated_at: string;
+        /**
+         * false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events
+         */
+        livemode: boolean;
         /**
          * the signing secret (whsec_…): shown only in this answer
          */
@@ -5280,6 +5400,10 @@ export type GetWebhookEndpointResponses = {
          * ISO 8601 UTC timestamp
          */
         updated_at: string;
+        /**
+         * false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events
+         */
+        livemode: boolean;
     };
 };
 
@@ -5372,6 +5496,10 @@ export type UpdateWebhookEndpointResponses = {
          * ISO 8601 UTC timestamp
          */
         updated_at: string;
+        /**
+         * false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events
+         */
+        livemode: boolean;
     };
 };
 
@@ -5464,6 +5592,10 @@ export type UpdateWebhookEndpointWithPutResponses = {
          * ISO 8601 UTC timestamp
          */
         updated_at: string;
+        /**
+         * false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events
+         */
+        livemode: boolean;
     };
 };
 
@@ -5548,6 +5680,10 @@ export type RotateWebhookEndpointSecretResponses = {
          * ISO 8601 UTC timestamp
          */
         updated_at: string;
+        /**
+         * false for an endpoint registered with a test credential: it belongs to the sandbox brokerage and receives only test events
+         */
+        livemode: boolean;
         /**
          * the signing secret (whsec_…): shown only in this answer
          */
@@ -5968,6 +6104,14 @@ export type CreateTestOrderResponses = {
          * rejected: the seller's notes
          */
         rejection_notes: string | null;
+        /**
+         * false for a test order (test mode); every object of the order answers the same
+         */
+        livemode: boolean;
+        /**
+         * the test clock the order lives at; null: the wall clock (always null for a live order)
+         */
+        test_clock: number | null;
     };
 };
 
@@ -6544,6 +6688,14 @@ export type ActAsSimulatedPartyResponses = {
              * rejected: the seller's notes
              */
             rejection_notes: string | null;
+            /**
+             * false for a test order (test mode); every object of the order answers the same
+             */
+            livemode: boolean;
+            /**
+             * the test clock the order lives at; null: the wall clock (always null for a live order)
+             */
+            test_clock: number | null;
         };
         /**
          * what the simulated party did, in order
@@ -6754,6 +6906,14 @@ export type ActAsSimulatedPartyResponses = {
              * rejected: the seller's notes
              */
             rejection_notes: string | null;
+            /**
+             * false for a test order (test mode); every object of the order answers the same
+             */
+            livemode: boolean;
+            /**
+             * the test clock the order lives at; null: the wall clock (always null for a live order)
+             */
+            test_clock: number | null;
         };
         /**
          * what the simulated party did, in order

@@ -36,6 +36,7 @@ export const deliveryIssue = z.strictObject({
   resolution_notes: z.string().nullable().describe("the buyer's words on resolving it"),
   escalation_notes: z.string().nullable().describe("the buyer's words on escalating it"),
   responses: z.array(issueResponse).describe("the seller's answers, oldest first"),
+  livemode: z.boolean().describe("false for an issue of a test order (test mode): its order's"),
 });
 
 export const deliveryIssueList = z.strictObject({ delivery_issues: z.array(deliveryIssue).describe('oldest first') });
@@ -97,4 +98,5 @@ export const deliveryEvidence = z.strictObject({
   order_id: id,
   timeline: z.array(evidenceEntry).describe('this page, oldest first'),
   next_cursor: z.string().nullable().describe('page[cursor] of the next page; null on the last page'),
+  livemode: z.boolean().describe("false for a test order's evidence (test mode)"),
 });

@@ -4,6 +4,7 @@ import { id, instant, mobileTransferShipment } from './shipment-answers.ts';
 // The answers about a shipment's files: facts and paths, never bytes.
 
 const sha256 = z.string().describe('sha256 of the file, lowercase hex');
+const livemode = z.boolean().describe('false for an object of a test order (test mode)');
 const uploader = z.strictObject({ brokerage_id: id, user_id: id.nullable() });
 
 export const eticket = z.strictObject({
@@ -32,6 +33,7 @@ export const eticketList = z.strictObject({
   shipment_id: id,
   etickets: z.array(eticket).describe('the current e-tickets; empty until the seller uploads'),
   uploads: z.array(eticketUpload).describe('every upload, oldest first'),
+  livemode,
 });
 
 /** POST /v9/shipments/:id/etickets/link. */
@@ -39,6 +41,7 @@ export const eticketLink = z.strictObject({
   url: z.string().describe('the one-time download URL: works once, without credentials, until expires_at'),
   eticket_id: id,
   expires_at: instant,
+  livemode,
 });
 
 export const proofFile = z.strictObject({
@@ -62,4 +65,8 @@ export const transferVerification = z.strictObject({
 });
 
 /** GET /v9/shipments/:id/transfer_verifications. */
-export const transferVerificationList = z.strictObject({ shipment_id: id, transfer_verifications: z.array(transferVerification) });
+export const transferVerificationList = z.strictObject({
+  shipment_id: id,
+  transfer_verifications: z.array(transferVerification),
+  livemode,
+});

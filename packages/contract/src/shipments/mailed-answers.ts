@@ -67,6 +67,7 @@ export const trackingEventList = z.strictObject({
   tracking_url: z.string().nullable().describe("the carrier's public tracking page"),
   tracking_events: z.array(trackingEvent).describe("this page, by the carrier's time"),
   next_cursor: z.string().nullable().describe('page[cursor] of the next page; null on the last page'),
+  livemode: z.boolean().describe('false for a shipment of a test order (test mode)'),
 });
 
 /** What a carrier webhook answers (for the carrier only). */

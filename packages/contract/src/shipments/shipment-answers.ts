@@ -135,6 +135,8 @@ export const orderFacts = {
   cancel_proposed_by: z.enum(['seller', 'buyer']).nullable().describe('cancel_proposed: the party whose cancellation awaits the other'),
   rejection_reason: z.enum(REJECTION_REASONS).nullable().describe('rejected: why'),
   rejection_notes: z.string().nullable().describe("rejected: the seller's notes"),
+  livemode: z.boolean().describe('false for a test order (test mode); every object of the order answers the same'),
+  test_clock: id.nullable().describe('the test clock the order lives at; null: the wall clock (always null for a live order)'),
 };
 
 /** The answer of reject, cancel, withdrawing a cancellation and PUT /v9/orders/:id. */
