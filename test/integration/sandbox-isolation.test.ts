@@ -124,6 +124,13 @@ const NOT_ORDER_SCOPED: Record<string, string> = {
   'POST /v9/webhook_endpoints': "registers for the caller's brokerage: the endpoints test below",
   'POST /v9/test_helpers/orders':
     "makes a test order for the caller's sandbox brokerage; a live credential is refused (sandbox-test-mode.test.ts)",
+  'POST /v9/test_helpers/orders/:id/actions':
+    "a test order's simulated party; a live credential is refused (403), another sandbox's order is 404 (sandbox-simulated-party.test.ts)",
+  'POST /v9/test_clocks': "makes a clock of the caller's sandbox; a live credential is refused (test-clocks.test.ts)",
+  'GET /v9/test_clocks': "the caller's sandbox's clocks; a live credential is refused (test-clocks.test.ts)",
+  'GET /v9/test_clocks/:id': "a clock of the caller's sandbox; another's is 404, a live credential 403 (test-clocks.test.ts)",
+  'POST /v9/test_clocks/:id/advance': "a clock of the caller's sandbox; another's is 404, a live credential 403 (test-clocks.test.ts)",
+  'DELETE /v9/test_clocks/:id': "a clock of the caller's sandbox; another's is 404, a live credential 403 (test-clocks.test.ts)",
   'POST /carriers/easypost/events': 'the carrier account, signed with its secret: no credential, names no order',
   'GET /eticket_downloads/:token':
     'the one-time token is the credential; only a party of the order can make one (POST …/etickets/link, above)',
