@@ -15,7 +15,7 @@ const LAYERS = [
   // The process's own plumbing: configuration, logger, errors, private files.
   { name: 'the base modules', files: ['src/!(service|index).ts'] },
   { name: 'the stores', files: ['src/@(db|redis|files|carriers)/**'] },
-  { name: 'the domain', files: ['src/@(domain|events|read|inventory|webhooks|auth|commands|queues|telemetry|timers)/**'] },
+  { name: 'the domain', files: ['src/@(domain|events|read|inventory|webhooks|auth|commands|queues|telemetry|timers|sandbox)/**'] },
   { name: 'the workers, HTTP and operator pages', files: ['workers/**', 'src/@(http|ops)/**'] },
   { name: 'the composition root', files: ['src/service/**', 'src/@(service|index).ts'] },
   { name: 'the CLI', files: ['src/cli/**'] },
