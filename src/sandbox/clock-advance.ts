@@ -71,7 +71,7 @@ export async function runAdvance(database: Database, clockId: number): Promise<A
         // The clock is at the timer's time while it fires: the transaction's clock, and the clock's row,
         // which the order lock of the timer's run reads (lock-order.ts) to set the transaction's clock again.
         await tx.rows(
-          `with c as (update test_clocks set frozen_time = $2::timestamptz where id = $1::bigint) select set_config('fulfil.clock', $2, true)`,
+          `with c as (update test_clocks set frozen_time = $2::text::timestamptz where id = $1::bigint) select set_config('fulfil.clock', $2::text, true)`,
           [clockId, new Date(at).toISOString()],
         );
         const outcome = await timerSourceOf(timer.kind).fireIn(tx, timer, at);
@@ -97,8 +97,11 @@ export async function runAdvance(database: Database, clockId: number): Promise<A
  * At a worker's start, the advances left running (their worker killed) go on here at once, not
  * after BullMQ finds their job stalled; a second run beside the job's own queues on the clock's lock.
  */
-export async function resumeAdvances(database: Database, onError: (err: unknown, clockId: number) => void): Promise<number> {
+export async function resumeAdvances(
+  database: Database,
+  on: { done(run: AdvanceRun): void; error(err: unknown, clockId: number): void },
+): Promise<number> {
   const rows = await database.rows<{ id: string }>(`select id from test_clocks where status = 'advancing' order by id`, []);
-  await Promise.all(rows.map((r) => runAdvance(database, Number(r.id)).catch((err: unknown) => onError(err, Number(r.id)))));
+  await Promise.all(rows.map((r) => runAdvance(database, Number(r.id)).then(on.done, (err: unknown) => on.error(err, Number(r.id)))));
   return rows.length;
 }

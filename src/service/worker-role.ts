@@ -13,6 +13,7 @@ import { TimerQueue } from '../timers/deadline-timers.ts';
 import { startTimerWorker, syncOrderTimers } from '../timers/timer-worker.ts';
 import { sweepTimers } from '../timers/sweep-timers.ts';
 import { resumeAdvances } from '../sandbox/clock-advance.ts';
+import type { ClockDelivery } from '../sandbox/clock-events.ts';
 import type { RoleContext } from './role-context.ts';
 
 /**
@@ -24,6 +25,13 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
   const workerProducer = await ctx.workerProducer();
   // The fan-out and the sweep queue deliveries; whichever process runs the webhooks role makes them.
   const webhookQueue = await ctx.webhookQueue();
+  // A test clock's own events (src/sandbox/clock-events.ts): sent now; the webhook sweep would later.
+  const sendClockEvents = (deliveries: ClockDelivery[]) => {
+    if (deliveries.length === 0) return;
+    webhookQueue
+      .kick(deliveries.map((d) => ({ endpointId: d.endpointId, orderId: null, deliveryId: d.deliveryId, attempts: 0 })))
+      .catch((err: unknown) => log.warn({ err }, "could not queue a test clock event's deliveries; the webhook sweep will"));
+  };
   // One process of the deployment relays at a time; the others stand by (relay-leadership.ts).
   const relay = new ActiveRelay({
     database,
@@ -60,6 +68,7 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     concurrency: config.WORKER_CONCURRENCY,
     log,
     onFired: () => wake.committed(),
+    onClockEvents: (deliveries) => sendClockEvents(deliveries),
   });
   onStop({
     phase: 'workers',
@@ -118,12 +127,15 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     },
   );
   // Test clocks whose advance a killed worker left running go on now (src/sandbox/clock-advance.ts).
-  void resumeAdvances(database, (err, clockId) => {
-    if (!stopping) log.warn({ err, clockId }, 'a test clock advance failed at start; the timer sweep starts it again');
-  }).then(
-    (n) => n > 0 && wake.committed(),
-    () => undefined,
-  );
+  void resumeAdvances(database, {
+    done: (run) => {
+      wake.committed();
+      sendClockEvents(run.deliveries);
+    },
+    error: (err, clockId) => {
+      if (!stopping) log.warn({ err, clockId }, 'a test clock advance failed at start; the timer sweep starts it again');
+    },
+  }).catch(() => undefined);
   onStop({
     phase: 'workers',
     name: 'housekeeping',

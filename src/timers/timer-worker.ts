@@ -6,6 +6,7 @@ import type { Database } from '../db/client.ts';
 import { closeWorker, countRunning } from '../queues/close-worker.ts';
 import { observeTimerLateness } from '../telemetry/metrics-registry.ts';
 import { runAdvance } from '../sandbox/clock-advance.ts';
+import type { ClockDelivery } from '../sandbox/clock-events.ts';
 import { ADVANCE_CLOCK_JOB, isDeadlineKind, TimerQueue, type AdvanceClockJob, type TimerJob } from './deadline-timers.ts';
 import { FireBatcher } from './fire-batch.ts';
 import { ALL_TIMER_KINDS, timerSourceOf, timersToArm } from './timer-sources.ts';
@@ -24,6 +25,8 @@ export function startTimerWorker(opts: {
   log: Logger;
   /** A timer's event committed (it waits in the outbox): wakes the relay. */
   onFired?: () => void;
+  /** A test clock's own event committed (test_clock.ready): its webhook deliveries to send now. */
+  onClockEvents?: (deliveries: ClockDelivery[]) => void;
 }): { close(): Promise<void> } {
   const place = timersPlace(opts.prefix);
   const batcher = new FireBatcher(opts.database);
@@ -32,6 +35,7 @@ export function startTimerWorker(opts: {
       const { clockId } = job.data as unknown as AdvanceClockJob;
       const result = await runAdvance(opts.database, clockId);
       if (result.fired > 0 || result.advanced) opts.onFired?.();
+      if (result.deliveries.length > 0) opts.onClockEvents?.(result.deliveries);
       return result.advanced ? 'advanced' : 'not_advancing';
     }
     const { orderId, kind } = job.data;

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { baseFixture, SELLER } from '../support/fixtures.ts';
 import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { until } from '../support/webhook-receiver.ts';
+import { signedWith, startReceiver, until } from '../support/webhook-receiver.ts';
 import { runCli } from '../support/cli.ts';
 
 // Issue 55, test clocks: an order made on a clock lives at its time; an advance fires what falls
@@ -32,7 +32,8 @@ describe('test clocks', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    t = await startTestService({ db, prefix });
+    // The sandbox's webhook receiver is on this machine.
+    t = await startTestService({ db, prefix, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     await t.seed(fixture());
     call = apiClient(t.url);
   });
@@ -223,5 +224,56 @@ describe('test clocks', () => {
     expect(body(deleted)).toMatchObject({ id: clock.id, deleted: true });
     const usage = await runCli(['clocks', 'advance', String(clock.id), ...creds]);
     expect(usage.code).toBe(2);
+  });
+
+  it("an advance sends test_clock.advancing, the orders' events in time order, then test_clock.ready, signed, to the sandbox's endpoint", async () => {
+    const receiver = await startReceiver();
+    const hook = await call(TEST_SELLER, 'POST', '/v9/webhook_endpoints', { url: receiver.url });
+    expect(hook.status).toBe(201);
+    try {
+      const clockId = await newClock();
+      const made = await call(TEST_SELLER, 'POST', '/v9/test_helpers/orders', {
+        role: 'seller',
+        deliver_by: iso(T0 + DAY),
+        test_clock: clockId,
+      });
+      const orderId = made.body.id as number;
+      await call(TEST_SELLER, 'POST', `/v9/test_clocks/${clockId}/advance`, { frozen_time: iso(T0 + 2 * DAY) });
+      await readyAt(clockId, T0 + 2 * DAY);
+      const mine = () =>
+        receiver.acknowledged
+          .filter((r) => r.body.test_clock === clockId)
+          .map((r) => r.body as { type: string; livemode: boolean; data: any });
+      await until('the clock ready by webhook', () => mine().some((b) => b.type === 'test_clock.ready'), 15_000);
+      await until(
+        "the order's overdue by webhook",
+        () => mine().some((b) => b.type === 'order.overdue' || b.type === 'shipment.overdue'),
+        15_000,
+      );
+      const types = mine().map((b) => b.type);
+      expect(types[0]).toBe('test_clock.advancing');
+      expect(types.filter((x) => x.startsWith('test_clock.'))).toEqual(['test_clock.advancing', 'test_clock.ready']);
+      const ready = mine().find((b) => b.type === 'test_clock.ready')!;
+      expect(ready.livemode).toBe(false);
+      expect(ready.data.test_clock).toMatchObject({ id: clockId, status: 'ready', frozen_time: iso(T0 + 2 * DAY) });
+      const advancing = mine().find((b) => b.type === 'test_clock.advancing')!;
+      expect(advancing.data.test_clock).toMatchObject({
+        id: clockId,
+        status: 'advancing',
+        frozen_time: iso(T0),
+        advancing_to: iso(T0 + 2 * DAY),
+      });
+      for (const r of receiver.acknowledged.filter((x) => x.body.test_clock === clockId))
+        expect(signedWith(hook.body.secret, r)).toBe(true);
+      expect(
+        mine()
+          .filter((b) => b.data?.event)
+          .every((b) => b.livemode === false),
+      ).toBe(true);
+      expect(orderId).toBeGreaterThan(0);
+    } finally {
+      await call(TEST_SELLER, 'DELETE', `/v9/webhook_endpoints/${hook.body.id}`);
+      await receiver.close();
+    }
   });
 });
