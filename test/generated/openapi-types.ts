@@ -1509,6 +1509,8 @@ export interface components {
                 replaced_by?: number;
                 /** @description 409 delivery_issue_open: the order's issue still open */
                 delivery_issue_id?: number;
+                /** @description 409 test_clock_advancing: the clock that is advancing */
+                test_clock_id?: number;
                 /** @description 400, a tracking number of another carrier: the carrier it looks like (null: none) */
                 detected_carrier?: string | null;
                 /** @description 502: the carrier account's own error code */

@@ -1,3 +1,4 @@
+import { until } from '../support/webhook-receiver.ts';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -634,6 +635,30 @@ describe('OpenAPI document', () => {
     expect(again.status).toBe(422);
     const unknown = await checked(test, 'POST', `/v9/test_helpers/orders/${created.body.id}/actions`, actions, { action: 'ship' });
     expect(unknown.status).toBe(400);
+  });
+
+  it('test clocks: made, listed, read, advanced and deleted by a test credential, 403 for a live one, 404 for none', async () => {
+    const test = await createCredential(t.db.database.db, t.service.secretBox, { brokerageId: 1, mode: 'test' });
+    const clocks = '/v9/test_clocks';
+    const one = '/v9/test_clocks/{id}';
+    const made = await checked(test, 'POST', clocks, clocks, { frozen_time: '2031-01-01T00:00:00Z', name: 'contract' });
+    expect(made.status).toBe(201);
+    expect((await checked(SELLER, 'POST', clocks, clocks, { frozen_time: '2031-01-01T00:00:00Z' })).status).toBe(403);
+    expect((await checked(test, 'GET', clocks, clocks)).status).toBe(200);
+    expect((await checked(SELLER, 'GET', clocks, clocks)).status).toBe(403);
+    expect((await checked(test, 'GET', `${clocks}/${made.body.id}`, one)).status).toBe(200);
+    expect((await checked(test, 'GET', `${clocks}/1`, one)).status).toBe(404);
+    const advance = '/v9/test_clocks/{id}/advance';
+    const back = await checked(test, 'POST', `${clocks}/${made.body.id}/advance`, advance, { frozen_time: '2030-01-01T00:00:00Z' });
+    expect(back.status).toBe(400);
+    const ahead = await checked(test, 'POST', `${clocks}/${made.body.id}/advance`, advance, { frozen_time: '2031-01-02T00:00:00Z' });
+    expect(ahead.status).toBe(200);
+    const twice = await checked(test, 'POST', `${clocks}/${made.body.id}/advance`, advance, { frozen_time: '2031-01-03T00:00:00Z' });
+    // The first advance may already be done (no order on the clock): ready again, or still advancing.
+    expect([200, 409]).toContain(twice.status);
+    await until('the clock ready', async () => (await checked(test, 'GET', `${clocks}/${made.body.id}`, one)).body.status === 'ready');
+    expect((await checked(SELLER, 'DELETE', `${clocks}/${made.body.id}`, one)).status).toBe(403);
+    expect((await checked(test, 'DELETE', `${clocks}/${made.body.id}`, one)).status).toBe(200);
   });
 
   it('every operation was checked with a success and with an error', () => {

@@ -48,6 +48,7 @@ export const errorBody = z
           field: z.string().optional().describe('400: the field, parameter or header at fault'),
           replaced_by: z.number().int().optional().describe('410: the id of the live shipment'),
           delivery_issue_id: z.number().int().optional().describe("409 delivery_issue_open: the order's issue still open"),
+          test_clock_id: z.number().int().optional().describe('409 test_clock_advancing: the clock that is advancing'),
           detected_carrier: z
             .string()
             .nullable()

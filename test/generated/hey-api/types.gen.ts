@@ -26,6 +26,10 @@ export type ErrorBody = {
          */
         delivery_issue_id?: number;
         /**
+         * 409 test_clock_advancing: the clock that is advancing
+         */
+        test_clock_id?: number;
+        /**
          * 400, a tracking number of another carrier: the carrier it looks like (null: none)
          */
         detected_carrier?: string | null;
