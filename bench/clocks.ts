@@ -43,11 +43,12 @@ export async function run(argv: string[]): Promise<number> {
   const blocking = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const queue = new TimerQueue({ prefix, connection: producer });
   const worker = { current: undefined as undefined | { close(): Promise<void> } };
+  const connections: Redis[] = [];
   const startWorker = () =>
     (worker.current = startTimerWorker({
       database,
       prefix,
-      connection: () => blocking.duplicate(),
+      connection: () => connections[connections.push(blocking.duplicate()) - 1]!,
       concurrency: Number(values.concurrency),
       log: pino({ level: 'silent' }),
     }));
@@ -80,7 +81,9 @@ export async function run(argv: string[]): Promise<number> {
       await fill(database, { firstId: clockBase, orders, clockId, from: frozen + 3_600_000, spanMs: (days - 1) * 86_400_000 });
       t0 = performance.now();
       const caller = { token: 'bench', kind: 'api' as const, livemode: false, brokerageId: 1, userId: null };
-      await database.transaction((tx) => startAdvance(tx, caller, clockId, { frozen_time: new Date(frozen + days * 86_400_000).toISOString() }));
+      await database.transaction((tx) =>
+        startAdvance(tx, caller, clockId, { frozen_time: new Date(frozen + days * 86_400_000).toISOString() }),
+      );
       await queue.armAdvance(clockId);
       note(`round ${round}: advance to ${days} days requested`);
       for (;;) {
@@ -90,6 +93,7 @@ export async function run(argv: string[]): Promise<number> {
       }
       const clockSeconds = (performance.now() - t0) / 1000;
       await worker.current?.close();
+      worker.current = undefined;
       const clockFired = await firedCount(database, clockBase, orders);
       rows.push(
         `| ${round} | ${armed.armed} armed, ${wallFired} fired | ${wallSeconds.toFixed(2)} | ${Math.round(wallFired / wallSeconds)} | ${clockFired} fired | ${clockSeconds.toFixed(2)} | ${Math.round(clockFired / clockSeconds)} | ${(clockSeconds / wallSeconds).toFixed(2)} × |`,
@@ -101,6 +105,7 @@ export async function run(argv: string[]): Promise<number> {
     await queue.close();
     producer.disconnect();
     blocking.disconnect();
+    for (const c of connections) c.disconnect();
     await database.close();
   }
   process.stdout.write(
