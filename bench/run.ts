@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<numbe
   'order-search': () => import('./order-search.ts'),
   'events-stream': () => import('./events-stream.ts'),
   timers: () => import('./timers.ts'),
+  clocks: () => import('./clocks.ts'),
   etickets: () => import('./etickets.ts'),
   driver: () => import('./driver.ts'),
 };
