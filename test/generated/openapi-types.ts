@@ -2163,6 +2163,8 @@ export interface operations {
                                 updated_at: string;
                             } | null;
                         }[];
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -3457,6 +3459,8 @@ export interface operations {
                             } | null;
                             notes: string | null;
                         })[];
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
                         /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
                         in_hand_on: string | null;
                         /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
@@ -3467,8 +3471,6 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
-                        /** @description false for a test order (test mode); every object of the order answers the same */
-                        livemode: boolean;
                         /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                         test_clock: number | null;
                     };
@@ -4192,6 +4194,8 @@ export interface operations {
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             updated_at: string;
                         } | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -4222,6 +4226,8 @@ export interface operations {
                         } | null;
                         pickup_time_range: string | null;
                         pickup_instructions: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -4236,6 +4242,8 @@ export interface operations {
                             extension: string | null;
                         } | null;
                         notes: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -4261,6 +4269,8 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's latest estimate, when it gave one */
                         estimated_delivery_at: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -4539,6 +4549,8 @@ export interface operations {
                             primary_ticket_id?: string;
                             verification_id?: string;
                         }[];
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -4564,6 +4576,8 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's latest estimate, when it gave one */
                         estimated_delivery_at: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -4842,6 +4856,8 @@ export interface operations {
                             primary_ticket_id?: string;
                             verification_id?: string;
                         }[];
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -4867,6 +4883,8 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's latest estimate, when it gave one */
                         estimated_delivery_at: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5141,7 +5159,7 @@ export interface operations {
                                 url: string;
                             }[];
                         }[];
-                        /** @description false for an object of a test order (test mode) */
+                        /** @description false for an object of a test order (test mode): its order's mode */
                         livemode: boolean;
                     };
                 };
@@ -5316,6 +5334,8 @@ export interface operations {
                             /** @description /v9/shipments/<shipment>/etickets/<id> */
                             url: string;
                         }[];
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5705,7 +5725,7 @@ export interface operations {
                         eticket_id: number;
                         /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                         expires_at: string;
-                        /** @description false for an object of a test order (test mode) */
+                        /** @description false for an object of a test order (test mode): its order's mode */
                         livemode: boolean;
                     };
                 };
@@ -5857,7 +5877,7 @@ export interface operations {
                                 url: string;
                             }[];
                         }[];
-                        /** @description false for an object of a test order (test mode) */
+                        /** @description false for an object of a test order (test mode): its order's mode */
                         livemode: boolean;
                     };
                 };
@@ -6024,6 +6044,8 @@ export interface operations {
                             /** @description /v9/shipments/<shipment>/transfer_verifications/<id> */
                             url: string;
                         }[];
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8191,6 +8213,8 @@ export interface operations {
                             /** @description false for an issue of a test order (test mode): its order's */
                             livemode: boolean;
                         };
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8626,6 +8650,8 @@ export interface operations {
                             reason: string;
                             rate: string | null;
                         } | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8903,7 +8929,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill): where it goes, how, and its tracking */
+            /** @description the shipment */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8934,6 +8960,8 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's latest estimate, when it gave one */
                         estimated_delivery_at: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -9414,6 +9442,8 @@ export interface operations {
                         recorded: boolean;
                         /** @description without a carrier account, a seller's delivered on a shipped envelope: until when the buyer may confirm receipt or open a delivery issue; unchallenged, the order then completes */
                         confirm_receipt_by?: string;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -11881,6 +11911,8 @@ export interface operations {
                             } | null;
                             notes: string | null;
                         })[];
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
                         /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
                         in_hand_on: string | null;
                         /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
@@ -11891,8 +11923,6 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
-                        /** @description false for a test order (test mode); every object of the order answers the same */
-                        livemode: boolean;
                         /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                         test_clock: number | null;
                     };
@@ -12921,6 +12951,8 @@ export interface operations {
                                 } | null;
                                 notes: string | null;
                             })[];
+                            /** @description false for a test order (test mode); every object of the order answers the same */
+                            livemode: boolean;
                             /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
                             in_hand_on: string | null;
                             /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
@@ -12931,8 +12963,6 @@ export interface operations {
                             rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                             /** @description rejected: the seller's notes */
                             rejection_notes: string | null;
-                            /** @description false for a test order (test mode); every object of the order answers the same */
-                            livemode: boolean;
                             /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                             test_clock: number | null;
                         };
@@ -13090,6 +13120,8 @@ export interface operations {
                                 } | null;
                                 notes: string | null;
                             })[];
+                            /** @description false for a test order (test mode); every object of the order answers the same */
+                            livemode: boolean;
                             /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
                             in_hand_on: string | null;
                             /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
@@ -13100,8 +13132,6 @@ export interface operations {
                             rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                             /** @description rejected: the seller's notes */
                             rejection_notes: string | null;
-                            /** @description false for a test order (test mode); every object of the order answers the same */
-                            livemode: boolean;
                             /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                             test_clock: number | null;
                         };

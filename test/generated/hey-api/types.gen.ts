@@ -439,6 +439,10 @@ export type AcceptOrderResponses = {
                 updated_at: string;
             } | null;
         }>;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -1142,6 +1146,10 @@ export type GetOrderResponses = {
             notes: string | null;
         }>;
         /**
+         * false for a test order (test mode); every object of the order answers the same
+         */
+        livemode: boolean;
+        /**
          * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
          */
         in_hand_on: string | null;
@@ -1161,10 +1169,6 @@ export type GetOrderResponses = {
          * rejected: the seller's notes
          */
         rejection_notes: string | null;
-        /**
-         * false for a test order (test mode); every object of the order answers the same
-         */
-        livemode: boolean;
         /**
          * the test clock the order lives at; null: the wall clock (always null for a live order)
          */
@@ -1652,6 +1656,10 @@ export type UpdateShipmentResponses = {
              */
             updated_at: string;
         } | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -1685,6 +1693,10 @@ export type UpdateShipmentResponses = {
         } | null;
         pickup_time_range: string | null;
         pickup_instructions: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -1700,6 +1712,10 @@ export type UpdateShipmentResponses = {
             extension: string | null;
         } | null;
         notes: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -1729,6 +1745,10 @@ export type UpdateShipmentResponses = {
          * the carrier's latest estimate, when it gave one
          */
         estimated_delivery_at: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -1862,6 +1882,10 @@ export type CompleteShipmentWithPostResponses = {
             primary_ticket_id?: string;
             verification_id?: string;
         }>;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -1891,6 +1915,10 @@ export type CompleteShipmentWithPostResponses = {
          * the carrier's latest estimate, when it gave one
          */
         estimated_delivery_at: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -2024,6 +2052,10 @@ export type CompleteShipmentResponses = {
             primary_ticket_id?: string;
             verification_id?: string;
         }>;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -2053,6 +2085,10 @@ export type CompleteShipmentResponses = {
          * the carrier's latest estimate, when it gave one
          */
         estimated_delivery_at: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -2173,7 +2209,7 @@ export type ListEticketsResponses = {
             }>;
         }>;
         /**
-         * false for an object of a test order (test mode)
+         * false for an object of a test order (test mode): its order's mode
          */
         livemode: boolean;
     };
@@ -2314,6 +2350,10 @@ export type UploadEticketsResponses = {
              */
             url: string;
         }>;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -2435,7 +2475,7 @@ export type CreateEticketLinkResponses = {
          */
         expires_at: string;
         /**
-         * false for an object of a test order (test mode)
+         * false for an object of a test order (test mode): its order's mode
          */
         livemode: boolean;
     };
@@ -2527,7 +2567,7 @@ export type ListTransferVerificationsResponses = {
             }>;
         }>;
         /**
-         * false for an object of a test order (test mode)
+         * false for an object of a test order (test mode): its order's mode
          */
         livemode: boolean;
     };
@@ -2657,6 +2697,10 @@ export type CreateTransferVerificationResponses = {
              */
             url: string;
         }>;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -3971,6 +4015,10 @@ export type ReissueShipmentResponses = {
              */
             livemode: boolean;
         };
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -4176,6 +4224,10 @@ export type CreateAirbillResponses = {
             reason: string;
             rate: string | null;
         } | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -4263,7 +4315,7 @@ export type SetTrackingNumberError = SetTrackingNumberErrors[keyof SetTrackingNu
 
 export type SetTrackingNumberResponses = {
     /**
-     * a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill): where it goes, how, and its tracking
+     * the shipment
      */
     200: {
         id: number;
@@ -4294,6 +4346,10 @@ export type SetTrackingNumberResponses = {
          * the carrier's latest estimate, when it gave one
          */
         estimated_delivery_at: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -4567,6 +4623,10 @@ export type AddTrackingEventResponses = {
          * without a carrier account, a seller's delivered on a shipped envelope: until when the buyer may confirm receipt or open a delivery issue; unchallenged, the order then completes
          */
         confirm_receipt_by?: string;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -6085,6 +6145,10 @@ export type CreateTestOrderResponses = {
             notes: string | null;
         }>;
         /**
+         * false for a test order (test mode); every object of the order answers the same
+         */
+        livemode: boolean;
+        /**
          * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
          */
         in_hand_on: string | null;
@@ -6104,10 +6168,6 @@ export type CreateTestOrderResponses = {
          * rejected: the seller's notes
          */
         rejection_notes: string | null;
-        /**
-         * false for a test order (test mode); every object of the order answers the same
-         */
-        livemode: boolean;
         /**
          * the test clock the order lives at; null: the wall clock (always null for a live order)
          */
@@ -6669,6 +6729,10 @@ export type ActAsSimulatedPartyResponses = {
                 notes: string | null;
             }>;
             /**
+             * false for a test order (test mode); every object of the order answers the same
+             */
+            livemode: boolean;
+            /**
              * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
              */
             in_hand_on: string | null;
@@ -6688,10 +6752,6 @@ export type ActAsSimulatedPartyResponses = {
              * rejected: the seller's notes
              */
             rejection_notes: string | null;
-            /**
-             * false for a test order (test mode); every object of the order answers the same
-             */
-            livemode: boolean;
             /**
              * the test clock the order lives at; null: the wall clock (always null for a live order)
              */
@@ -6887,6 +6947,10 @@ export type ActAsSimulatedPartyResponses = {
                 notes: string | null;
             }>;
             /**
+             * false for a test order (test mode); every object of the order answers the same
+             */
+            livemode: boolean;
+            /**
              * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
              */
             in_hand_on: string | null;
@@ -6906,10 +6970,6 @@ export type ActAsSimulatedPartyResponses = {
              * rejected: the seller's notes
              */
             rejection_notes: string | null;
-            /**
-             * false for a test order (test mode); every object of the order answers the same
-             */
-            livemode: boolean;
             /**
              * the test clock the order lives at; null: the wall clock (always null for a live order)
              */
