@@ -57,6 +57,7 @@ describe('shipment aliases, Eticket and transfer_source', () => {
       type: 'XMobileLink',
       state: 'delivered',
       x_mobile_link: 'https://claim.example.test/a,https://claim.example.test/b',
+      livemode: true,
     });
     expect(await shipmentRow(updated.id)).toMatchObject({
       state: 'delivered',
@@ -87,7 +88,13 @@ describe('shipment aliases, Eticket and transfer_source', () => {
     expect(uploaded.status).toBe(200);
     const completed = await call(SELLER, 'PUT', `/v9/shipments/${updated.id}/complete`);
     expect(completed.status).toBe(200);
-    expect(completed.body).toEqual({ id: updated.id, url: `/shipments/${updated.id}`, type: 'Eticket', state: 'delivered' });
+    expect(completed.body).toEqual({
+      id: updated.id,
+      url: `/shipments/${updated.id}`,
+      type: 'Eticket',
+      state: 'delivered',
+      livemode: true,
+    });
     expect(await shipmentRow(updated.id)).toMatchObject({ type: 'Eticket', state: 'delivered', x_mobile_link: null });
     expect(await orderState(ORDER.eticket)).toBe('completed');
   });
