@@ -134,7 +134,7 @@ describe('shipment flows', () => {
     const accepted = await accept(ORDERS.tbd3);
     const updated = await call(SELLER, 'PUT', `/v9/shipments/${accepted.body.shipments[0].id}`, { mobile_transfer_type: 'FlashSeats' });
     expect(updated.status).toBe(200);
-    expect(keys(updated)).toEqual(['email_address', 'id', 'ship_to_name', 'state', 'type', 'url']);
+    expect(keys(updated)).toEqual(['email_address', 'id', 'livemode', 'ship_to_name', 'state', 'type', 'url']);
     expect(updated.body.type).toBe('XSeats');
     const completed = await call(SELLER, 'POST', `/v9/shipments/${updated.body.id}/complete`, {});
     expect(completed.status).toBe(200);
