@@ -1,3 +1,4 @@
+import { withMode } from '../src/read/answer-mode.ts';
 import { initialShipmentSnapshot, shipmentView } from '../machines/index.ts';
 import { orderRole } from '../src/auth/roles.ts';
 import { findOrder } from '../src/db/ops/lock-order.ts';
@@ -48,7 +49,10 @@ export default defineHandler({
       shipToName: type === 'XSeats' ? order.recipientName : null,
       emailAddressId: email?.id ?? null,
     });
-    const body = { id: order.id, oid: order.oid, state: next.state, shipments: [acceptedShipmentJson(shipment, { email })] };
+    const body = withMode(
+      { id: order.id, oid: order.oid, state: next.state, shipments: [acceptedShipmentJson(shipment, { email })] },
+      order,
+    );
     await acceptOrder(tx, {
       order: { id: order.id, ...next, reviewerId: payload.reviewer_id, seats: payload.seats ?? null },
       shipment,

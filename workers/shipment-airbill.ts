@@ -1,3 +1,4 @@
+import { withMode } from '../src/read/answer-mode.ts';
 import { orderNow } from '../src/db/sql/lock-order.ts';
 import { airbillCommand, Forbidden, InvalidParams, InvalidTransition, isMailedType, LabelBought, parseOrThrow } from '@fulfil/contract';
 import { attachFileSet, drawFileSetIds, fileSetsOf, holdStoredFiles } from '../src/db/sql/file-sets.ts';
@@ -41,11 +42,10 @@ export default defineHandler({
     const bought = current && shipment.carrierLabelId !== null && labelSource(current) === 'purchased';
     if (bought && !payload.purchase) throw new LabelBought(shipment.id);
     if (current && shipment.carrierLabelId !== null && (payload.purchase || bought)) {
-      const body = {
-        ...mailedShipmentJson(shipment, contacts),
-        airbill: airbillJson(shipment.id, current, 'purchased', giver),
-        purchase: null,
-      };
+      const body = withMode(
+        { ...mailedShipmentJson(shipment, contacts), airbill: airbillJson(shipment.id, current, 'purchased', giver), purchase: null },
+        order,
+      );
       await storeResult(tx, commandId, 200, body);
       return { status: 200, body, stored: true };
     }
@@ -77,7 +77,7 @@ export default defineHandler({
     const file = { id: fileIds[0]!, sha256: payload.sha256, note: p ? `purchased:${p.provider}:${p.label_id}` : 'uploaded' };
     const airbill = airbillJson(shipment.id, { files: [{ ...file, position: 0, seat: null, barcode: null, ...facts! }] }, source, giver);
     const purchase = p ? { provider: p.provider, service: p.service, reason: p.reason, rate: p.rate } : null;
-    const body = { ...mailedShipmentJson(next, contacts), airbill, purchase };
+    const body = withMode({ ...mailedShipmentJson(next, contacts), airbill, purchase }, order);
     await attachFileSet(tx, {
       setId,
       createdAt: orderNow(order),

@@ -1,3 +1,4 @@
+import { withMode } from '../src/read/answer-mode.ts';
 import { orderNow } from '../src/db/sql/lock-order.ts';
 import { applyShipmentEvent, shipmentView, type PersistedShipment } from '../machines/index.ts';
 import { completeShipment } from '../src/db/sql/complete-shipment.ts';
@@ -59,7 +60,7 @@ export default defineHandler({
       transferSource: payload.transfer_source ?? shipment.transferSource,
       deliveredAt: orderNow(order),
     };
-    const body = { ...completedShipmentJson(completed), ...(payload.tickets ? { tickets: payload.tickets } : {}) };
+    const body = withMode({ ...completedShipmentJson(completed), ...(payload.tickets ? { tickets: payload.tickets } : {}) }, order);
     await completeShipment(tx, {
       old: shipment,
       completed,

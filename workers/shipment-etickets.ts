@@ -1,3 +1,4 @@
+import { withMode } from '../src/read/answer-mode.ts';
 import { orderNow } from '../src/db/sql/lock-order.ts';
 import { eticketsCommand, fieldPath, InvalidParams, parseOrThrow } from '@fulfil/contract';
 import { attachFileSet, currentEticketSet, drawFileSetIds, holdStoredFiles, replaceCurrentEticketSet } from '../src/db/sql/file-sets.ts';
@@ -33,7 +34,7 @@ export default defineHandler({
     const shown = mobileTransferJson(shipment, { email });
     const current = await currentEticketSet(tx, shipment.id);
     if (current && sameEtickets(current, payload.etickets)) {
-      return { status: 200, body: { ...shown, etickets: current.files.map((f) => eticketJson(shipment.id, f)) } };
+      return { status: 200, body: withMode({ ...shown, etickets: current.files.map((f) => eticketJson(shipment.id, f)) }, order) };
     }
     if (current) await replaceCurrentEticketSet(tx, shipment.id);
     const { setId, fileIds } = await drawFileSetIds(tx, payload.etickets.length);
@@ -41,7 +42,7 @@ export default defineHandler({
     const etickets = files.map((f, i) =>
       eticketJson(shipment.id, { ...f, seat: f.seat ?? null, barcode: f.barcode ?? null, ...facts[i]! }),
     );
-    const body = { ...shown, etickets };
+    const body = withMode({ ...shown, etickets }, order);
     await attachFileSet(tx, {
       setId,
       createdAt: orderNow(order),

@@ -1,3 +1,4 @@
+import { withMode } from '../src/read/answer-mode.ts';
 import { InvalidParams, InvalidTransition, isMailedType, parseOrThrow, reissueCommand } from '@fulfil/contract';
 import { responsesOf, undecidedIssueOf, insertResponse } from '../src/db/sql/delivery-issues.ts';
 import { holdStoredFiles, replaceCurrentEticketSet } from '../src/db/sql/file-sets.ts';
@@ -146,13 +147,16 @@ export default defineHandler({
       by: { ...seller, commandId },
       details: { response: responseJson(response) },
     });
-    const body = {
-      shipment_id: shipment.id,
-      reissue_id: response.id,
-      ...(etickets ? { etickets } : {}),
-      barcodes,
-      delivery_issue: issueJson(after, responses),
-    };
+    const body = withMode(
+      {
+        shipment_id: shipment.id,
+        reissue_id: response.id,
+        ...(etickets ? { etickets } : {}),
+        barcodes,
+        delivery_issue: issueJson(after, responses),
+      },
+      order,
+    );
     return { status: 200, body, timersOf: order.id };
   },
 });

@@ -1,3 +1,4 @@
+import { withMode } from '../src/read/answer-mode.ts';
 import { orderNow } from '../src/db/sql/lock-order.ts';
 import { InvalidTransition, isMailedType, parseOrThrow, trackingEventCommand } from '@fulfil/contract';
 import { addressRow } from '../src/db/sql/mailed-shipment.ts';
@@ -68,12 +69,15 @@ export default defineHandler({
       (e) => e.source === 'seller' && e.status === payload.status && e.occurredAt.getTime() === Date.parse(occurredAt),
     );
     const confirmBy = awaitsBuyer ? await openReceiptWindow(tx, order.id, new Date(orderNow(order).getTime() + window)) : null;
-    const body = {
-      ...mailedShipmentJson(outcome.shipment, { shipToAddress: await addressRow(tx, shipment.shipToAddressId) }),
-      tracking_event: trackingEventJson(mine!),
-      recorded: outcome.recorded,
-      ...(confirmBy ? { confirm_receipt_by: confirmBy.toISOString() } : {}),
-    };
+    const body = withMode(
+      {
+        ...mailedShipmentJson(outcome.shipment, { shipToAddress: await addressRow(tx, shipment.shipToAddressId) }),
+        tracking_event: trackingEventJson(mine!),
+        recorded: outcome.recorded,
+        ...(confirmBy ? { confirm_receipt_by: confirmBy.toISOString() } : {}),
+      },
+      order,
+    );
     await storeResult(tx, commandId, 200, body);
     const timers = confirmBy !== null || (outcome.completed && order.hasDeadline);
     return { status: 200, body, stored: true, ...(timers ? { timersOf: order.id } : {}) };

@@ -1,3 +1,4 @@
+import { withMode } from '../src/read/answer-mode.ts';
 import { InvalidParams, InvalidTransition, isMailedType, parseOrThrow, trackingNumberCommand } from '@fulfil/contract';
 import { addressRow, moveMailedShipment } from '../src/db/sql/mailed-shipment.ts';
 import { storeResult } from '../src/db/sql/store-result.ts';
@@ -28,7 +29,7 @@ export default defineHandler({
     assertTrackingFits(type, payload.tracking_number, { livemode: order.livemode });
     const contacts = { shipToAddress: await addressRow(tx, shipment.shipToAddressId) };
     if (shipment.trackingNumber === payload.tracking_number) {
-      const body = mailedShipmentJson(shipment, contacts);
+      const body = withMode(mailedShipmentJson(shipment, contacts), order);
       await storeResult(tx, commandId, 200, body);
       return { status: 200, body, stored: true };
     }
@@ -51,7 +52,7 @@ export default defineHandler({
       livemode: order.livemode,
     });
     const next = { ...shipment, trackingNumber: payload.tracking_number, carrierTrackerId: payload.tracker_id ?? null };
-    const body = mailedShipmentJson(next, contacts);
+    const body = withMode(mailedShipmentJson(next, contacts), order);
     await moveMailedShipment(tx, {
       old: shipment,
       next,

@@ -1,3 +1,4 @@
+import { withMode } from '../src/read/answer-mode.ts';
 import { orderNow } from '../src/db/sql/lock-order.ts';
 import { parseOrThrow, transferVerificationCommand } from '@fulfil/contract';
 import { attachFileSet, drawFileSetIds, holdStoredFiles } from '../src/db/sql/file-sets.ts';
@@ -26,7 +27,7 @@ export default defineHandler({
     const { setId, fileIds } = await drawFileSetIds(tx, payload.files.length);
     const now = orderNow(order);
     const files = payload.files.map((f, i) => ({ ...f, id: fileIds[i]! }));
-    const body = transferVerificationJson({
+    const proof = transferVerificationJson({
       id: setId,
       shipmentId: shipment.id,
       kind: 'transfer_verification',
@@ -43,6 +44,7 @@ export default defineHandler({
         ...facts[position]!,
       })),
     });
+    const body = withMode(proof, order);
     await attachFileSet(tx, {
       setId,
       createdAt: now,
@@ -54,7 +56,7 @@ export default defineHandler({
         kind: 'transfer_verified',
         actor: { brokerageId: actor.brokerageId, userId: actor.userId, role },
         commandId,
-        details: { transfer_verification: body },
+        details: { transfer_verification: proof },
       },
       answer: { commandId, status: 200, body },
     });

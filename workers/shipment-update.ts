@@ -1,3 +1,4 @@
+import { withMode } from '../src/read/answer-mode.ts';
 import { applyShipmentEvent, type PersistedShipment, type ShipmentEvent } from '../machines/index.ts';
 import type { SqlTx } from '../src/db/client.ts';
 import type { AddressRow, PhoneNumberRow, ShipmentContacts } from '../src/db/ops/contacts.ts';
@@ -183,7 +184,7 @@ export default defineHandler({
       snapshot: result.snapshot,
       delivered,
     });
-    const body =
+    const shown =
       payload.operation === 'mobile_transfer'
         ? mobileTransferJson(replacement, contacts)
         : payload.operation === 'mail'
@@ -191,6 +192,7 @@ export default defineHandler({
           : payload.operation === 'seller_pickup'
             ? sellerPickupJson(replacement, contacts)
             : buyerPickupJson(replacement, contacts);
+    const body = withMode(shown, order);
     // The envelope left behind before it was shipped frees its number (D-150); a shipped one keeps it.
     if (shipment.trackingNumber !== null && shipment.state === 'pending') await releaseTrackingNumbers(tx, order.id);
     await replaceShipment(tx, {

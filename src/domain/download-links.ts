@@ -10,6 +10,13 @@ const DEFAULT_MINUTES = 24 * 60;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
+ * The time of a link's order (D-208): its test clock's, else the wall clock's. A link is made,
+ * expires and is used on its order's clock, so advancing the clock past expires_at expires it.
+ * `o` is the link's order; fulfil_now() cannot serve, as no order lock sets the clock here.
+ */
+const ORDER_NOW = `coalesce((select c.frozen_time from test_clocks c where c.id = o.test_clock_id), now())`;
+
+/**
  * POST /v9/shipments/:id/etickets/link: a one-time link to one e-ticket of the current set, for
  * the attendee. The token is 32 random bytes (base64url); only its sha256 is stored, so the
  * database cannot give a working link away. It expires, and the first download uses it up.
@@ -21,7 +28,7 @@ export async function createDownloadLink(
   body: unknown,
 ): Promise<{ token: string; path: string; eticketId: number; expiresAt: Date; livemode: boolean }> {
   const parsed = parseOrThrow(eticketLinkBody, body ?? {});
-  const { livemode } = await partyOfShipment(db, shipmentId, caller.brokerageId);
+  const { orderId, livemode } = await partyOfShipment(db, shipmentId, caller.brokerageId);
   const current = (await fileSetsOf(db, shipmentId, 'etickets')).filter((s) => s.replacedAt === null);
   const files = current.flatMap((s) => s.files);
   if (files.length === 0) throw new NotFound(`shipment ${shipmentId} has no e-tickets`);
@@ -34,11 +41,14 @@ export async function createDownloadLink(
     if (!file) throw new NotFound(`e-ticket ${parsed.eticket_id} of shipment ${shipmentId} not found`);
   }
   const token = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(Date.now() + (parsed.expires_in_minutes ?? DEFAULT_MINUTES) * 60_000);
-  await db.rows(
-    `insert into file_links (token_sha256, file_id, brokerage_id, user_id, expires_at) values ($1, $2::bigint, $3::bigint, $4::bigint, $5::timestamptz)`,
-    [hashOf(token), file!.id, caller.brokerageId, caller.userId, expiresAt.toISOString()],
+  const [link] = await db.rows<{ expiresAt: Date }>(
+    `insert into file_links (token_sha256, file_id, brokerage_id, user_id, created_at, expires_at)
+     select $1, $2::bigint, $3::bigint, $4::bigint, t.now, t.now + make_interval(mins => $5::int)
+     from (select ${ORDER_NOW} as now from orders o where o.id = $6::bigint) t
+     returning expires_at as "expiresAt"`,
+    [hashOf(token), file!.id, caller.brokerageId, caller.userId, parsed.expires_in_minutes ?? DEFAULT_MINUTES, orderId],
   );
+  const expiresAt = new Date(link!.expiresAt);
   return { token, path: `${DOWNLOAD_LINK_PATH}/${token}`, eticketId: file!.id, expiresAt, livemode };
 }
 
@@ -70,7 +80,7 @@ export async function describeDownloadLink(db: SqlRunner, token: string): Promis
     `select f.id as "eticketId", o.oid as "orderOid", f.seat, sf.bytes, sf.pages, l.expires_at as "expiresAt"
      from file_links l join shipment_files f on f.id = l.file_id join shipment_file_sets s on s.id = f.set_id
        join orders o on o.id = s.order_id join stored_files sf on sf.sha256 = f.sha256
-     where l.token_sha256 = $1 and l.used_at is null and l.expires_at > now() and s.replaced_at is null`,
+     where l.token_sha256 = $1 and l.used_at is null and l.expires_at > ${ORDER_NOW} and s.replaced_at is null`,
     [hashOf(token)],
   );
   if (!row) return undefined;
@@ -89,9 +99,9 @@ export async function redeemDownloadLink(
   const gone = new NotFound('this download link is unknown, expired or already used');
   if (!TOKEN_SHAPE.test(token)) throw gone;
   const [row] = await deps.database.rows<{ id: number; sha256: string; shipmentId: number }>(
-    `update file_links l set used_at = now(), used_by = $2
-     from shipment_files f join shipment_file_sets s on s.id = f.set_id
-     where l.token_sha256 = $1 and l.used_at is null and l.expires_at > now() and f.id = l.file_id and s.replaced_at is null
+    `update file_links l set used_at = ${ORDER_NOW}, used_by = $2
+     from shipment_files f join shipment_file_sets s on s.id = f.set_id join orders o on o.id = s.order_id
+     where l.token_sha256 = $1 and l.used_at is null and l.expires_at > ${ORDER_NOW} and f.id = l.file_id and s.replaced_at is null
      returning f.id, f.sha256, s.shipment_id as "shipmentId"`,
     [hashOf(token), usedBy],
   );

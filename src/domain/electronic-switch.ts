@@ -1,3 +1,4 @@
+import { withMode } from '../read/answer-mode.ts';
 import { InvalidTransition, type Actor, type ReissueCommand } from '@fulfil/contract';
 import { applyShipmentEvent, type PersistedShipment } from '../../machines/index.ts';
 import type { SqlTx } from '../db/client.ts';
@@ -82,14 +83,17 @@ export async function switchToElectronic(
     details: { response: responseJson(response) },
   });
   const responses = await responsesOf(tx, [issue.id]);
-  const body = {
-    shipment_id: shipment.id,
-    reissue_id: response.id,
-    barcodes: { live: [], revoked: [] },
-    new_shipment: { id: next.id, type: next.type, state: next.state },
-    revoked_tracking_number: shipment.trackingNumber,
-    delivery_issue: issueJson(after, responses),
-  };
+  const body = withMode(
+    {
+      shipment_id: shipment.id,
+      reissue_id: response.id,
+      barcodes: { live: [], revoked: [] },
+      new_shipment: { id: next.id, type: next.type, state: next.state },
+      revoked_tracking_number: shipment.trackingNumber,
+      delivery_issue: issueJson(after, responses),
+    },
+    order,
+  );
   await replaceShipment(tx, {
     old: shipment,
     next,

@@ -1,3 +1,4 @@
+import { withMode } from '../read/answer-mode.ts';
 import { InvalidParams, InvalidTransition, isMailedType, type Actor, type ReissueCommand } from '@fulfil/contract';
 import { applyShipmentEvent, type PersistedShipment } from '../../machines/index.ts';
 import type { SqlTx } from '../db/client.ts';
@@ -49,7 +50,7 @@ export async function reissueEnvelope(
   }
   // A request that joined another's purchase (D-158): that reissue carried this label; it is answered again.
   if (payload.label && shipment.carrierLabelId === payload.label.label_id)
-    return answerAttached(tx, shipment, issue, payload.label.label_id);
+    return answerAttached(tx, order, shipment, issue, payload.label.label_id);
   const extra = [payload.etickets && 'etickets', payload.tickets && 'tickets', payload.x_mobile_link && 'x_mobile_link'].find(Boolean);
   if (extra) throw InvalidParams.at(extra, `a ${shipment.type} shipment is re-shipped with a new envelope: give its tracking_number`);
   if (!payload.tracking_number)
@@ -151,20 +152,23 @@ export async function reissueEnvelope(
     by: { ...seller, commandId },
     details: { response: responseJson(response) },
   });
-  const body = {
-    shipment_id: shipment.id,
-    reissue_id: response.id,
-    barcodes: { live: [], revoked: [] },
-    tracking_number: payload.tracking_number,
-    revoked_tracking_number: revokedNumber,
-    ...(purchase ? { purchase } : {}),
-    delivery_issue: issueJson(after, responses),
-  };
+  const body = withMode(
+    {
+      shipment_id: shipment.id,
+      reissue_id: response.id,
+      barcodes: { live: [], revoked: [] },
+      tracking_number: payload.tracking_number,
+      revoked_tracking_number: revokedNumber,
+      ...(purchase ? { purchase } : {}),
+      delivery_issue: issueJson(after, responses),
+    },
+    order,
+  );
   return { status: 200 as const, body, timersOf: order.id };
 }
 
 /** The reissue that attached `labelId` to the shipment, answered as it was (a racing request's answer). */
-async function answerAttached(tx: SqlTx, shipment: ShipmentRow, issue: IssueRow, labelId: string) {
+async function answerAttached(tx: SqlTx, order: LockedOrder, shipment: ShipmentRow, issue: IssueRow, labelId: string) {
   const [event] = await (tx as unknown as SqlRunner).rows<{ details: Record<string, unknown> }>(
     `select details from shipment_events where shipment_id = $1::bigint and kind = 'reissued' and details->>'label_id' = $2
      order by seq desc limit 1`,
@@ -173,14 +177,17 @@ async function answerAttached(tx: SqlTx, shipment: ShipmentRow, issue: IssueRow,
   if (!event) throw new InvalidTransition(`shipment ${shipment.id} holds this label already: it was bought for it, not as a new envelope`);
   const d = event.details;
   const responses = await responsesOf(tx, [issue.id]);
-  const body = {
-    shipment_id: shipment.id,
-    reissue_id: Number(d.reissue_id),
-    barcodes: { live: [], revoked: [] },
-    tracking_number: shipment.trackingNumber!,
-    revoked_tracking_number: (d.revoked_tracking_number as string | null) ?? null,
-    purchase: d.purchase as { provider: string; service: string; reason: string; rate: string | null },
-    delivery_issue: issueJson(issue, responses),
-  };
+  const body = withMode(
+    {
+      shipment_id: shipment.id,
+      reissue_id: Number(d.reissue_id),
+      barcodes: { live: [], revoked: [] },
+      tracking_number: shipment.trackingNumber!,
+      revoked_tracking_number: (d.revoked_tracking_number as string | null) ?? null,
+      purchase: d.purchase as { provider: string; service: string; reason: string; rate: string | null },
+      delivery_issue: issueJson(issue, responses),
+    },
+    order,
+  );
   return { status: 200 as const, body };
 }

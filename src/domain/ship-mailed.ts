@@ -1,3 +1,4 @@
+import { withMode } from '../read/answer-mode.ts';
 import { applyShipmentEvent, type PersistedShipment } from '../../machines/index.ts';
 import { InvalidParams, InvalidTransition, type Actor, type CompleteCommand } from '@fulfil/contract';
 import type { SqlTx } from '../db/client.ts';
@@ -42,7 +43,7 @@ export async function shipMailed(
     throw new InvalidTransition(result.reason);
   }
   const next = { ...shipment, state: result.view.state, snapshot: result.snapshot };
-  const body = mailedShipmentJson(next, { shipToAddress: await addressRow(tx, shipment.shipToAddressId) });
+  const body = withMode(mailedShipmentJson(next, { shipToAddress: await addressRow(tx, shipment.shipToAddressId) }), c.order);
   await moveMailedShipment(tx, {
     old: shipment,
     next,

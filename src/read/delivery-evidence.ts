@@ -1,3 +1,4 @@
+import { withMode } from './answer-mode.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { Database } from '../db/client.ts';
 import { EVIDENCE_SOURCES, type EvidenceEntry } from './evidence-sources.ts';
@@ -25,7 +26,7 @@ export async function readDeliveryEvidence(
     items: query['page[items]'] ?? EVIDENCE_DEFAULT_ITEMS,
     cursor: query['page[cursor]'],
   });
-  return { order_id: orderId, timeline: entries, next_cursor: next, livemode: order.facts.livemode };
+  return withMode({ order_id: orderId, timeline: entries, next_cursor: next }, order.facts);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { withMode } from './answer-mode.ts';
 import { NotFound, ShipmentReplaced } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
 import { fileSetsOf } from '../db/sql/file-sets.ts';
@@ -24,7 +25,7 @@ async function assertLive(db: SqlRunner, shipmentId: number): Promise<void> {
 
 /** GET /v9/shipments/:id/tracking_events: both parties, a page at a time by the carrier's time, with their source. */
 export async function listTrackingEvents(db: SqlRunner, shipmentId: number, brokerageId: number, query: TrackingEventsQuery = {}) {
-  const { livemode } = await partyOfShipment(db, shipmentId, brokerageId);
+  const order = await partyOfShipment(db, shipmentId, brokerageId);
   await assertLive(db, shipmentId);
   const [row] = await db.rows<{ trackingNumber: string | null }>(
     `select tracking_number as "trackingNumber" from shipments where id = $1::bigint`,
@@ -35,14 +36,16 @@ export async function listTrackingEvents(db: SqlRunner, shipmentId: number, brok
     items: query['page[items]'] ?? TRACKING_EVENTS_DEFAULT_ITEMS,
     cursor: query['page[cursor]'],
   });
-  return {
-    shipment_id: shipmentId,
-    tracking_number: trackingNumber,
-    tracking_url: trackingUrlOf(trackingNumber),
-    tracking_events: page.events.map(trackingEventJson),
-    next_cursor: page.next,
-    livemode,
-  };
+  return withMode(
+    {
+      shipment_id: shipmentId,
+      tracking_number: trackingNumber,
+      tracking_url: trackingUrlOf(trackingNumber),
+      tracking_events: page.events.map(trackingEventJson),
+      next_cursor: page.next,
+    },
+    order,
+  );
 }
 
 /** GET /v9/shipments/:id/airbill: the latest label's bytes, to the two parties only. */

@@ -1,3 +1,4 @@
+import { withMode } from './answer-mode.ts';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Caller } from '../auth/caller.ts';
 import type { Executor } from '../db/client.ts';
@@ -24,10 +25,5 @@ export async function readOrderEvents(ex: Executor, orderId: number, caller: Pic
     .limit(page.limit);
   const events = rows.map((e) => eventItem(e, caller.brokerageId));
   const last = events.at(-1);
-  return {
-    order_id: order.id,
-    events,
-    next_after_seq: events.length === page.limit && last ? last.seq : null,
-    livemode: order.facts.livemode,
-  };
+  return withMode({ order_id: order.id, events, next_after_seq: events.length === page.limit && last ? last.seq : null }, order.facts);
 }

@@ -1,3 +1,4 @@
+import { withMode } from './answer-mode.ts';
 import { eq } from 'drizzle-orm';
 import type { Caller } from '../auth/caller.ts';
 import type { Executor, SqlRunner } from '../db/client.ts';
@@ -18,16 +19,16 @@ export async function readShipment(ex: Executor, shipmentId: number, caller: Pic
   const [row] = await ex.select({ orderId: shipments.orderId }).from(shipments).where(eq(shipments.id, shipmentId));
   const notFound = new NotFound(`shipment ${shipmentId} not found`);
   if (!row) throw notFound;
-  let livemode: boolean;
+  let order: { livemode: boolean };
   try {
-    livemode = (await readableOrder(ex, row.orderId, caller)).facts.livemode;
+    order = (await readableOrder(ex, row.orderId, caller)).facts;
   } catch (err) {
     throw err instanceof NotFound ? notFound : err;
   }
   const live = await liveShipmentOf(ex, row.orderId);
   if (!live) throw notFound;
   if (live.shipment.id !== shipmentId) throw new ShipmentReplaced(live.shipment.id);
-  const json = { ...shipmentReadJson(live.shipment, live.contacts), livemode };
+  const json = withMode(shipmentReadJson(live.shipment, live.contacts), order);
   if (!runner || live.shipment.type === 'LocalPickup') return json;
   // The barcodes it gave, the live and the revoked (by a reissue) apart; none: nothing to show.
   const barcodes = await barcodesOf(runner, shipmentId);

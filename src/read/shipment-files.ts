@@ -1,3 +1,4 @@
+import { withMode } from './answer-mode.ts';
 import { NotFound } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
 import { fileSetsOf, type FileSet, type SetFile } from '../db/sql/file-sets.ts';
@@ -25,22 +26,24 @@ export async function partyOfShipment(
 
 /** GET /v9/shipments/:id/etickets: the current e-tickets, and every upload (replaced ones are listed, not served). */
 export async function listEtickets(db: SqlRunner, shipmentId: number, brokerageId: number) {
-  const { livemode } = await partyOfShipment(db, shipmentId, brokerageId);
+  const order = await partyOfShipment(db, shipmentId, brokerageId);
   const sets = await fileSetsOf(db, shipmentId, 'etickets');
   const current = sets.find((s) => s.replacedAt === null);
-  return {
-    shipment_id: shipmentId,
-    etickets: current ? current.files.map((f) => eticketJson(shipmentId, f)) : [],
-    uploads: sets.map(eticketSetJson),
-    livemode,
-  };
+  return withMode(
+    {
+      shipment_id: shipmentId,
+      etickets: current ? current.files.map((f) => eticketJson(shipmentId, f)) : [],
+      uploads: sets.map(eticketSetJson),
+    },
+    order,
+  );
 }
 
 /** GET /v9/shipments/:id/transfer_verifications. */
 export async function listTransferVerifications(db: SqlRunner, shipmentId: number, brokerageId: number) {
-  const { livemode } = await partyOfShipment(db, shipmentId, brokerageId);
+  const order = await partyOfShipment(db, shipmentId, brokerageId);
   const sets = await fileSetsOf(db, shipmentId, 'transfer_verification');
-  return { shipment_id: shipmentId, transfer_verifications: sets.map(transferVerificationJson), livemode };
+  return withMode({ shipment_id: shipmentId, transfer_verifications: sets.map(transferVerificationJson) }, order);
 }
 
 export interface ServedFile {

@@ -2165,6 +2165,8 @@ export interface operations {
                                 updated_at: string;
                             } | null;
                         }[];
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -3459,6 +3461,8 @@ export interface operations {
                             } | null;
                             notes: string | null;
                         })[];
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
                         /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
                         in_hand_on: string | null;
                         /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
@@ -3469,8 +3473,6 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
-                        /** @description false for a test order (test mode); every object of the order answers the same */
-                        livemode: boolean;
                         /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                         test_clock: number | null;
                     };
@@ -4194,6 +4196,8 @@ export interface operations {
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             updated_at: string;
                         } | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -4224,6 +4228,8 @@ export interface operations {
                         } | null;
                         pickup_time_range: string | null;
                         pickup_instructions: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -4238,6 +4244,8 @@ export interface operations {
                             extension: string | null;
                         } | null;
                         notes: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -4263,6 +4271,8 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's latest estimate, when it gave one */
                         estimated_delivery_at: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -4541,6 +4551,8 @@ export interface operations {
                             primary_ticket_id?: string;
                             verification_id?: string;
                         }[];
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -4566,6 +4578,8 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's latest estimate, when it gave one */
                         estimated_delivery_at: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -4844,6 +4858,8 @@ export interface operations {
                             primary_ticket_id?: string;
                             verification_id?: string;
                         }[];
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     } | {
                         id: number;
                         /** @description relative path of the shipment: /shipments/<id> */
@@ -4869,6 +4885,8 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's latest estimate, when it gave one */
                         estimated_delivery_at: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5143,7 +5161,7 @@ export interface operations {
                                 url: string;
                             }[];
                         }[];
-                        /** @description false for an object of a test order (test mode) */
+                        /** @description false for an object of a test order (test mode): its order's mode */
                         livemode: boolean;
                     };
                 };
@@ -5318,6 +5336,8 @@ export interface operations {
                             /** @description /v9/shipments/<shipment>/etickets/<id> */
                             url: string;
                         }[];
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5707,7 +5727,7 @@ export interface operations {
                         eticket_id: number;
                         /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                         expires_at: string;
-                        /** @description false for an object of a test order (test mode) */
+                        /** @description false for an object of a test order (test mode): its order's mode */
                         livemode: boolean;
                     };
                 };
@@ -5859,7 +5879,7 @@ export interface operations {
                                 url: string;
                             }[];
                         }[];
-                        /** @description false for an object of a test order (test mode) */
+                        /** @description false for an object of a test order (test mode): its order's mode */
                         livemode: boolean;
                     };
                 };
@@ -6026,6 +6046,8 @@ export interface operations {
                             /** @description /v9/shipments/<shipment>/transfer_verifications/<id> */
                             url: string;
                         }[];
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8193,6 +8215,8 @@ export interface operations {
                             /** @description false for an issue of a test order (test mode): its order's */
                             livemode: boolean;
                         };
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8628,6 +8652,8 @@ export interface operations {
                             reason: string;
                             rate: string | null;
                         } | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8905,7 +8931,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill): where it goes, how, and its tracking */
+            /** @description the shipment */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8936,6 +8962,8 @@ export interface operations {
                         tracking_number: string | null;
                         /** @description the carrier's latest estimate, when it gave one */
                         estimated_delivery_at: string | null;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -9416,6 +9444,8 @@ export interface operations {
                         recorded: boolean;
                         /** @description without a carrier account, a seller's delivered on a shipped envelope: until when the buyer may confirm receipt or open a delivery issue; unchallenged, the order then completes */
                         confirm_receipt_by?: string;
+                        /** @description false for an object of a test order (test mode): its order's mode */
+                        livemode: boolean;
                     };
                 };
             };
@@ -11883,6 +11913,8 @@ export interface operations {
                             } | null;
                             notes: string | null;
                         })[];
+                        /** @description false for a test order (test mode); every object of the order answers the same */
+                        livemode: boolean;
                         /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
                         in_hand_on: string | null;
                         /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
@@ -11893,8 +11925,6 @@ export interface operations {
                         rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                         /** @description rejected: the seller's notes */
                         rejection_notes: string | null;
-                        /** @description false for a test order (test mode); every object of the order answers the same */
-                        livemode: boolean;
                         /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                         test_clock: number | null;
                     };
@@ -12923,6 +12953,8 @@ export interface operations {
                                 } | null;
                                 notes: string | null;
                             })[];
+                            /** @description false for a test order (test mode); every object of the order answers the same */
+                            livemode: boolean;
                             /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
                             in_hand_on: string | null;
                             /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
@@ -12933,8 +12965,6 @@ export interface operations {
                             rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                             /** @description rejected: the seller's notes */
                             rejection_notes: string | null;
-                            /** @description false for a test order (test mode); every object of the order answers the same */
-                            livemode: boolean;
                             /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                             test_clock: number | null;
                         };
@@ -13092,6 +13122,8 @@ export interface operations {
                                 } | null;
                                 notes: string | null;
                             })[];
+                            /** @description false for a test order (test mode); every object of the order answers the same */
+                            livemode: boolean;
                             /** @description YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one */
                             in_hand_on: string | null;
                             /** @description the deadline: when the tickets must be delivered (docs/LIFECYCLE.md, Deadlines) */
@@ -13102,8 +13134,6 @@ export interface operations {
                             rejection_reason: ("Tickets No Longer Available" | "Tickets Priced Incorrectly" | "Duplicate Order" | "Fraudulent Order" | "Test Order" | "Other") | null;
                             /** @description rejected: the seller's notes */
                             rejection_notes: string | null;
-                            /** @description false for a test order (test mode); every object of the order answers the same */
-                            livemode: boolean;
                             /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                             test_clock: number | null;
                         };

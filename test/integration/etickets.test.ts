@@ -308,7 +308,10 @@ describe('e-tickets', () => {
       ['application/pdf', null, null, 1],
     ]);
     const list = await call(BUYER, 'GET', `/v9/shipments/${id}/transfer_verifications`);
-    expect(list.body.transfer_verifications).toEqual([res.body]);
+    // The answer says its mode at its top; the list says it once, beside the proofs.
+    const { livemode, ...proof } = res.body;
+    expect([livemode, list.body.livemode]).toEqual([true, true]);
+    expect(list.body.transfer_verifications).toEqual([proof]);
     const got = await download(BUYER, res.body.files[0].url);
     expect(got.type).toBe('image/png');
     expect(got.bytes.equals(png)).toBe(true);
@@ -356,7 +359,7 @@ describe('e-tickets', () => {
     ];
     const done = await call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, { tickets, transfer_source: 'AXS' });
     expect(done.status).toBe(200);
-    expect(done.body).toEqual({ id, url: `/shipments/${id}`, type: 'XMobile', state: 'delivered', tickets });
+    expect(done.body).toEqual({ id, url: `/shipments/${id}`, type: 'XMobile', state: 'delivered', tickets, livemode: true });
     const [row] = await sql()`select transfer_source from shipments where id = ${id}`;
     expect(row!.transfer_source).toBe('AXS');
     const [event] = await sql()`select details from shipment_events where shipment_id = ${id} and kind = 'completed'`;

@@ -112,7 +112,7 @@ describe('Idempotency-Key and async mode', () => {
       finished_at: expect.any(String),
       response: {
         status: 200,
-        body: { id: 746, oid: '1001-746', state: 'accepted', shipments: [expect.objectContaining({ type: 'TBD' })] },
+        body: { id: 746, oid: '1001-746', state: 'accepted', shipments: [expect.objectContaining({ type: 'TBD' })], livemode: true },
       },
     });
     // Another brokerage cannot see it.

@@ -72,6 +72,7 @@ describe('local pickup: the two-party join', () => {
       },
       pickup_time_range: SELLER_PICKUP_BODY.pickup_time_range,
       pickup_instructions: SELLER_PICKUP_BODY.pickup_instructions,
+      livemode: true,
     });
     expect(seller.body.id).not.toBe(first);
 
@@ -84,6 +85,7 @@ describe('local pickup: the two-party join', () => {
       ship_to_name: 'Bo Buyer',
       phone_number: { label: 'cell', country_code: '+1', number: '3125550199', extension: null },
       notes: 'Arriving late',
+      livemode: true,
     });
     expectDeliveredWithBoth(await liveShipments(900));
 

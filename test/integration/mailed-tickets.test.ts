@@ -119,6 +119,7 @@ describe('mailed tickets', () => {
       ship_to_address: { id: expect.any(Number), label: null, ...ADDRESS },
       tracking_number: null,
       estimated_delivery_at: null,
+      livemode: true,
     });
 
     const early = await call(SELLER, 'PUT', `/v9/shipments/${id}/complete`, {});

@@ -44,7 +44,13 @@ describe('shipment aliases, Eticket and transfer_source', () => {
 
   it('TMMobileLink is answered as XMobileLink, and completes with the legacy tm_mobile_link', async () => {
     const updated = await update(await tbdShipment(ORDER.linkAlias), { mobile_transfer_type: 'TMMobileLink' });
-    expect(updated).toEqual({ id: expect.any(Number), url: `/shipments/${updated.id}`, type: 'XMobileLink', state: 'pending' });
+    expect(updated).toEqual({
+      id: expect.any(Number),
+      url: `/shipments/${updated.id}`,
+      type: 'XMobileLink',
+      state: 'pending',
+      livemode: true,
+    });
     expect(await shipmentRow(updated.id)).toMatchObject({ type: 'XMobileLink', state: 'pending' });
 
     const completed = await call(SELLER, 'PUT', `/v9/shipments/${updated.id}/complete`, {
@@ -57,6 +63,7 @@ describe('shipment aliases, Eticket and transfer_source', () => {
       type: 'XMobileLink',
       state: 'delivered',
       x_mobile_link: 'https://claim.example.test/a,https://claim.example.test/b',
+      livemode: true,
     });
     expect(await shipmentRow(updated.id)).toMatchObject({
       state: 'delivered',
@@ -74,20 +81,27 @@ describe('shipment aliases, Eticket and transfer_source', () => {
       state: 'pending',
       ship_to_name: 'Bo Buyer',
       email_address: { id: expect.any(Number), url: null, address: 'bo@example.test', label: null, updated_at: expect.stringMatching(ISO) },
+      livemode: true,
     });
     expect(await shipmentRow(updated.id)).toMatchObject({ type: 'XMobile', state: 'pending' });
   });
 
-  it('Eticket: the update answers exactly id, url, type and state; complete with no body delivers it once e-tickets are uploaded', async () => {
+  it('Eticket: the update answers exactly id, url, type, state and livemode; complete with no body delivers it once e-tickets are uploaded', async () => {
     const updated = await update(await tbdShipment(ORDER.eticket), { mobile_transfer_type: 'Eticket' });
-    expect(updated).toEqual({ id: expect.any(Number), url: `/shipments/${updated.id}`, type: 'Eticket', state: 'pending' });
+    expect(updated).toEqual({ id: expect.any(Number), url: `/shipments/${updated.id}`, type: 'Eticket', state: 'pending', livemode: true });
 
     expect((await call(SELLER, 'PUT', `/v9/shipments/${updated.id}/complete`)).status).toBe(422);
     const uploaded = await call(SELLER, 'POST', `/v9/shipments/${updated.id}/etickets`, { etickets: [{ eticket: b64(await makePdf(2)) }] });
     expect(uploaded.status).toBe(200);
     const completed = await call(SELLER, 'PUT', `/v9/shipments/${updated.id}/complete`);
     expect(completed.status).toBe(200);
-    expect(completed.body).toEqual({ id: updated.id, url: `/shipments/${updated.id}`, type: 'Eticket', state: 'delivered' });
+    expect(completed.body).toEqual({
+      id: updated.id,
+      url: `/shipments/${updated.id}`,
+      type: 'Eticket',
+      state: 'delivered',
+      livemode: true,
+    });
     expect(await shipmentRow(updated.id)).toMatchObject({ type: 'Eticket', state: 'delivered', x_mobile_link: null });
     expect(await orderState(ORDER.eticket)).toBe('completed');
   });

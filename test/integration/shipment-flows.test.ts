@@ -37,6 +37,7 @@ describe('shipment flows', () => {
       oid: `1001-${ORDERS.tbd}`,
       state: 'accepted',
       shipments: [{ id: expect.any(Number), url: expect.stringMatching(/^\/shipments\/\d+$/), type: 'TBD' }],
+      livemode: true,
     });
     const tbd = accepted.body.shipments[0];
     expect(tbd.url).toBe(`/shipments/${tbd.id}`);
@@ -46,7 +47,13 @@ describe('shipment flows', () => {
       transfer_source: 'ticketmaster',
     });
     expect(updated.status).toBe(200);
-    expect(updated.body).toEqual({ id: expect.any(Number), url: `/shipments/${updated.body.id}`, type: 'XMobileLink', state: 'pending' });
+    expect(updated.body).toEqual({
+      id: expect.any(Number),
+      url: `/shipments/${updated.body.id}`,
+      type: 'XMobileLink',
+      state: 'pending',
+      livemode: true,
+    });
     expect(updated.body.id).not.toBe(tbd.id);
 
     const completed = await call(SELLER, 'PUT', `/v9/shipments/${updated.body.id}/complete`, {
@@ -60,6 +67,7 @@ describe('shipment flows', () => {
       type: 'XMobileLink',
       state: 'delivered',
       x_mobile_link: 'https://claim.example.test/abc',
+      livemode: true,
     });
     const order = await t.db.database.sql!`select state from orders where id = ${ORDERS.tbd}`;
     expect(order[0]!.state).toBe('completed');
@@ -77,13 +85,20 @@ describe('shipment flows', () => {
       state: 'pending',
       ship_to_name: 'Bo Buyer',
       email_address: emailAddress('bo@example.test'),
+      livemode: true,
     });
     // Keys come in the contract's order, also through the stored result.
-    expect(Object.keys(updated.body)).toEqual(['id', 'url', 'type', 'state', 'ship_to_name', 'email_address']);
+    expect(Object.keys(updated.body)).toEqual(['id', 'url', 'type', 'state', 'ship_to_name', 'email_address', 'livemode']);
     expect(Object.keys(updated.body.email_address)).toEqual(['id', 'url', 'address', 'label', 'updated_at']);
     const completed = await call(SELLER, 'PUT', `/v9/shipments/${updated.body.id}/complete`);
     expect(completed.status).toBe(200);
-    expect(completed.body).toEqual({ id: updated.body.id, url: `/shipments/${updated.body.id}`, type: 'XMobile', state: 'delivered' });
+    expect(completed.body).toEqual({
+      id: updated.body.id,
+      url: `/shipments/${updated.body.id}`,
+      type: 'XMobile',
+      state: 'delivered',
+      livemode: true,
+    });
   });
 
   it('flow 3, Flash-type: accept straight into XSeats with recipient → complete with no body', async () => {
@@ -100,7 +115,13 @@ describe('shipment flows', () => {
     });
     const completed = await call(SELLER, 'PUT', `/v9/shipments/${shipment.id}/complete`);
     expect(completed.status).toBe(200);
-    expect(completed.body).toEqual({ id: shipment.id, url: `/shipments/${shipment.id}`, type: 'XSeats', state: 'delivered' });
+    expect(completed.body).toEqual({
+      id: shipment.id,
+      url: `/shipments/${shipment.id}`,
+      type: 'XSeats',
+      state: 'delivered',
+      livemode: true,
+    });
   });
 
   it('accepts a local-pickup order into a LocalPickup shipment', async () => {
@@ -113,7 +134,7 @@ describe('shipment flows', () => {
     const accepted = await accept(ORDERS.tbd3);
     const updated = await call(SELLER, 'PUT', `/v9/shipments/${accepted.body.shipments[0].id}`, { mobile_transfer_type: 'FlashSeats' });
     expect(updated.status).toBe(200);
-    expect(keys(updated)).toEqual(['email_address', 'id', 'ship_to_name', 'state', 'type', 'url']);
+    expect(keys(updated)).toEqual(['email_address', 'id', 'livemode', 'ship_to_name', 'state', 'type', 'url']);
     expect(updated.body.type).toBe('XSeats');
     const completed = await call(SELLER, 'POST', `/v9/shipments/${updated.body.id}/complete`, {});
     expect(completed.status).toBe(200);

@@ -6,6 +6,7 @@ import { dropPrefix, testPrefix } from '../support/redis.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { signedWith, startReceiver, until } from '../support/webhook-receiver.ts';
 import { runCli } from '../support/cli.ts';
+import { b64, makePdf } from '../support/test-files.ts';
 
 // Issue 55, test clocks: an order made on a clock lives at its time; an advance fires what falls
 // due in between, in time order, once each, stamped with the clock time it fell due at.
@@ -275,5 +276,51 @@ describe('test clocks', () => {
       await call(TEST_SELLER, 'DELETE', `/v9/webhook_endpoints/${hook.body.id}`);
       await receiver.close();
     }
+  });
+
+  it('a one-time download link of an order on a clock expires on the clock: made at its time, gone once it passes', async () => {
+    const clockId = await newClock();
+    const created = await call(TEST_SELLER, 'POST', '/v9/test_helpers/orders', { role: 'seller', test_clock: clockId, quantity: 1 });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const orderId = created.body.id as number;
+    const accepted = await call(TEST_SELLER, 'POST', `/v9/orders/${orderId}/accept`, { reviewer_id: 100 });
+    const updated = await call(TEST_SELLER, 'PUT', `/v9/shipments/${accepted.body.shipments[0].id}`, { mobile_transfer_type: 'Eticket' });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    const shipment = updated.body.id as number;
+    const up = await call(TEST_SELLER, 'POST', `/v9/shipments/${shipment}/etickets`, {
+      etickets: [{ eticket: b64(await makePdf(1, 'clocked')) }],
+    });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const made = async () => {
+      const link = await call(TEST_SELLER, 'POST', `/v9/shipments/${shipment}/etickets/link`, { expires_in_minutes: 60 });
+      expect(link.status, JSON.stringify(link.body)).toBe(201);
+      return link.body as { url: string; expires_at: string; livemode: boolean };
+    };
+    const early = await made();
+    const kept = await made();
+    // Made at the clock's time (years after the wall's), an hour of the clock to run.
+    expect([early.expires_at, early.livemode]).toEqual([iso(T0 + 3_600_000), false]);
+    const path = (l: { url: string }) => new URL(l.url).pathname;
+    const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' } };
+    expect((await fetch(new URL(path(early), t.url))).status).toBe(200);
+    const used = await fetch(new URL(path(kept), t.url), form);
+    expect(used.status).toBe(200);
+    await used.arrayBuffer();
+    const [use] = await sql()`select l.used_at from file_links l where l.used_at is not null and l.file_id = ${up.body.etickets[0].id}`;
+    expect(new Date(use!.used_at).toISOString()).toBe(iso(T0));
+
+    expect((await call(TEST_SELLER, 'POST', `/v9/test_clocks/${clockId}/advance`, { frozen_time: iso(T0 + 2 * 3_600_000) })).status).toBe(
+      200,
+    );
+    await readyAt(clockId, T0 + 2 * 3_600_000);
+    // Past its expiry on the clock (still hours ahead on the wall): answered as an expired link is.
+    const page = await fetch(new URL(path(early), t.url));
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain('This link does not work');
+    const taken = await fetch(new URL(path(early), t.url), { method: 'POST' });
+    expect(taken.status).toBe(404);
+    expect(((await taken.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('not_found');
+    // A link made now runs from the clock's new time.
+    expect((await made()).expires_at).toBe(iso(T0 + 3 * 3_600_000));
   });
 });

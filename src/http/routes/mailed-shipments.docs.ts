@@ -54,7 +54,7 @@ export const MAILED_DOCS = {
     body: jsonSchemaOf(trackingNumberBody),
     badRequest:
       'a `tracking_number` not of the shipment’s carrier (`detected_carrier` names the one it looks like) or blank once its spaces are removed, or one of EasyPost’s test codes on a live shipment',
-    response: { ...ok(mailedAnswers.mailedShipment, 'the shipment'), ...accepted202 },
+    response: { ...ok(mailedAnswers.mailedShipmentAnswer, 'the shipment'), ...accepted202 },
     errors: [...COMMAND_ERRORS, 410],
     links: toCommand,
   }),

@@ -95,7 +95,7 @@ export const SHIPMENT_FILE_DOCS = {
     params: shipmentId,
     headers: commandHeaders,
     body: jsonSchemaOf(transferVerificationBody),
-    response: { ...ok(fileAnswers.transferVerification, 'the proof as stored'), ...accepted202 },
+    response: { ...ok(fileAnswers.transferVerificationAnswer, 'the proof as stored'), ...accepted202 },
     errors: [...COMMAND_ERRORS, 408, 410],
     links: toCommand,
   }),

@@ -1,3 +1,4 @@
+import { withMode } from '../../read/answer-mode.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_UPLOAD_REQUEST_BYTES, NotFound, parseId } from '@fulfil/contract';
 import { callerOf } from '../../auth/caller.ts';
@@ -88,7 +89,7 @@ export function shipmentFileRoutes(v9: FastifyInstance, deps: FileRouteDeps): vo
       'e-ticket download link made',
     );
     const url = `${request.protocol}://${request.host}${link.path}`;
-    return reply.status(201).send({ url, eticket_id: link.eticketId, expires_at: link.expiresAt.toISOString(), livemode: link.livemode });
+    return reply.status(201).send(withMode({ url, eticket_id: link.eticketId, expires_at: link.expiresAt.toISOString() }, link));
   });
 
   v9.post<{ Params: { id: string } }>(

@@ -443,6 +443,10 @@ export type AcceptOrderResponses = {
                 updated_at: string;
             } | null;
         }>;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -1146,6 +1150,10 @@ export type GetOrderResponses = {
             notes: string | null;
         }>;
         /**
+         * false for a test order (test mode); every object of the order answers the same
+         */
+        livemode: boolean;
+        /**
          * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
          */
         in_hand_on: string | null;
@@ -1165,10 +1173,6 @@ export type GetOrderResponses = {
          * rejected: the seller's notes
          */
         rejection_notes: string | null;
-        /**
-         * false for a test order (test mode); every object of the order answers the same
-         */
-        livemode: boolean;
         /**
          * the test clock the order lives at; null: the wall clock (always null for a live order)
          */
@@ -1656,6 +1660,10 @@ export type UpdateShipmentResponses = {
              */
             updated_at: string;
         } | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -1689,6 +1697,10 @@ export type UpdateShipmentResponses = {
         } | null;
         pickup_time_range: string | null;
         pickup_instructions: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -1704,6 +1716,10 @@ export type UpdateShipmentResponses = {
             extension: string | null;
         } | null;
         notes: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -1733,6 +1749,10 @@ export type UpdateShipmentResponses = {
          * the carrier's latest estimate, when it gave one
          */
         estimated_delivery_at: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -1866,6 +1886,10 @@ export type CompleteShipmentWithPostResponses = {
             primary_ticket_id?: string;
             verification_id?: string;
         }>;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -1895,6 +1919,10 @@ export type CompleteShipmentWithPostResponses = {
          * the carrier's latest estimate, when it gave one
          */
         estimated_delivery_at: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -2028,6 +2056,10 @@ export type CompleteShipmentResponses = {
             primary_ticket_id?: string;
             verification_id?: string;
         }>;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     } | {
         id: number;
         /**
@@ -2057,6 +2089,10 @@ export type CompleteShipmentResponses = {
          * the carrier's latest estimate, when it gave one
          */
         estimated_delivery_at: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -2177,7 +2213,7 @@ export type ListEticketsResponses = {
             }>;
         }>;
         /**
-         * false for an object of a test order (test mode)
+         * false for an object of a test order (test mode): its order's mode
          */
         livemode: boolean;
     };
@@ -2318,6 +2354,10 @@ export type UploadEticketsResponses = {
              */
             url: string;
         }>;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -2439,7 +2479,7 @@ export type CreateEticketLinkResponses = {
          */
         expires_at: string;
         /**
-         * false for an object of a test order (test mode)
+         * false for an object of a test order (test mode): its order's mode
          */
         livemode: boolean;
     };
@@ -2531,7 +2571,7 @@ export type ListTransferVerificationsResponses = {
             }>;
         }>;
         /**
-         * false for an object of a test order (test mode)
+         * false for an object of a test order (test mode): its order's mode
          */
         livemode: boolean;
     };
@@ -2661,6 +2701,10 @@ export type CreateTransferVerificationResponses = {
              */
             url: string;
         }>;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -3975,6 +4019,10 @@ export type ReissueShipmentResponses = {
              */
             livemode: boolean;
         };
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -4180,6 +4228,10 @@ export type CreateAirbillResponses = {
             reason: string;
             rate: string | null;
         } | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -4267,7 +4319,7 @@ export type SetTrackingNumberError = SetTrackingNumberErrors[keyof SetTrackingNu
 
 export type SetTrackingNumberResponses = {
     /**
-     * a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill): where it goes, how, and its tracking
+     * the shipment
      */
     200: {
         id: number;
@@ -4298,6 +4350,10 @@ export type SetTrackingNumberResponses = {
          * the carrier's latest estimate, when it gave one
          */
         estimated_delivery_at: string | null;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -4571,6 +4627,10 @@ export type AddTrackingEventResponses = {
          * without a carrier account, a seller's delivered on a shipped envelope: until when the buyer may confirm receipt or open a delivery issue; unchallenged, the order then completes
          */
         confirm_receipt_by?: string;
+        /**
+         * false for an object of a test order (test mode): its order's mode
+         */
+        livemode: boolean;
     };
     /**
      * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
@@ -6089,6 +6149,10 @@ export type CreateTestOrderResponses = {
             notes: string | null;
         }>;
         /**
+         * false for a test order (test mode); every object of the order answers the same
+         */
+        livemode: boolean;
+        /**
          * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
          */
         in_hand_on: string | null;
@@ -6108,10 +6172,6 @@ export type CreateTestOrderResponses = {
          * rejected: the seller's notes
          */
         rejection_notes: string | null;
-        /**
-         * false for a test order (test mode); every object of the order answers the same
-         */
-        livemode: boolean;
         /**
          * the test clock the order lives at; null: the wall clock (always null for a live order)
          */
@@ -6673,6 +6733,10 @@ export type ActAsSimulatedPartyResponses = {
                 notes: string | null;
             }>;
             /**
+             * false for a test order (test mode); every object of the order answers the same
+             */
+            livemode: boolean;
+            /**
              * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
              */
             in_hand_on: string | null;
@@ -6692,10 +6756,6 @@ export type ActAsSimulatedPartyResponses = {
              * rejected: the seller's notes
              */
             rejection_notes: string | null;
-            /**
-             * false for a test order (test mode); every object of the order answers the same
-             */
-            livemode: boolean;
             /**
              * the test clock the order lives at; null: the wall clock (always null for a live order)
              */
@@ -6891,6 +6951,10 @@ export type ActAsSimulatedPartyResponses = {
                 notes: string | null;
             }>;
             /**
+             * false for a test order (test mode); every object of the order answers the same
+             */
+            livemode: boolean;
+            /**
              * YYYY-MM-DD: the day the tickets are due in the buyer's hands; null for an order without one
              */
             in_hand_on: string | null;
@@ -6910,10 +6974,6 @@ export type ActAsSimulatedPartyResponses = {
              * rejected: the seller's notes
              */
             rejection_notes: string | null;
-            /**
-             * false for a test order (test mode); every object of the order answers the same
-             */
-            livemode: boolean;
             /**
              * the test clock the order lives at; null: the wall clock (always null for a live order)
              */

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { acceptedOrder, completedShipment, orderAnswer, updatedShipment } from './shipment-answers.ts';
-import type { shipmentWithEtickets, transferVerification } from './file-answers.ts';
+import type { shipmentWithEtickets, transferVerificationAnswer } from './file-answers.ts';
 import type { deliveryIssue, reissueAnswer } from './delivery-issue-answers.ts';
-import type { airbillAnswer, carrierUpdateAnswer, mailedShipment, trackingEventAnswer } from './mailed-answers.ts';
+import type { airbillAnswer, carrierUpdateAnswer, mailedShipmentAnswer, trackingEventAnswer } from './mailed-answers.ts';
 import type {
   ErrorBody,
   Forbidden,
@@ -26,12 +26,12 @@ export interface AnswerBodies {
   'order.withdraw_cancel': z.output<typeof orderAnswer>;
   'order.confirm_receipt': z.output<typeof orderAnswer>;
   'order.update': z.output<typeof orderAnswer>;
-  'shipment.update': z.output<typeof updatedShipment> | z.output<typeof mailedShipment>;
-  'shipment.complete': z.output<typeof completedShipment> | z.output<typeof mailedShipment>;
+  'shipment.update': z.output<typeof updatedShipment> | z.output<typeof mailedShipmentAnswer>;
+  'shipment.complete': z.output<typeof completedShipment> | z.output<typeof mailedShipmentAnswer>;
   'shipment.etickets': z.output<typeof shipmentWithEtickets>;
-  'shipment.transfer_verification': z.output<typeof transferVerification>;
+  'shipment.transfer_verification': z.output<typeof transferVerificationAnswer>;
   'shipment.airbill': z.output<typeof airbillAnswer>;
-  'shipment.tracking_number': z.output<typeof mailedShipment>;
+  'shipment.tracking_number': z.output<typeof mailedShipmentAnswer>;
   'shipment.tracking_event': z.output<typeof trackingEventAnswer>;
   'shipment.carrier_update': z.output<typeof carrierUpdateAnswer>;
   'inventory.upsert': { upserted: number };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DELIVERY_ISSUE_OUTCOMES, DELIVERY_ISSUE_REASONS, DELIVERY_ISSUE_STATES } from '../payloads/delivery-issue-input.ts';
 import { eticket } from './file-answers.ts';
-import { id, instant } from './shipment-answers.ts';
+import { id, instant, livemode } from './shipment-answers.ts';
 
 // The answers about delivery issues, reissues and the evidence of delivery (docs/API.md §Delivery issues).
 
@@ -81,6 +81,7 @@ export const reissueAnswer = z.strictObject({
     .optional()
     .describe('the new label bought through the carrier account (buy_label); GET /v9/shipments/:id/airbill answers it'),
   delivery_issue: deliveryIssue,
+  livemode,
 });
 
 export const evidenceEntry = z

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { id, instant, mobileTransferShipment } from './shipment-answers.ts';
+import { id, instant, livemode, mobileTransferShipment } from './shipment-answers.ts';
 
 // The answers about a shipment's files: facts and paths, never bytes.
 
 const sha256 = z.string().describe('sha256 of the file, lowercase hex');
-const livemode = z.boolean().describe('false for an object of a test order (test mode)');
 const uploader = z.strictObject({ brokerage_id: id, user_id: id.nullable() });
 
 export const eticket = z.strictObject({
@@ -18,7 +17,7 @@ export const eticket = z.strictObject({
 });
 
 /** The answer of POST /v9/shipments/:id/etickets: the shipment with its e-tickets. */
-export const shipmentWithEtickets = mobileTransferShipment.extend({ etickets: z.array(eticket) });
+export const shipmentWithEtickets = mobileTransferShipment.extend({ etickets: z.array(eticket), livemode });
 
 export const eticketUpload = z.strictObject({
   id: id.describe('the upload (file set) id'),
@@ -56,13 +55,16 @@ export const proofFile = z.strictObject({
   url: z.string().describe('/v9/shipments/<shipment>/transfer_verifications/<id>'),
 });
 
-/** The answer of POST /v9/shipments/:id/transfer_verifications: the proof as stored. */
+/** A proof as stored (in the list; the POST answers it with its mode). */
 export const transferVerification = z.strictObject({
   id: id.describe('the proof (file set) id'),
   verified_at: instant,
   verified_by: uploader,
   files: z.array(proofFile),
 });
+
+/** The answer of POST /v9/shipments/:id/transfer_verifications: the proof with its mode (not repeated in the list). */
+export const transferVerificationAnswer = transferVerification.extend({ livemode });
 
 /** GET /v9/shipments/:id/transfer_verifications. */
 export const transferVerificationList = z.strictObject({

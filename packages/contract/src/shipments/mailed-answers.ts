@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { SHIPMENT_STATES, TRACKING_STATUSES } from './shipment-types.ts';
-import { id, instant, mailedShipment } from './shipment-answers.ts';
+import { id, instant, livemode, mailedShipment, mailedShipmentAnswer } from './shipment-answers.ts';
 
 // The answers about mailed shipments (docs/API.md §Mailed tickets).
 
-export { mailedShipment };
+export { mailedShipment, mailedShipmentAnswer };
 
 export const airbillAnswer = mailedShipment
   .extend({
@@ -24,6 +24,7 @@ export const airbillAnswer = mailedShipment
         rate: z.string().nullable(),
       })
       .nullable(),
+    livemode,
   })
   .describe('the shipment with its label');
 
@@ -58,6 +59,7 @@ export const trackingEventAnswer = mailedShipment.extend({
     .describe(
       "without a carrier account, a seller's delivered on a shipped envelope: until when the buyer may confirm receipt or open a delivery issue; unchallenged, the order then completes",
     ),
+  livemode,
 });
 
 /** GET /v9/shipments/:id/tracking_events. */

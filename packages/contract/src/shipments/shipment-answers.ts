@@ -13,6 +13,12 @@ export const shipmentType = z.enum(SHIPMENT_TYPES);
 export const shipmentState = z.enum(SHIPMENT_STATES);
 export const url = z.string().describe('relative path of the shipment: /shipments/<id>');
 
+/**
+ * An answer's own mode: its order's, false for a test order (test mode). On the object an answer is
+ * about, never on the objects nested in it (an order's shipments, an event's shipment).
+ */
+export const livemode = z.boolean().describe("false for an object of a test order (test mode): its order's mode");
+
 export const emailAddress = z.strictObject({ id, url: z.null(), address: z.string(), label: z.string().nullable(), updated_at: instant });
 
 export const phoneNumber = z.strictObject({
@@ -58,6 +64,7 @@ export const acceptedOrder = z.strictObject({
   oid: z.string().describe('order identifier: two numbers joined by a hyphen'),
   state: z.enum(['pending', 'accepted', 'completed']),
   shipments: z.array(acceptedShipment),
+  livemode,
 });
 
 export const mobileTransferShipment = z
@@ -103,7 +110,15 @@ export const mailedShipment = z
   })
   .describe('a mailed shipment (FedEx, UPS, USPS, ProvidedAirbill): where it goes, how, and its tracking');
 
-export const updatedShipment = z.union([mobileTransferShipment, sellerPickupShipment, buyerPickupShipment, mailedShipment]);
+/** PUT /v9/shipments/:id/tracking (and a mailed shipment's update or shipping): the shipment with its mode. */
+export const mailedShipmentAnswer = mailedShipment.extend({ livemode });
+
+export const updatedShipment = z.union([
+  mobileTransferShipment.extend({ livemode }),
+  sellerPickupShipment.extend({ livemode }),
+  buyerPickupShipment.extend({ livemode }),
+  mailedShipmentAnswer,
+]);
 
 export const deliveredShipment = z.strictObject({
   id,
@@ -125,7 +140,7 @@ export const deliveredShipment = z.strictObject({
 });
 
 /** The answer of complete: delivered; a mailed shipment shipped (in_transit) instead. */
-export const completedShipment = z.union([deliveredShipment, mailedShipment]);
+export const completedShipment = z.union([deliveredShipment.extend({ livemode }), mailedShipmentAnswer]);
 
 /** What every answer about an order says of it beyond its id: its state, deadline and how it ended. */
 export const orderFacts = {
