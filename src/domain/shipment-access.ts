@@ -6,6 +6,7 @@ import { findOrder } from '../db/ops/lock-order.ts';
 import { findShipment, followReplacements, type ShipmentRow } from '../db/ops/shipment-rows.ts';
 import { shipmentEvents } from '../db/schema.ts';
 import { liveShipment } from '../db/sql/live-shipment.ts';
+import { assertNotHeld } from './hold-rules.ts';
 import { sentAhead } from '../db/sent-ahead.ts';
 import { lockOrderOfShipment, type LockedOrder } from '../db/sql/lock-order.ts';
 import { orderView, type PersistedOrder } from '../../machines/index.ts';
@@ -66,12 +67,15 @@ export async function openShipment(
     replaces: boolean;
     /** A fact from outside (a carrier's scan) is taken during a proposed cancellation too (D-152). */
     duringCancelProposal?: boolean;
+    /** A command that delivers (complete, an upload): refused while the order is on hold (D-218). */
+    delivers?: boolean;
   },
   sent: SentShipmentReads = sendShipmentReads(tx, shipmentId, actor, opts),
 ): Promise<OpenedShipment> {
   const order = await sent.locking;
   if (!order) throw await refusal(tx, shipmentId, actor, opts);
   if (order.state === 'cancel_proposed' && !opts.duringCancelProposal) throw awaitingCancelAnswer(order);
+  if (opts.delivers) await assertNotHeld(tx, order.id, opts.operation);
   const live = await sent.reading;
   if (!live) throw new NotFound(`shipment ${shipmentId} not found`);
   if (live.shipment.id !== shipmentId) {

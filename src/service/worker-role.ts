@@ -60,6 +60,7 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     concurrency: config.WORKER_CONCURRENCY,
     log,
     onFired: () => wake.committed(),
+    onTimers: (orderId) => void syncOrderTimers(database, timerQueue, orderId, log),
   });
   onStop({
     phase: 'workers',

@@ -39,6 +39,11 @@ export const EVENT_TYPE_OF_KIND = {
   delivery_exception: 'shipment.delivery_exception',
   returned: 'shipment.returned',
   at_risk: 'shipment.at_risk',
+  // Holds (docs/API.md §Holds): placed, released (by a party, an operator or release_at), and the deadline a release moved.
+  hold_placed: 'order.hold_placed',
+  hold_released: 'order.hold_released',
+  hold_answered: 'order.hold_answered',
+  deadline_extended: 'order.deadline_extended',
 } as const;
 
 export type EventKind = keyof typeof EVENT_TYPE_OF_KIND;
