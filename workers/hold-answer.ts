@@ -14,7 +14,8 @@ export default defineHandler({
   parse: (payload) => parseOrThrow(answerHoldCommand, payload, 'payload'),
   async handle(tx, { payload, actor, commandId }) {
     const { order, hold } = await openHold(tx, payload.hold_id, actor, { commandId, operation: 'answer a hold', only: 'buyer' });
-    if (hold.reason !== 'awaiting_buyer_info') throw new InvalidTransition(`hold ${hold.id} is ${hold.reason}: only awaiting_buyer_info holds are answered`);
+    if (hold.reason !== 'awaiting_buyer_info')
+      throw new InvalidTransition(`hold ${hold.id} is ${hold.reason}: only awaiting_buyer_info holds are answered`);
     if (hold.releasedAt) throw new InvalidTransition(`hold ${hold.id} was released at ${hold.releasedAt.toISOString()}`);
     if (hold.answeredAt) throw new InvalidTransition(`hold ${hold.id} was answered at ${hold.answeredAt.toISOString()}`);
     const answered = await markAnswered(tx, hold.id, payload.notes, order.now);

@@ -14,7 +14,11 @@ export default defineHandler({
   name: 'hold.release',
   parse: (payload) => parseOrThrow(releaseHoldCommand, payload, 'payload'),
   async handle(tx, { payload, actor, commandId }) {
-    const { order, hold } = await openHold(tx, payload.hold_id, actor, { operator: payload.operator, commandId, operation: 'release a hold' });
+    const { order, hold } = await openHold(tx, payload.hold_id, actor, {
+      operator: payload.operator,
+      commandId,
+      operation: 'release a hold',
+    });
     assertMayHold(order.who, hold.reason, 'release');
     const released = await releaseHoldIn(tx, hold, {
       at: order.now,

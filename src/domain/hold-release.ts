@@ -27,8 +27,7 @@ const EXTEND = `update orders set deliver_by = $2::timestamptz, due_soon_at = du
 
 /** The event's actor: a party's with its command, else the service's with why (an operator, release_at). */
 export type HoldEventActor =
-  | { brokerageId: number; userId: number | null; role: 'seller' | 'buyer'; commandId: string }
-  | { reason: 'operator' | 'release_at' };
+  { brokerageId: number; userId: number | null; role: 'seller' | 'buyer'; commandId: string } | { reason: 'operator' | 'release_at' };
 
 export async function appendHoldEvent(
   tx: SqlTx,
@@ -81,13 +80,7 @@ export async function releaseHoldIn(
   }
   const released = await markReleased(tx, hold.id, { at: r.at, by: r.by, why: r.why, extendedMs });
   if (!released) throw new InvalidTransition(`hold ${hold.id} was already released`);
-  await appendHoldEvent(
-    tx,
-    order,
-    'hold_released',
-    { hold: holdEventJson(released), release_why: r.why, notes: r.notes ?? null },
-    r.actor,
-  );
+  await appendHoldEvent(tx, order, 'hold_released', { hold: holdEventJson(released), release_why: r.why, notes: r.notes ?? null }, r.actor);
   if (extendedMs > 0) {
     await appendHoldEvent(
       tx,

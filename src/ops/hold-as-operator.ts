@@ -1,10 +1,4 @@
-import {
-  requestFingerprint,
-  type CommandResult,
-  type JobName,
-  type PlaceHoldCommand,
-  type ReleaseHoldCommand,
-} from '@fulfil/contract';
+import { requestFingerprint, type CommandResult, type JobName, type PlaceHoldCommand, type ReleaseHoldCommand } from '@fulfil/contract';
 import type { SqlRunner } from '../db/database.ts';
 import type { Dispatch } from '../queues/dispatcher.ts';
 

@@ -100,10 +100,15 @@ describe('holds', () => {
   const cli = (args: string[]) =>
     new Promise<{ code: number; out: string; err: string }>((resolve) => {
       const env = { PATH: process.env.PATH, DATA_DIR: dataDir, DATABASE_URL: t.db.url, OPS_TOKEN };
-      execFile(process.execPath, [BIN, ...args, ...(args[1] === 'list' ? [] : ['--base', t.url])], { env, timeout: 30_000 }, (error, out, err) => {
-        const e = error as (Error & { code?: number }) | null;
-        resolve({ code: e ? (e.code ?? 1) : 0, out, err });
-      });
+      execFile(
+        process.execPath,
+        [BIN, ...args, ...(args[1] === 'list' ? [] : ['--base', t.url])],
+        { env, timeout: 30_000 },
+        (error, out, err) => {
+          const e = error as (Error & { code?: number }) | null;
+          resolve({ code: e ? (e.code ?? 1) : 0, out, err });
+        },
+      );
     });
 
   it('a venue hold with release_at stops completion and the deadline, releases itself once, and moves deliver_by by the time held', async () => {
@@ -182,7 +187,17 @@ describe('holds', () => {
     expect(await holdsOf(FRAUD)).toEqual([]);
     expect(await eventsOf(FRAUD)).toHaveLength(before);
 
-    const placed = await cli(['holds', 'place', String(FRAUD), '--reason', 'fraud_review', '--notes', 'card check', '--operator', 'ops-ann']);
+    const placed = await cli([
+      'holds',
+      'place',
+      String(FRAUD),
+      '--reason',
+      'fraud_review',
+      '--notes',
+      'card check',
+      '--operator',
+      'ops-ann',
+    ]);
     expect(placed.err).toBe('');
     expect(placed.code).toBe(0);
     const [hold] = await holdsOf(FRAUD);
@@ -292,9 +307,7 @@ describe('holds', () => {
     await until('the release', async () => (await holdsOf(ONCE))[0]!.state === 'released', 20_000);
     expect(Date.now()).toBeGreaterThanOrEqual(releaseAt);
     // The run fired again, twice at once, after the release: nothing more happens.
-    const again = await Promise.all(
-      [0, 1].map(() => t.db.database.transaction((tx) => fireHoldReleaseIn(tx, ONCE, Date.now()))),
-    );
+    const again = await Promise.all([0, 1].map(() => t.db.database.transaction((tx) => fireHoldReleaseIn(tx, ONCE, Date.now()))));
     expect(again).toEqual([{ kind: 'finished' }, { kind: 'finished' }]);
     await new Promise((r) => setTimeout(r, 1_000));
     const history = await eventsOf(ONCE);

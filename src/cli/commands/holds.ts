@@ -39,9 +39,17 @@ export const holdsList: CommandModule = {
 };
 
 /** The answer of an operator's hold command, told as the CLI tells it; the exit code. */
-function told(io: CliIo, what: string, sent: { commandId: string; result: CommandResult | undefined }, waitS: number, done: (h: Hold) => string) {
+function told(
+  io: CliIo,
+  what: string,
+  sent: { commandId: string; result: CommandResult | undefined },
+  waitS: number,
+  done: (h: Hold) => string,
+) {
   if (!sent.result) {
-    io.err(`fulfil holds: ${what}: no answer within ${waitS} s; the command stays queued (command ${sent.commandId}): check with fulfil holds list`);
+    io.err(
+      `fulfil holds: ${what}: no answer within ${waitS} s; the command stays queued (command ${sent.commandId}): check with fulfil holds list`,
+    );
     return EXIT_NOT_ANSWERED;
   }
   if (sent.result.status >= 300) {
@@ -78,7 +86,9 @@ export const holdsPlace: CommandModule = {
     });
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new UsageError(`--${String(issue.path[0] ?? 'reason').replace('_', '-')}: ${issue.message} (reasons: ${HOLD_REASONS.join(', ')})`);
+      throw new UsageError(
+        `--${String(issue.path[0] ?? 'reason').replace('_', '-')}: ${issue.message} (reasons: ${HOLD_REASONS.join(', ')})`,
+      );
     }
     return withServiceDispatcher(
       loadConfig(),
@@ -86,7 +96,13 @@ export const holdsPlace: CommandModule = {
       async (deps) => {
         const sent = await placeHoldAsOperator(deps, parsed.data);
         if (!sent) throw new CliFailure(`there is no order ${parsed.data.order_id}`);
-        return told(io, `order ${parsed.data.order_id}`, sent, waitS, (h) => `hold ${h.id} on order ${h.order_id}: ${h.reason}, ${h.state}`);
+        return told(
+          io,
+          `order ${parsed.data.order_id}`,
+          sent,
+          waitS,
+          (h) => `hold ${h.id} on order ${h.order_id}: ${h.reason}, ${h.state}`,
+        );
       },
     );
   },
@@ -110,7 +126,13 @@ export const holdsRelease: CommandModule = {
       async (deps) => {
         const sent = await releaseHoldAsOperator(deps, parsed.data);
         if (!sent) throw new CliFailure(`there is no hold ${parsed.data.hold_id}`);
-        return told(io, `hold ${parsed.data.hold_id}`, sent, waitS, (h) => `hold ${h.id} released; deadline moved by ${h.deadline_extended_ms} ms`);
+        return told(
+          io,
+          `hold ${parsed.data.hold_id}`,
+          sent,
+          waitS,
+          (h) => `hold ${h.id} released; deadline moved by ${h.deadline_extended_ms} ms`,
+        );
       },
     );
   },

@@ -195,7 +195,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     path: ['holds', 'list'],
     brief: "Lists an order's holds, oldest first.",
-    summary: "Lists every hold of an order from the database: active and released, why, who placed and released it.",
+    summary: 'Lists every hold of an order from the database: active and released, why, who placed and released it.',
     usage: 'holds list <order_id> [--json]',
     load: () => import('./holds.ts').then((m) => m.holdsList),
   },

@@ -19,7 +19,10 @@ export const holds = pgTable(
     /** The placer's idempotency handle: a second hold with it answers the first. */
     handle: text('handle'),
     /** The seats held, as the order names them; empty: the whole order. */
-    seats: jsonb('seats').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    seats: jsonb('seats')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     placedByParty: text('placed_by_party').notNull(),
     placedByBrokerageId: bigint('placed_by_brokerage_id', { mode: 'number' }),
     placedByUserId: bigint('placed_by_user_id', { mode: 'number' }),

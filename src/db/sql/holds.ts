@@ -154,7 +154,11 @@ export async function markReleased(
 }
 
 export async function markAnswered(tx: SqlRunner, holdId: number, notes: string, at: Date): Promise<HoldRow> {
-  await tx.rows(`update holds set answer_notes = $2, answered_at = $3::timestamptz where id = $1::bigint`, [holdId, notes, at.toISOString()]);
+  await tx.rows(`update holds set answer_notes = $2, answered_at = $3::timestamptz where id = $1::bigint`, [
+    holdId,
+    notes,
+    at.toISOString(),
+  ]);
   return (await holdById(tx, holdId))!;
 }
 

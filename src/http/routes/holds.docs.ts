@@ -1,4 +1,12 @@
-import { answerHoldBody, holdAnswers, HOLD_REASONS, MAX_ACTIVE_HOLDS, placeHoldBody, releaseHoldBody, SELLER_HOLD_REASONS } from '@fulfil/contract';
+import {
+  answerHoldBody,
+  holdAnswers,
+  HOLD_REASONS,
+  MAX_ACTIVE_HOLDS,
+  placeHoldBody,
+  releaseHoldBody,
+  SELLER_HOLD_REASONS,
+} from '@fulfil/contract';
 import { jsonSchemaOf } from '../openapi/json-schema.ts';
 import { accepted202, COMMAND_ERRORS, commandHeaders, idParam, ok, toCommand, V9_ERRORS, v9 } from '../openapi/route-doc.ts';
 
@@ -17,7 +25,9 @@ export const HOLD_DOCS = {
     headers: commandHeaders,
     body: {
       ...jsonSchemaOf(placeHoldBody),
-      examples: [{ reason: 'venue_release_pending', notes: 'barcodes out on the 12th', handle: 'venue-1', release_at: '2026-11-12T15:00:00Z' }],
+      examples: [
+        { reason: 'venue_release_pending', notes: 'barcodes out on the 12th', handle: 'venue-1', release_at: '2026-11-12T15:00:00Z' },
+      ],
     },
     response: {
       201: { description: 'the new hold', ...jsonSchemaOf(holdAnswers.hold, 'output') },
@@ -34,7 +44,8 @@ export const HOLD_DOCS = {
     tag: TAG,
     operationId: 'listHolds',
     summary: "List an order's holds (seller or buyer)",
-    description: 'Every hold of the order, oldest first, active and released, with its reason, who placed and released it, and what its release added to the deadline.',
+    description:
+      'Every hold of the order, oldest first, active and released, with its reason, who placed and released it, and what its release added to the deadline.',
     params: idParam('order'),
     response: ok(holdAnswers.holdList, 'the holds'),
     errors: [400, ...V9_ERRORS, 404],

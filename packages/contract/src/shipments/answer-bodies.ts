@@ -72,5 +72,6 @@ export type RefusalStatus = (
 
 /** A finished command: exactly the status and body the synchronous HTTP call answers. */
 export type CommandOutcome<N extends JobName = JobName> = { commandId: string } & (
-  { status: N extends 'delivery_issue.open' ? 201 : N extends 'order.hold_place' ? 200 | 201 : 200; body: AnswerBodies[N] } | { status: RefusalStatus; body: ErrorBody }
+  | { status: N extends 'delivery_issue.open' ? 201 : N extends 'order.hold_place' ? 200 | 201 : 200; body: AnswerBodies[N] }
+  | { status: RefusalStatus; body: ErrorBody }
 );
