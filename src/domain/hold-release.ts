@@ -1,5 +1,5 @@
 import { OPEN_ORDER_STATES } from '../../machines/index.ts';
-import { InvalidTransition } from '@fulfil/contract';
+import { InvalidTransition, type HoldEventKind } from '@fulfil/contract';
 import type { SqlTx } from '../db/client.ts';
 import { appendOrderEvent } from '../db/sql/append-order-event.ts';
 import { holdsOfOrder, markReleased, type HoldActor, type HoldRow } from '../db/sql/holds.ts';
@@ -32,7 +32,7 @@ export type HoldEventActor =
 export async function appendHoldEvent(
   tx: SqlTx,
   order: { id: number; shipment: { id: number; type: string; state: string } | null },
-  kind: 'hold_placed' | 'hold_released' | 'hold_answered' | 'deadline_extended',
+  kind: HoldEventKind,
   details: Record<string, unknown>,
   by: HoldEventActor,
 ): Promise<void> {

@@ -229,7 +229,7 @@ describe('holds', () => {
   it('bad input and limits change nothing; a handle answers its first hold; released holds stay released', async () => {
     const eticketShipment = await acceptedLinkOrder(LIMITS, 'Eticket');
     const events = (await eventsOf(LIMITS)).length;
-    const place = (body: unknown) => call(SELLER, 'POST', `/v9/orders/${LIMITS}/holds`, body);
+    const place = (body: object) => call(SELLER, 'POST', `/v9/orders/${LIMITS}/holds`, body);
     const past = await place({ reason: 'other', release_at: new Date(Date.now() - 60_000).toISOString() });
     expect(past.status).toBe(400);
     expect(past.body.errors[0]).toMatchObject({ field: 'release_at' });

@@ -82,6 +82,15 @@ export const DELIVERY_ISSUE_EVENT_KINDS = [
 ] as const satisfies readonly EventKind[];
 export type DeliveryIssueEventKind = (typeof DELIVERY_ISSUE_EVENT_KINDS)[number];
 
+/** The kinds of a hold's steps and the deadline a release moves (docs/API.md §Holds). */
+export const HOLD_EVENT_KINDS = [
+  'hold_placed',
+  'hold_released',
+  'hold_answered',
+  'deadline_extended',
+] as const satisfies readonly EventKind[];
+export type HoldEventKind = (typeof HOLD_EVENT_KINDS)[number];
+
 /**
  * The events the evidence of delivery (GET /v9/orders/:id/delivery_evidence) lists: the completion,
  * a verified transfer, a reissue, the issue's steps, and a mailed shipment's label, tracking number
