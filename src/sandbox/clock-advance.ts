@@ -71,7 +71,7 @@ export async function runAdvance(database: Database, clockId: number): Promise<A
         // The clock is at the timer's time while it fires: the transaction's clock, and the clock's row,
         // which the order lock of the timer's run reads (lock-order.ts) to set the transaction's clock again.
         await tx.rows(
-          `with c as (update test_clocks set frozen_time = $2::timestamptz where id = $1::bigint) select set_config('fulfil.clock', $2, true)`,
+          `with c as (update test_clocks set frozen_time = $2::text::timestamptz where id = $1::bigint) select set_config('fulfil.clock', $2::text, true)`,
           [clockId, new Date(at).toISOString()],
         );
         const outcome = await timerSourceOf(timer.kind).fireIn(tx, timer, at);
