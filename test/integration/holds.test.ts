@@ -204,6 +204,12 @@ describe('holds', () => {
     expect(placed.out).toBe(`hold ${hold!.id} on order ${FRAUD}: fraud_review, active\n`);
     expect(hold!.placed_by).toEqual({ party: 'operator', brokerage_id: null, user_id: null, operator: 'ops-ann' });
     expect((await complete(shipmentId)).status).toBe(422);
+    // The ops order view shows it.
+    const page = await (await fetch(`${t.url}/ops/orders/${FRAUD}`, { headers: { authorization: `Bearer ${OPS_TOKEN}` } })).text();
+    expect(page).toContain('<h2>Holds (1 active)</h2>');
+    expect(page).toContain(
+      `<tr data-hold="${hold!.id}"><td>${hold!.id}</td><td><b>active</b></td><td>fraud_review</td><td>all</td><td>operator ops-ann`,
+    );
     const release = await call(SELLER, 'POST', `/v9/holds/${hold!.id}/release`, {});
     expect(release.status).toBe(403);
     expect((await call(STRANGER, 'POST', `/v9/holds/${hold!.id}/release`, {})).status).toBe(404);

@@ -170,3 +170,9 @@ export async function activeHoldsVia(ex: Executor, orderId: number): Promise<Hol
   );
   return rows.map(toRow);
 }
+
+/** Every hold of the order through the ORM's executor (the ops order view). */
+export async function holdsVia(ex: Executor, orderId: number): Promise<HoldRow[]> {
+  const rows = await query<Raw>(ex, sql`select ${sql.raw(COLUMNS)} from holds h where h.order_id = ${orderId} order by h.id`);
+  return rows.map(toRow);
+}
