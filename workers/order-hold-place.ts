@@ -17,7 +17,8 @@ export default defineHandler({
   parse: (payload) => parseOrThrow(placeHoldCommand, payload, 'payload'),
   async handle(tx, { payload, actor, commandId }) {
     const order = await openHoldOrder(tx, payload.order_id, actor, { operator: payload.operator, commandId, operation: 'place a hold' });
-    // The same handle answers the hold it named first, as it now reads (D-211).
+    // The buyer places none, handle or not; the same handle answers the hold it named first, as it now reads (D-211).
+    if (order.who === 'buyer') assertMayHold(order.who, payload.reason, 'place');
     if (payload.handle !== undefined) {
       const first = await holdByHandle(tx, order.id, payload.handle);
       if (first) return { status: 200, body: holdJson(first) };

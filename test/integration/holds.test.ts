@@ -24,6 +24,7 @@ const VENUE = 910;
 const FRAUD = 911;
 const LIMITS = 912;
 const ONCE = 913;
+const TWO = 914;
 const REMINDER_MS = 1_000;
 const OPS_TOKEN = 'ops-token-of-the-holds-test-0123456789abc';
 const BIN = path.resolve(import.meta.dirname, '../../bin/fulfil.mjs');
@@ -61,10 +62,10 @@ describe('holds', () => {
     });
     call = apiClient(t.url);
     deliverBy = Date.now() + 6_000;
-    const fixture = baseFixture([VENUE, FRAUD, LIMITS, ONCE]);
+    const fixture = baseFixture([VENUE, FRAUD, LIMITS, ONCE, TWO]);
     for (const o of fixture.orders as Array<Record<string, unknown>>) {
       if (o.id === VENUE) Object.assign(o, { deliver_by: new Date(deliverBy).toISOString(), event_starts_at: '2030-01-01T00:00:00Z' });
-      if (o.id === FRAUD || o.id === LIMITS || o.id === ONCE) {
+      if (o.id === FRAUD || o.id === LIMITS || o.id === ONCE || o.id === TWO) {
         Object.assign(o, { deliver_by: '2029-06-01T00:00:00Z', event_starts_at: '2030-01-01T00:00:00Z' });
       }
     }
@@ -319,5 +320,23 @@ describe('holds', () => {
     const history = await eventsOf(ONCE);
     expect(history.filter((e) => e.kind === 'hold_released')).toHaveLength(1);
     expect(history.filter((e) => e.kind === 'deadline_extended')).toHaveLength(1);
+  });
+
+  it('two overlapping holds released at once: both released, the time held given back once', async () => {
+    await acceptedLinkOrder(TWO);
+    const deadline = Date.parse((await call(SELLER, 'GET', `/v9/orders/${TWO}`)).body.deliver_by);
+    const a = await call(SELLER, 'POST', `/v9/orders/${TWO}/holds`, { reason: 'venue_release_pending', handle: 'a' });
+    const b = await call(SELLER, 'POST', `/v9/orders/${TWO}/holds`, { reason: 'venue_release_pending', handle: 'b' });
+    expect([a.status, b.status]).toEqual([201, 201]);
+    const released = await Promise.all([a, b].map((h) => call(SELLER, 'POST', `/v9/holds/${h.body.id}/release`, {})));
+    expect(released.map((r) => r.status)).toEqual([200, 200]);
+    const holds = await holdsOf(TWO);
+    const first = Math.min(...holds.map((h) => Date.parse(h.placed_at)));
+    const last = Math.max(...holds.map((h) => Date.parse(h.released_at)));
+    const given = holds.reduce((sum, h) => sum + (h.deadline_extended_ms as number), 0);
+    expect(given).toBe(last - first);
+    expect(Date.parse((await call(SELLER, 'GET', `/v9/orders/${TWO}`)).body.deliver_by)).toBe(deadline + given);
+    const extended = (await eventsOf(TWO)).filter((e) => e.kind === 'deadline_extended');
+    expect(extended.reduce((sum, e) => sum + (e.details.extended_ms as number), 0)).toBe(given);
   });
 });
