@@ -44,14 +44,9 @@ export async function assertHoldSeats(db: SqlRunner, orderId: number, seats: rea
   throw InvalidParams.at(`seats.${i}`, `seat ${seats[i]} is not on order ${orderId} (its seats: ${[...known].join(', ') || 'none'})`);
 }
 
-/** A command that delivers (complete, upload) while the order has an active hold: 422 naming it. */
-export async function assertNotHeld(db: SqlRunner, orderId: number, operation: string): Promise<void> {
-  const [held] = await db.rows<{ id: string; reason: string }>(
-    `select id, reason from holds where order_id = $1::bigint and released_at is null order by id limit 1`,
-    [orderId],
-  );
-  if (!held) return;
-  throw new InvalidTransition(
+/** A command that delivers (complete, upload) while the order has an active hold: 422 naming it (the oldest). */
+export function onHold(orderId: number, held: { id: number; reason: string }, operation: string): InvalidTransition {
+  return new InvalidTransition(
     `order ${orderId} is on hold (hold ${held.id}, ${held.reason}): it cannot ${operation} until the hold is released`,
   );
 }
