@@ -227,6 +227,40 @@ CREATE TABLE public.file_links (
     used_by text
 );
 
+CREATE TABLE public.holds (
+    id bigint NOT NULL,
+    order_id bigint NOT NULL,
+    reason text NOT NULL,
+    notes text,
+    handle text,
+    seats jsonb DEFAULT '[]'::jsonb NOT NULL,
+    placed_by_party text NOT NULL,
+    placed_by_brokerage_id bigint,
+    placed_by_user_id bigint,
+    placed_by_operator text,
+    placed_at timestamp with time zone NOT NULL,
+    release_at timestamp with time zone,
+    released_at timestamp with time zone,
+    released_by_party text,
+    released_by_brokerage_id bigint,
+    released_by_user_id bigint,
+    released_by_operator text,
+    release_why text,
+    answer_notes text,
+    answered_at timestamp with time zone,
+    deadline_extended_ms bigint DEFAULT 0 NOT NULL,
+    command_id text
+);
+
+CREATE SEQUENCE public.holds_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.holds_id_seq OWNED BY public.holds.id;
+
 CREATE TABLE public.label_purchases (
     shipment_id bigint NOT NULL,
     state text DEFAULT 'buying'::text NOT NULL,
@@ -679,6 +713,8 @@ ALTER TABLE ONLY public.email_addresses ALTER COLUMN id SET DEFAULT nextval('pub
 
 ALTER TABLE ONLY public.file_downloads ALTER COLUMN id SET DEFAULT nextval('public.file_downloads_id_seq'::regclass);
 
+ALTER TABLE ONLY public.holds ALTER COLUMN id SET DEFAULT nextval('public.holds_id_seq'::regclass);
+
 ALTER TABLE ONLY public.phone_numbers ALTER COLUMN id SET DEFAULT nextval('public.phone_numbers_id_seq'::regclass);
 
 ALTER TABLE ONLY public.shipment_barcodes ALTER COLUMN id SET DEFAULT nextval('public.shipment_barcodes_id_seq'::regclass);
@@ -735,6 +771,9 @@ ALTER TABLE ONLY public.file_downloads
 
 ALTER TABLE ONLY public.file_links
     ADD CONSTRAINT file_links_pkey PRIMARY KEY (token_sha256);
+
+ALTER TABLE ONLY public.holds
+    ADD CONSTRAINT holds_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.label_purchases
     ADD CONSTRAINT label_purchases_pkey PRIMARY KEY (shipment_id);
@@ -840,6 +879,12 @@ CREATE UNIQUE INDEX event_feed_waiting ON public.event_feed USING btree (event_r
 
 CREATE INDEX file_downloads_order_idx ON public.file_downloads USING btree (order_id, at);
 
+CREATE INDEX holds_active_idx ON public.holds USING btree (order_id) WHERE (released_at IS NULL);
+
+CREATE UNIQUE INDEX holds_order_handle ON public.holds USING btree (order_id, handle);
+
+CREATE INDEX holds_release_due_idx ON public.holds USING btree (release_at, order_id) WHERE ((released_at IS NULL) AND (release_at IS NOT NULL));
+
 CREATE INDEX offices_brokerage_idx ON public.offices USING btree (brokerage_id);
 
 CREATE UNIQUE INDEX offices_sandbox_of_key ON public.offices USING btree (sandbox_of);
@@ -942,6 +987,9 @@ ALTER TABLE ONLY public.file_downloads
 
 ALTER TABLE ONLY public.file_links
     ADD CONSTRAINT file_links_file_id_shipment_files_id_fk FOREIGN KEY (file_id) REFERENCES public.shipment_files(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.holds
+    ADD CONSTRAINT holds_order_id_orders_id_fk FOREIGN KEY (order_id) REFERENCES public.orders(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.offices
     ADD CONSTRAINT offices_brokerage_id_brokerages_id_fk FOREIGN KEY (brokerage_id) REFERENCES public.brokerages(id);

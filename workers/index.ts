@@ -4,6 +4,9 @@ import deliveryIssueOpen from './delivery-issue-open.ts';
 import deliveryIssueResolve from './delivery-issue-resolve.ts';
 import deliveryIssueRespond from './delivery-issue-respond.ts';
 import type { Handler } from './handler.ts';
+import holdAnswer from './hold-answer.ts';
+import holdRelease from './hold-release.ts';
+import orderHoldPlace from './order-hold-place.ts';
 import { buildRegistry } from './registry.ts';
 import inventoryMap from './inventory-map.ts';
 import inventoryRemove from './inventory-remove.ts';
@@ -49,6 +52,9 @@ export const HANDLERS: readonly Handler[] = [
   deliveryIssueEscalate,
   deliveryIssueClose,
   shipmentReissue,
+  orderHoldPlace,
+  holdRelease,
+  holdAnswer,
 ] as Handler[];
 
 export const registry = () => buildRegistry(HANDLERS);

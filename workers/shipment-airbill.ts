@@ -13,7 +13,7 @@ import { assertTrackingFits } from '../src/domain/tracking-numbers.ts';
 import { defineHandler } from './handler.ts';
 
 const opening = (by: 'seller' | 'buyer') =>
-  ({ role: by, operation: 'give the airbill', followOtherPartysPickup: false, replaces: false }) as const;
+  ({ role: by, operation: 'give the airbill', followOtherPartysPickup: false, replaces: false, delivers: true }) as const;
 
 /**
  * POST /v9/shipments/:id/airbill: attaches a label the HTTP side stored (uploaded, or bought

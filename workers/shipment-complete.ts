@@ -10,7 +10,13 @@ import { defineHandler } from './handler.ts';
 import { completionDetails } from '../src/domain/completion-files.ts';
 import { shipMailed } from '../src/domain/ship-mailed.ts';
 
-const OPENING = { role: 'seller', operation: 'complete a shipment', followOtherPartysPickup: false, replaces: false } as const;
+const OPENING = {
+  role: 'seller',
+  operation: 'complete a shipment',
+  followOtherPartysPickup: false,
+  replaces: false,
+  delivers: true,
+} as const;
 
 /**
  * PUT /v9/shipments/:id/complete: the seller has transferred the tickets. The shipment keeps

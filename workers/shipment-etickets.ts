@@ -8,7 +8,7 @@ import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.t
 import { mobileTransferJson } from '../src/domain/shipment-response.ts';
 import { defineHandler } from './handler.ts';
 
-const OPENING = { role: 'seller', operation: 'upload e-tickets', followOtherPartysPickup: false, replaces: false } as const;
+const OPENING = { role: 'seller', operation: 'upload e-tickets', followOtherPartysPickup: false, replaces: false, delivers: true } as const;
 
 /**
  * POST /v9/shipments/:id/etickets: attaches files the HTTP side already stored (by sha256) as the

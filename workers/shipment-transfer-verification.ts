@@ -7,7 +7,7 @@ import { assertAcceptsProof, factsInOrder } from '../src/domain/file-rules.ts';
 import { openShipment, sendShipmentReads } from '../src/domain/shipment-access.ts';
 import { defineHandler } from './handler.ts';
 
-const OPENING = { role: 'seller', operation: 'prove a transfer', followOtherPartysPickup: false, replaces: false } as const;
+const OPENING = { role: 'seller', operation: 'prove a transfer', followOtherPartysPickup: false, replaces: false, delivers: true } as const;
 
 /**
  * POST /v9/shipments/:id/transfer_verifications: the seller's proof that a mobile transfer was

@@ -9,3 +9,4 @@ export * from './schema/files.ts';
 export * from './schema/tracking.ts';
 export * from './schema/sandbox.ts';
 export * from './schema/simulated-scans.ts';
+export * from './schema/holds.ts';

@@ -6,6 +6,7 @@ import { findOrder } from '../db/ops/lock-order.ts';
 import { findShipment, followReplacements, type ShipmentRow } from '../db/ops/shipment-rows.ts';
 import { shipmentEvents } from '../db/schema.ts';
 import { liveShipment } from '../db/sql/live-shipment.ts';
+import { onHold } from './hold-rules.ts';
 import { sentAhead } from '../db/sent-ahead.ts';
 import { lockOrderOfShipment, type LockedOrder } from '../db/sql/lock-order.ts';
 import { orderView, type PersistedOrder } from '../../machines/index.ts';
@@ -35,12 +36,12 @@ export function sendShipmentReads(
   tx: SqlTx,
   shipmentId: number,
   actor: Actor,
-  opts: { role: 'seller' | 'buyer'; replaces: boolean },
+  opts: { role: 'seller' | 'buyer'; replaces: boolean; delivers?: boolean },
 ): SentShipmentReads {
   const locking = sentAhead(lockOrderOfShipment(tx, shipmentId, actor.brokerageId, opts.role));
   // Runs under the lock (it is sent behind it): another command may have replaced it while we
   // waited. A failed lock fails this read too; the lock's error is the one thrown.
-  const reading = sentAhead(liveShipment(tx, shipmentId, { drawNextId: opts.replaces }));
+  const reading = sentAhead(liveShipment(tx, shipmentId, { drawNextId: opts.replaces, activeHold: opts.delivers === true }));
   return { locking, reading };
 }
 
@@ -66,6 +67,8 @@ export async function openShipment(
     replaces: boolean;
     /** A fact from outside (a carrier's scan) is taken during a proposed cancellation too (D-152). */
     duringCancelProposal?: boolean;
+    /** A command that delivers (complete, an upload): refused while the order is on hold (D-218). */
+    delivers?: boolean;
   },
   sent: SentShipmentReads = sendShipmentReads(tx, shipmentId, actor, opts),
 ): Promise<OpenedShipment> {
@@ -74,6 +77,7 @@ export async function openShipment(
   if (order.state === 'cancel_proposed' && !opts.duringCancelProposal) throw awaitingCancelAnswer(order);
   const live = await sent.reading;
   if (!live) throw new NotFound(`shipment ${shipmentId} not found`);
+  if (opts.delivers && live.activeHold) throw onHold(order.id, live.activeHold, opts.operation);
   if (live.shipment.id !== shipmentId) {
     const other = opts.role === 'seller' ? 'buyer' : 'seller';
     const followed = await followReplacements(tx.db, shipmentId);

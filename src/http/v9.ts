@@ -7,6 +7,7 @@ import { installJsonBody, installRawBody } from './body.ts';
 import { commandRoutes } from './routes/commands.ts';
 import { credentialRoutes } from './routes/credential.ts';
 import { deliveryIssueRoutes } from './routes/delivery-issues.ts';
+import { holdRoutes } from './routes/holds.ts';
 import { eventFeedRoutes, type FeedDeps } from './routes/event-feed.ts';
 import { inventoryRoutes } from './routes/inventory.ts';
 import { orderEventRoutes } from './routes/order-events.ts';
@@ -53,6 +54,7 @@ export function v9Routes(
     shipmentRoutes(v9, deps);
     shipmentFileRoutes(v9, deps);
     deliveryIssueRoutes(v9, deps);
+    holdRoutes(v9, deps);
     mailedShipmentRoutes(v9, deps);
     inventoryRoutes(v9, replica);
     orderReadRoutes(v9, deps);

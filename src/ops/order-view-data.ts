@@ -8,6 +8,7 @@ import { loadOrderFiles, type OrderFile } from './order-view-files.ts';
 import { loadOrderMailing, type OrderMailing } from './order-view-mailed.ts';
 import { loadOrderParties, loadWhatWasSent, type OrderParties } from './order-view-sent.ts';
 import { loadCompletion, type CompletionView } from './order-view-completion.ts';
+import { holdsVia, type HoldRow } from '../db/sql/holds.ts';
 
 export interface OrderViewData {
   order: typeof orders.$inferSelect;
@@ -47,6 +48,8 @@ export interface OrderViewData {
   completion: CompletionView;
   /** A test order's test clock, when it lives at one. */
   clock: { id: number; name: string | null; frozenTime: Date; status: string } | undefined;
+  /** Its holds, oldest first, released ones included. */
+  holds: HoldRow[];
 }
 
 /** How many commands the page lists (newest last); an order sees a handful in practice. */
@@ -113,6 +116,7 @@ export async function loadOrderView(ex: Executor, orderId: number): Promise<Orde
     completion: await loadCompletion(ex, orderId, events),
     mailing: await loadOrderMailing(ex, orderId),
     clock: order.testClockId === null ? undefined : await loadClock(ex, order.testClockId),
+    holds: await holdsVia(ex, orderId),
   };
 }
 

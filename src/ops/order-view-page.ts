@@ -10,6 +10,7 @@ import { renderOrderWebhooks } from './order-view-webhooks.ts';
 import { renderOrderFiles } from './order-view-files.ts';
 import { renderCompletion } from './order-view-completion.ts';
 import { renderOrderMailing } from './order-view-mailed.ts';
+import { renderOrderHolds } from './order-view-holds.ts';
 import { commandOutcome, type CommandOutcome } from '../commands/command-outcome.ts';
 
 const SHIPMENT_GRAPH = machineGraph(shipmentMachine);
@@ -123,6 +124,8 @@ nav a{margin-right:1em}
 <tr><td>created · accepted · completed</td><td>${when(order.createdAt)} · ${when(order.acceptedAt)} · ${when(order.completedAt)}</td></tr>
 ${deadlineRows(order)}
 </table>
+<h2>Holds (${data.holds.filter((h) => !h.releasedAt).length} active)</h2>
+${renderOrderHolds(data.holds)}
 <h2>What the buyer was sent</h2>
 ${renderWhatWasSent(order, data.sent)}
 <h2>What completed the shipment</h2>

@@ -1,6 +1,7 @@
 import type { Caller } from '../auth/caller.ts';
 import type { Executor } from '../db/client.ts';
 import { liveShipmentOf } from './live-shipment.ts';
+import { orderHoldsJson } from './holds.ts';
 import { readableOrder } from './order-parties.ts';
 import { shipmentReadJson } from './shipment-json.ts';
 
@@ -16,5 +17,6 @@ export async function readOrder(ex: Executor, orderId: number, caller: Pick<Call
     oid: order.oid,
     ...order.facts,
     shipments: live ? [shipmentReadJson(live.shipment, live.contacts)] : [],
+    ...(await orderHoldsJson(ex, order.id)),
   };
 }

@@ -90,7 +90,7 @@ export async function runAdvance(database: Database, clockId: number): Promise<A
         if (outcome.kind === 'fired') {
           fired++;
           waiting.delete(timer.orderId);
-        } else if (outcome.kind === 'on_time_in_transit' || outcome.kind === 'not_due') {
+        } else if (outcome.kind === 'on_time_in_transit' || outcome.kind === 'not_due' || outcome.kind === 'held') {
           const set = waiting.get(timer.orderId) ?? new Set<string>();
           waiting.set(timer.orderId, set.add(key(timer)));
         }

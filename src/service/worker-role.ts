@@ -69,6 +69,7 @@ export async function startWorkerRole(ctx: RoleContext): Promise<void> {
     log,
     onFired: () => wake.committed(),
     onClockEvents: (deliveries) => sendClockEvents(deliveries),
+    onTimers: (orderId) => void syncOrderTimers(database, timerQueue, orderId, log),
   });
   onStop({
     phase: 'workers',

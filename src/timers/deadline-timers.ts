@@ -19,7 +19,10 @@ export const RECEIPT_KIND = 'confirm_receipt';
 /** The next scan the carrier simulator planned for a test shipment (src/sandbox/carrier-simulator.ts, D-195). */
 export const CARRIER_SCAN_KIND = 'carrier_scan';
 
-export type AnyTimerKind = TimerKind | typeof ESCALATION_KIND | typeof RECEIPT_KIND | typeof CARRIER_SCAN_KIND;
+/** The earliest `release_at` of an order's active holds (src/timers/hold-release-timer.ts, D-215). */
+export const HOLD_RELEASE_KIND = 'hold_release';
+
+export type AnyTimerKind = TimerKind | typeof ESCALATION_KIND | typeof RECEIPT_KIND | typeof CARRIER_SCAN_KIND | typeof HOLD_RELEASE_KIND;
 
 export function isDeadlineKind(kind: AnyTimerKind): kind is TimerKind {
   return (TIMER_KINDS as readonly string[]).includes(kind);

@@ -7,9 +7,12 @@ import { TIMER_REASONS, type TimerKind } from './deadline-timers.ts';
 export type FireOutcome =
   // `next`: the same order's timer of this kind has another time still to come (the carrier
   // simulator's next scan): the job is delayed to it rather than done.
-  | { kind: 'fired'; dueAt: number; next?: number }
+  // `rearm`: the run changed the order's other timers (a hold released: its deadline timers wait no more).
+  | { kind: 'fired'; dueAt: number; next?: number; rearm?: true }
   | { kind: 'not_due'; dueAt: number }
   | { kind: 'already_fired' | 'finished' | 'no_deadline' }
+  // The order is on hold (D-216): its deadline waits; the hold's release arms it again, moved.
+  | { kind: 'held' }
   // A mailed shipment in transit whose carrier expects it by the deadline: not overdue yet. The
   // timer stays unfired, so the sweep's next run decides again (a scan may deliver it, or an
   // exception make it overdue after all).
@@ -22,6 +25,7 @@ interface Locked {
   deliverBy: Date | null;
   dueAt: Date | null;
   fired: boolean;
+  held: boolean;
   shipment: { id: number; type: string; state: string; estimatedDeliveryAt: string | null } | null;
 }
 
@@ -32,6 +36,7 @@ const lockFor = (kind: TimerKind) =>
     (p) => `
 select id, state in ('pending', 'accepted', 'cancel_proposed') as open, in_hand_on::text as "inHandOn", deliver_by as "deliverBy",
   ${kind === 'due_soon' ? 'due_soon_at' : 'deliver_by'} as "dueAt", ${kind}_fired_at is not null as fired,
+  exists (select 1 from holds h where h.order_id = orders.id and h.released_at is null) as held,
   (select json_build_object('id', s.id, 'type', s.type, 'state', s.state, 'estimatedDeliveryAt', s.estimated_delivery_at) from shipments s
     where s.order_id = orders.id and s.replaced_by is null) as shipment
 from orders where id = any(${p.orderIds}::bigint[]) order by id for update`,
@@ -58,6 +63,7 @@ function decide(row: Locked | undefined, kind: TimerKind, now: number): { outcom
   if (!row.open) return { outcome: { kind: 'finished' } };
   if (!row.dueAt || !row.deliverBy) return { outcome: { kind: 'no_deadline' } };
   if (row.fired) return { outcome: { kind: 'already_fired' } };
+  if (row.held) return { outcome: { kind: 'held' } };
   const dueAt = new Date(row.dueAt).getTime();
   if (dueAt > now) return { outcome: { kind: 'not_due', dueAt } };
   const estimate = row.shipment?.state === 'in_transit' ? row.shipment.estimatedDeliveryAt : null;

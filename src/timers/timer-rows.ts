@@ -5,6 +5,8 @@ import type { TimerJob } from './deadline-timers.ts';
 // What Postgres says of deadline timers: the truth the jobs in Redis are armed from.
 
 const OPEN = `state in ('pending', 'accepted', 'cancel_proposed')`;
+// An order on hold has no deadline timer to arm (D-216): the hold's release arms them again.
+const NOT_HELD = `not exists (select 1 from holds h where h.order_id = orders.id and h.released_at is null)`;
 
 interface TimerRow {
   id: number;
@@ -19,7 +21,7 @@ const ORDER_TIMERS = named<{ orderId: number }>(
   (p) => `
 select id, ${OPEN} as open, due_soon_at as "dueSoonAt", deliver_by as "deliverBy",
   due_soon_fired_at is not null as "dueSoonFired", overdue_fired_at is not null as "overdueFired"
-from orders where id = ${p.orderId}::bigint and test_clock_id is null`,
+from orders where id = ${p.orderId}::bigint and test_clock_id is null and ${NOT_HELD}`,
 );
 
 /** The timers still to fire of an order's row: none once it finished or has no deadline. */
@@ -46,7 +48,7 @@ select id, true as open, due_soon_at as "dueSoonAt", deliver_by as "deliverBy",
   due_soon_fired_at is not null as "dueSoonFired", overdue_fired_at is not null as "overdueFired",
   (extract(epoch from deliver_by) * 1000000)::bigint::text as "deliverByUs"
 from orders
-where ${OPEN} and deliver_by is not null and test_clock_id is null
+where ${OPEN} and deliver_by is not null and test_clock_id is null and ${NOT_HELD}
   and (deliver_by, id) > ('epoch'::timestamptz + ${p.afterUs}::bigint * interval '1 microsecond', ${p.afterId}::bigint)
   and (due_soon_fired_at is null or overdue_fired_at is null)
 order by deliver_by, id limit ${p.limit}::int`,
@@ -72,11 +74,11 @@ export async function* openTimers(db: SqlRunner, pageSize = 5_000): AsyncGenerat
 const ON_CLOCK = named<{ clockId: number; upTo: string; limit: number }>(
   (p) => `
 select id as "orderId", 'due_soon' as kind, due_soon_at as "dueAt" from orders
-where test_clock_id = ${p.clockId}::bigint and ${OPEN} and deliver_by is not null and due_soon_fired_at is null
+where test_clock_id = ${p.clockId}::bigint and ${OPEN} and deliver_by is not null and due_soon_fired_at is null and ${NOT_HELD}
   and due_soon_at <= ${p.upTo}::timestamptz
 union all
 select id, 'overdue', deliver_by from orders
-where test_clock_id = ${p.clockId}::bigint and ${OPEN} and deliver_by is not null and overdue_fired_at is null
+where test_clock_id = ${p.clockId}::bigint and ${OPEN} and deliver_by is not null and overdue_fired_at is null and ${NOT_HELD}
   and deliver_by <= ${p.upTo}::timestamptz
 order by 3, 1 limit ${p.limit}::int`,
 );

@@ -3,6 +3,7 @@ import { carrierScansOnClock, carrierScanTimerOf, fireCarrierScanIn, openCarrier
 import {
   CARRIER_SCAN_KIND,
   ESCALATION_KIND,
+  HOLD_RELEASE_KIND,
   RECEIPT_KIND,
   TIMER_KINDS,
   type AnyTimerKind,
@@ -11,6 +12,7 @@ import {
 } from './deadline-timers.ts';
 import { escalationsOnClock, escalationTimerOf, fireEscalationIn, openEscalations } from './escalation-timer.ts';
 import { fireTimersIn, type FireOutcome } from './fire-timer.ts';
+import { fireHoldReleaseIn, holdReleasesOnClock, holdReleaseTimerOf, openHoldReleases } from './hold-release-timer.ts';
 import { fireReceiptWindowIn, openReceiptWindows, receiptTimerOf, receiptWindowsOnClock } from './receipt-timer.ts';
 import { deadlineTimersOnClock, openTimers, timersOfOrder } from './timer-rows.ts';
 
@@ -74,7 +76,19 @@ const carrierScans: TimerSource = {
   fireIn: (tx, job, now) => fireCarrierScanIn(tx, job, now),
 };
 
-export const TIMER_SOURCES: readonly TimerSource[] = [deadlines, escalations, receiptWindows, carrierScans];
+// Holds that release themselves (D-215): an order's earliest release_at, one job per order.
+const holdReleases: TimerSource = {
+  kinds: [HOLD_RELEASE_KIND],
+  timersOf: async (db, orderId) => {
+    const t = await holdReleaseTimerOf(db, orderId);
+    return t ? [t] : [];
+  },
+  open: (db) => openHoldReleases(db),
+  dueOnClock: holdReleasesOnClock,
+  fireIn: (tx, job, now) => fireHoldReleaseIn(tx, job.orderId, now),
+};
+
+export const TIMER_SOURCES: readonly TimerSource[] = [deadlines, escalations, receiptWindows, carrierScans, holdReleases];
 
 /** Every kind the timer queue holds: a job per order and kind. */
 export const ALL_TIMER_KINDS: readonly AnyTimerKind[] = TIMER_SOURCES.flatMap((s) => s.kinds);

@@ -23,6 +23,8 @@ export function startTimerWorker(opts: {
   connection: () => RedisConnection;
   concurrency: number;
   log: Logger;
+  /** A run changed the order's other timers (a hold released): arm them as Postgres now has them. */
+  onTimers?: (orderId: number) => void;
   /** A timer's event committed (it waits in the outbox): wakes the relay. */
   onFired?: () => void;
   /** A test clock's own event committed (test_clock.ready): its webhook deliveries to send now. */
@@ -51,6 +53,7 @@ export function startTimerWorker(opts: {
     if (outcome.kind === 'fired') {
       observeTimerLateness(kind, (Date.now() - outcome.dueAt) / 1000);
       opts.onFired?.();
+      if (outcome.rearm) opts.onTimers?.(orderId);
       // One job per order and kind: a source with a later time still to fire reuses it.
       if (outcome.next !== undefined) {
         await job.updateData({ ...job.data, dueAt: outcome.next });

@@ -536,6 +536,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v9/orders/{id}/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an order's holds (seller or buyer)
+         * @description Every hold of the order, oldest first, active and released, with its reason, who placed and released it, and what its release added to the deadline.
+         */
+        get: operations["listHolds"];
+        put?: never;
+        /**
+         * Hold an order (seller)
+         * @description The order waits for a reason: while any hold is active, completing its shipment and uploading its files (e-tickets, an airbill, a proof of transfer) are 422 naming the hold, and its deadline timers wait. `reason` is one of `venue_release_pending`, `fraud_review`, `payment_pending`, `event_postponed`, `awaiting_buyer_info`, `other`; the seller may place `venue_release_pending`, `awaiting_buyer_info`, `other` (another reason is 403: operators place those through the ops page or `fulfil holds place`). `release_at` (ahead of the order's time) releases it by itself. `seats` must be the order's (1..quantity when it names none); the hold stops the whole order whatever seats it names. A second hold with the same `handle` answers the first (200) and changes nothing. At most 10 active holds an order (422 after). Both parties get `order.hold_placed`. The buyer is 403; anyone else 404.
+         */
+        post: operations["placeHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/holds/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a hold (seller)
+         * @description Whoever may place a hold of its reason releases it: the seller `venue_release_pending`, `awaiting_buyer_info`, `other`, operators any (`fulfil holds release`). The time held moves `deliver_by` later for `fraud_review`, `payment_pending`, `event_postponed` and `venue_release_pending` (never past the event's start), for `awaiting_buyer_info` only when the buyer answered more than a day after it was placed, never for `other`; a moved deadline is `order.deadline_extended`. Both parties get `order.hold_released`. A released hold is 422.
+         */
+        post: operations["releaseHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v9/holds/{id}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer an awaiting_buyer_info hold (buyer)
+         * @description The buyer gives what the seller asked for (a name for the transfer…). The hold stays active until the seller releases it; both parties get `order.hold_answered`. Another reason, a released or an answered hold is 422; the seller is 403.
+         */
+        post: operations["answerHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v9/shipments/{id}/airbill": {
         parameters: {
             query?: never;
@@ -1468,6 +1532,86 @@ export interface webhooks {
          * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
          */
         post: operations["receiveShipmentAtRisk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.hold_placed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.hold_placed
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderHoldPlaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.hold_released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.hold_released
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderHoldReleased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.hold_answered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.hold_answered
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderHoldAnswered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.deadline_extended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.deadline_extended
+         * @description POSTed to your endpoint; any 2xx acknowledges, anything else is retried (docs/WEBHOOKS.md).
+         */
+        post: operations["receiveOrderDeadlineExtended"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3475,6 +3619,51 @@ export interface operations {
                         rejection_notes: string | null;
                         /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                         test_clock: number | null;
+                        /** @description the active holds (GET /v9/orders/:id/holds lists every one) */
+                        holds: {
+                            id: number;
+                            order_id: number;
+                            /** @enum {string} */
+                            reason: "venue_release_pending" | "fraud_review" | "payment_pending" | "event_postponed" | "awaiting_buyer_info" | "other";
+                            notes: string | null;
+                            handle: string | null;
+                            /** @description the seats held; empty: the whole order */
+                            seats: string[];
+                            /** @enum {string} */
+                            state: "active" | "released";
+                            /** @description who acted: a party (its brokerage and user), an operator, or the service (release_at) */
+                            placed_by: {
+                                /** @enum {string} */
+                                party: "seller" | "buyer" | "operator" | "system";
+                                brokerage_id: number | null;
+                                user_id: number | null;
+                                /** @description an operator's name, as given */
+                                operator: string | null;
+                            };
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            placed_at: string;
+                            /** @description when it releases itself, if it does */
+                            release_at: string | null;
+                            released_at: string | null;
+                            released_by: {
+                                /** @enum {string} */
+                                party: "seller" | "buyer" | "operator" | "system";
+                                brokerage_id: number | null;
+                                user_id: number | null;
+                                /** @description an operator's name, as given */
+                                operator: string | null;
+                            } | null;
+                            /** @description released: by a party or an operator; release_at: by itself */
+                            release_why: ("released" | "release_at") | null;
+                            /** @description awaiting_buyer_info: the buyer's answer */
+                            answer_notes: string | null;
+                            answered_at: string | null;
+                            /** @description what its release added to the order's deliver_by */
+                            deadline_extended_ms: number;
+                            livemode: boolean;
+                        }[];
+                        /** @description whether any hold is active: completion and uploads wait, and so do the deadline timers */
+                        on_hold: boolean;
                     };
                 };
             };
@@ -8433,6 +8622,1049 @@ export interface operations {
             };
         };
     };
+    listHolds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the holds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description oldest first, released ones included */
+                        holds: {
+                            id: number;
+                            order_id: number;
+                            /** @enum {string} */
+                            reason: "venue_release_pending" | "fraud_review" | "payment_pending" | "event_postponed" | "awaiting_buyer_info" | "other";
+                            notes: string | null;
+                            handle: string | null;
+                            /** @description the seats held; empty: the whole order */
+                            seats: string[];
+                            /** @enum {string} */
+                            state: "active" | "released";
+                            /** @description who acted: a party (its brokerage and user), an operator, or the service (release_at) */
+                            placed_by: {
+                                /** @enum {string} */
+                                party: "seller" | "buyer" | "operator" | "system";
+                                brokerage_id: number | null;
+                                user_id: number | null;
+                                /** @description an operator's name, as given */
+                                operator: string | null;
+                            };
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            placed_at: string;
+                            /** @description when it releases itself, if it does */
+                            release_at: string | null;
+                            released_at: string | null;
+                            released_by: {
+                                /** @enum {string} */
+                                party: "seller" | "buyer" | "operator" | "system";
+                                brokerage_id: number | null;
+                                user_id: number | null;
+                                /** @description an operator's name, as given */
+                                operator: string | null;
+                            } | null;
+                            /** @description released: by a party or an operator; release_at: by itself */
+                            release_why: ("released" | "release_at") | null;
+                            /** @description awaiting_buyer_info: the buyer's answer */
+                            answer_notes: string | null;
+                            answered_at: string | null;
+                            /** @description what its release added to the order's deliver_by */
+                            deadline_extended_ms: number;
+                            livemode: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    placeHold: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description order id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "venue_release_pending",
+                 *       "notes": "barcodes out on the 12th",
+                 *       "handle": "venue-1",
+                 *       "release_at": "2026-11-12T15:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description why the order waits
+                     * @enum {string}
+                     */
+                    reason: "venue_release_pending" | "fraud_review" | "payment_pending" | "event_postponed" | "awaiting_buyer_info" | "other";
+                    /** @description free text, shown to both parties */
+                    notes?: string;
+                    /** @description the placer's key for the hold: a second hold of the order with the same handle answers the first */
+                    handle?: string;
+                    /**
+                     * Format: date-time
+                     * @description when the hold releases itself; must be ahead of the order’s time
+                     */
+                    release_at?: string;
+                    /** @description the seats held, as the order names them (1..quantity when it names none); none: the whole order */
+                    seats?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description the hold its handle named first, as it reads now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        order_id: number;
+                        /** @enum {string} */
+                        reason: "venue_release_pending" | "fraud_review" | "payment_pending" | "event_postponed" | "awaiting_buyer_info" | "other";
+                        notes: string | null;
+                        handle: string | null;
+                        /** @description the seats held; empty: the whole order */
+                        seats: string[];
+                        /** @enum {string} */
+                        state: "active" | "released";
+                        /** @description who acted: a party (its brokerage and user), an operator, or the service (release_at) */
+                        placed_by: {
+                            /** @enum {string} */
+                            party: "seller" | "buyer" | "operator" | "system";
+                            brokerage_id: number | null;
+                            user_id: number | null;
+                            /** @description an operator's name, as given */
+                            operator: string | null;
+                        };
+                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                        placed_at: string;
+                        /** @description when it releases itself, if it does */
+                        release_at: string | null;
+                        released_at: string | null;
+                        released_by: {
+                            /** @enum {string} */
+                            party: "seller" | "buyer" | "operator" | "system";
+                            brokerage_id: number | null;
+                            user_id: number | null;
+                            /** @description an operator's name, as given */
+                            operator: string | null;
+                        } | null;
+                        /** @description released: by a party or an operator; release_at: by itself */
+                        release_why: ("released" | "release_at") | null;
+                        /** @description awaiting_buyer_info: the buyer's answer */
+                        answer_notes: string | null;
+                        answered_at: string | null;
+                        /** @description what its release added to the order's deliver_by */
+                        deadline_extended_ms: number;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description the new hold */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        order_id: number;
+                        /** @enum {string} */
+                        reason: "venue_release_pending" | "fraud_review" | "payment_pending" | "event_postponed" | "awaiting_buyer_info" | "other";
+                        notes: string | null;
+                        handle: string | null;
+                        /** @description the seats held; empty: the whole order */
+                        seats: string[];
+                        /** @enum {string} */
+                        state: "active" | "released";
+                        /** @description who acted: a party (its brokerage and user), an operator, or the service (release_at) */
+                        placed_by: {
+                            /** @enum {string} */
+                            party: "seller" | "buyer" | "operator" | "system";
+                            brokerage_id: number | null;
+                            user_id: number | null;
+                            /** @description an operator's name, as given */
+                            operator: string | null;
+                        };
+                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                        placed_at: string;
+                        /** @description when it releases itself, if it does */
+                        release_at: string | null;
+                        released_at: string | null;
+                        released_by: {
+                            /** @enum {string} */
+                            party: "seller" | "buyer" | "operator" | "system";
+                            brokerage_id: number | null;
+                            user_id: number | null;
+                            /** @description an operator's name, as given */
+                            operator: string | null;
+                        } | null;
+                        /** @description released: by a party or an operator; release_at: by itself */
+                        release_why: ("released" | "release_at") | null;
+                        /** @description awaiting_buyer_info: the buyer's answer */
+                        answer_notes: string | null;
+                        answered_at: string | null;
+                        /** @description what its release added to the order's deliver_by */
+                        deadline_extended_ms: number;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `release_at` not an ISO 8601 time, or not ahead of the order’s time; `seats` not on the order (`field`: seats.<i>) or named twice; a `handle` or `notes` too long; the seller placing a reason only an operator may (403); an order not open, or an eleventh active hold (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    releaseHold: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description hold id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description free text, on the release event */
+                    notes?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the hold, released */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        order_id: number;
+                        /** @enum {string} */
+                        reason: "venue_release_pending" | "fraud_review" | "payment_pending" | "event_postponed" | "awaiting_buyer_info" | "other";
+                        notes: string | null;
+                        handle: string | null;
+                        /** @description the seats held; empty: the whole order */
+                        seats: string[];
+                        /** @enum {string} */
+                        state: "active" | "released";
+                        /** @description who acted: a party (its brokerage and user), an operator, or the service (release_at) */
+                        placed_by: {
+                            /** @enum {string} */
+                            party: "seller" | "buyer" | "operator" | "system";
+                            brokerage_id: number | null;
+                            user_id: number | null;
+                            /** @description an operator's name, as given */
+                            operator: string | null;
+                        };
+                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                        placed_at: string;
+                        /** @description when it releases itself, if it does */
+                        release_at: string | null;
+                        released_at: string | null;
+                        released_by: {
+                            /** @enum {string} */
+                            party: "seller" | "buyer" | "operator" | "system";
+                            brokerage_id: number | null;
+                            user_id: number | null;
+                            /** @description an operator's name, as given */
+                            operator: string | null;
+                        } | null;
+                        /** @description released: by a party or an operator; release_at: by itself */
+                        release_why: ("released" | "release_at") | null;
+                        /** @description awaiting_buyer_info: the buyer's answer */
+                        answer_notes: string | null;
+                        answered_at: string | null;
+                        /** @description what its release added to the order's deliver_by */
+                        deadline_extended_ms: number;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `notes` too long; the buyer, or the seller on a reason only an operator may release (403); a released hold (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    answerHold: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409. */
+                "idempotency-key"?: string;
+                /** @description `respond-async`: answer 202 at once with the command's Location instead of waiting for its result. */
+                prefer?: string;
+            };
+            path: {
+                /** @description hold id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "notes": "transfer to Ada Lovelace, ada@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description what the seller asked for (a name for the transfer…) */
+                    notes: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the hold, answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        order_id: number;
+                        /** @enum {string} */
+                        reason: "venue_release_pending" | "fraud_review" | "payment_pending" | "event_postponed" | "awaiting_buyer_info" | "other";
+                        notes: string | null;
+                        handle: string | null;
+                        /** @description the seats held; empty: the whole order */
+                        seats: string[];
+                        /** @enum {string} */
+                        state: "active" | "released";
+                        /** @description who acted: a party (its brokerage and user), an operator, or the service (release_at) */
+                        placed_by: {
+                            /** @enum {string} */
+                            party: "seller" | "buyer" | "operator" | "system";
+                            brokerage_id: number | null;
+                            user_id: number | null;
+                            /** @description an operator's name, as given */
+                            operator: string | null;
+                        };
+                        /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                        placed_at: string;
+                        /** @description when it releases itself, if it does */
+                        release_at: string | null;
+                        released_at: string | null;
+                        released_by: {
+                            /** @enum {string} */
+                            party: "seller" | "buyer" | "operator" | "system";
+                            brokerage_id: number | null;
+                            user_id: number | null;
+                            /** @description an operator's name, as given */
+                            operator: string | null;
+                        } | null;
+                        /** @description released: by a party or an operator; release_at: by itself */
+                        release_why: ("released" | "release_at") | null;
+                        /** @description awaiting_buyer_info: the buyer's answer */
+                        answer_notes: string | null;
+                        answered_at: string | null;
+                        /** @description what its release added to the order's deliver_by */
+                        deadline_extended_ms: number;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location */
+            202: {
+                headers: {
+                    /** @description /v9/commands/<id> */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued";
+                        /** @description /v9/commands/<id>, also in the Location header */
+                        url: string;
+                    };
+                };
+            };
+            /** @description `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `notes` missing or too long; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_params",
+                     *           "message": "reviewer_id: is missing",
+                     *           "field": "reviewer_id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "invalid credentials"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "only the seller may accept"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_found`: unknown id, or an order/shipment/command your brokerage is no party to */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "no order 700"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `idempotency_conflict`: this Idempotency-Key was already used with a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "idempotency_conflict",
+                     *           "message": "this Idempotency-Key was already used with a different request"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "payload_too_large",
+                     *           "message": "request body is larger than 64 KiB, the limit of this route"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "invalid_transition",
+                     *           "message": "order 700 is accepted; accept needs a pending order"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "rate_limited",
+                     *           "message": "rate limit exceeded; retry after 12 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "code": "unavailable",
+                     *           "message": "service temporarily unavailable; the request was not taken, nothing changed"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getAirbill: {
         parameters: {
             query?: never;
@@ -9850,7 +11082,7 @@ export interface operations {
                             /** @description per order, across shipment replacements */
                             seq: number;
                             /** @enum {string} */
-                            kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk";
+                            kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "hold_placed" | "hold_released" | "hold_answered" | "deadline_extended";
                             /** @description the shipment acted on; null for created */
                             shipment_id: number | null;
                             /** @description the shipment after the event (a replacement for updates); null for an order that has none */
@@ -10019,7 +11251,7 @@ export interface operations {
                             /** @description the event id: the same in every webhook delivery of the event and in the feed; de-duplicate on it */
                             id: string;
                             /** @enum {string} */
-                            type: "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk";
+                            type: "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk" | "order.hold_placed" | "order.hold_released" | "order.hold_answered" | "order.deadline_extended";
                             /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
                             created_at: string;
                             order_id: number;
@@ -10036,7 +11268,7 @@ export interface operations {
                                     /** @description per order, across shipment replacements */
                                     seq: number;
                                     /** @enum {string} */
-                                    kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk";
+                                    kind: "created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "hold_placed" | "hold_released" | "hold_answered" | "deadline_extended";
                                     /** @description the shipment acted on; null for created */
                                     shipment_id: number | null;
                                     /** @description the shipment after the event (a replacement for updates); null for an order that has none */
@@ -10302,7 +11534,7 @@ export interface operations {
                             id: number;
                             url: string;
                             /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                            event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
+                            event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "hold_placed" | "hold_released" | "hold_answered" | "deadline_extended")[];
                             enabled: boolean;
                             /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                             disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -10395,7 +11627,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url: string;
                     /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "hold_placed" | "hold_released" | "hold_answered" | "deadline_extended" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk" | "order.hold_placed" | "order.hold_released" | "order.hold_answered" | "order.deadline_extended")[] | unknown | unknown;
                     /** @description Default true. */
                     enabled?: boolean;
                 };
@@ -10412,7 +11644,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "hold_placed" | "hold_released" | "hold_answered" | "deadline_extended")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -10573,7 +11805,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "hold_placed" | "hold_released" | "hold_answered" | "deadline_extended")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -10707,7 +11939,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
                     /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "hold_placed" | "hold_released" | "hold_answered" | "deadline_extended" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk" | "order.hold_placed" | "order.hold_released" | "order.hold_answered" | "order.deadline_extended")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -10724,7 +11956,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "hold_placed" | "hold_released" | "hold_answered" | "deadline_extended")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -10998,7 +12230,7 @@ export interface operations {
                     /** @description Where events are POSTed: https:// (http:// only where WEBHOOK_ALLOW_PRIVATE=true). */
                     url?: string;
                     /** @description Event kinds to receive, each by its kind (`created`) or its type (`shipment.created`). Left out (on create), ["*"], or a list naming every kind: every kind, those added later included. */
-                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk")[] | unknown | unknown;
+                    event_kinds?: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "hold_placed" | "hold_released" | "hold_answered" | "deadline_extended" | "*" | "shipment.created" | "shipment.updated" | "shipment.pickup_details" | "shipment.delivered" | "shipment.completed" | "shipment.etickets_uploaded" | "shipment.transfer_verified" | "shipment.due_soon" | "shipment.overdue" | "order.rejected" | "order.cancel_proposed" | "order.cancel_withdrawn" | "order.canceled" | "order.in_hand_updated" | "order.delivery_issue_opened" | "order.delivery_issue_responded" | "order.delivery_issue_resolved" | "order.delivery_issue_escalated" | "order.delivery_issue_closed" | "shipment.reissued" | "shipment.airbill_created" | "shipment.in_transit" | "shipment.out_for_delivery" | "shipment.delivery_exception" | "shipment.returned" | "shipment.at_risk" | "order.hold_placed" | "order.hold_released" | "order.hold_answered" | "order.deadline_extended")[] | unknown | unknown;
                     /** @description true re-enables a disabled endpoint: it resumes from its first undelivered event. */
                     enabled?: boolean;
                 };
@@ -11015,7 +12247,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "hold_placed" | "hold_released" | "hold_answered" | "deadline_extended")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -11181,7 +12413,7 @@ export interface operations {
                         id: number;
                         url: string;
                         /** @description the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"]) */
-                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk")[];
+                        event_kinds: ("created" | "updated" | "pickup_details" | "delivered" | "completed" | "etickets_uploaded" | "transfer_verified" | "due_soon" | "overdue" | "rejected" | "cancel_proposed" | "cancel_withdrawn" | "canceled" | "in_hand_updated" | "delivery_issue_opened" | "delivery_issue_responded" | "delivery_issue_resolved" | "delivery_issue_escalated" | "delivery_issue_closed" | "reissued" | "airbill_created" | "in_transit" | "out_for_delivery" | "delivery_exception" | "returned" | "at_risk" | "hold_placed" | "hold_released" | "hold_answered" | "deadline_extended")[];
                         enabled: boolean;
                         /** @description manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out) */
                         disabled_reason: ("manual" | "gone" | "failing") | null;
@@ -11927,6 +13159,51 @@ export interface operations {
                         rejection_notes: string | null;
                         /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                         test_clock: number | null;
+                        /** @description the active holds (GET /v9/orders/:id/holds lists every one) */
+                        holds: {
+                            id: number;
+                            order_id: number;
+                            /** @enum {string} */
+                            reason: "venue_release_pending" | "fraud_review" | "payment_pending" | "event_postponed" | "awaiting_buyer_info" | "other";
+                            notes: string | null;
+                            handle: string | null;
+                            /** @description the seats held; empty: the whole order */
+                            seats: string[];
+                            /** @enum {string} */
+                            state: "active" | "released";
+                            /** @description who acted: a party (its brokerage and user), an operator, or the service (release_at) */
+                            placed_by: {
+                                /** @enum {string} */
+                                party: "seller" | "buyer" | "operator" | "system";
+                                brokerage_id: number | null;
+                                user_id: number | null;
+                                /** @description an operator's name, as given */
+                                operator: string | null;
+                            };
+                            /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                            placed_at: string;
+                            /** @description when it releases itself, if it does */
+                            release_at: string | null;
+                            released_at: string | null;
+                            released_by: {
+                                /** @enum {string} */
+                                party: "seller" | "buyer" | "operator" | "system";
+                                brokerage_id: number | null;
+                                user_id: number | null;
+                                /** @description an operator's name, as given */
+                                operator: string | null;
+                            } | null;
+                            /** @description released: by a party or an operator; release_at: by itself */
+                            release_why: ("released" | "release_at") | null;
+                            /** @description awaiting_buyer_info: the buyer's answer */
+                            answer_notes: string | null;
+                            answered_at: string | null;
+                            /** @description what its release added to the order's deliver_by */
+                            deadline_extended_ms: number;
+                            livemode: boolean;
+                        }[];
+                        /** @description whether any hold is active: completion and uploads wait, and so do the deadline timers */
+                        on_hold: boolean;
                     };
                 };
             };
@@ -12967,6 +14244,51 @@ export interface operations {
                             rejection_notes: string | null;
                             /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                             test_clock: number | null;
+                            /** @description the active holds (GET /v9/orders/:id/holds lists every one) */
+                            holds: {
+                                id: number;
+                                order_id: number;
+                                /** @enum {string} */
+                                reason: "venue_release_pending" | "fraud_review" | "payment_pending" | "event_postponed" | "awaiting_buyer_info" | "other";
+                                notes: string | null;
+                                handle: string | null;
+                                /** @description the seats held; empty: the whole order */
+                                seats: string[];
+                                /** @enum {string} */
+                                state: "active" | "released";
+                                /** @description who acted: a party (its brokerage and user), an operator, or the service (release_at) */
+                                placed_by: {
+                                    /** @enum {string} */
+                                    party: "seller" | "buyer" | "operator" | "system";
+                                    brokerage_id: number | null;
+                                    user_id: number | null;
+                                    /** @description an operator's name, as given */
+                                    operator: string | null;
+                                };
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                placed_at: string;
+                                /** @description when it releases itself, if it does */
+                                release_at: string | null;
+                                released_at: string | null;
+                                released_by: {
+                                    /** @enum {string} */
+                                    party: "seller" | "buyer" | "operator" | "system";
+                                    brokerage_id: number | null;
+                                    user_id: number | null;
+                                    /** @description an operator's name, as given */
+                                    operator: string | null;
+                                } | null;
+                                /** @description released: by a party or an operator; release_at: by itself */
+                                release_why: ("released" | "release_at") | null;
+                                /** @description awaiting_buyer_info: the buyer's answer */
+                                answer_notes: string | null;
+                                answered_at: string | null;
+                                /** @description what its release added to the order's deliver_by */
+                                deadline_extended_ms: number;
+                                livemode: boolean;
+                            }[];
+                            /** @description whether any hold is active: completion and uploads wait, and so do the deadline timers */
+                            on_hold: boolean;
                         };
                         /** @description what the simulated party did, in order */
                         steps: {
@@ -13136,6 +14458,51 @@ export interface operations {
                             rejection_notes: string | null;
                             /** @description the test clock the order lives at; null: the wall clock (always null for a live order) */
                             test_clock: number | null;
+                            /** @description the active holds (GET /v9/orders/:id/holds lists every one) */
+                            holds: {
+                                id: number;
+                                order_id: number;
+                                /** @enum {string} */
+                                reason: "venue_release_pending" | "fraud_review" | "payment_pending" | "event_postponed" | "awaiting_buyer_info" | "other";
+                                notes: string | null;
+                                handle: string | null;
+                                /** @description the seats held; empty: the whole order */
+                                seats: string[];
+                                /** @enum {string} */
+                                state: "active" | "released";
+                                /** @description who acted: a party (its brokerage and user), an operator, or the service (release_at) */
+                                placed_by: {
+                                    /** @enum {string} */
+                                    party: "seller" | "buyer" | "operator" | "system";
+                                    brokerage_id: number | null;
+                                    user_id: number | null;
+                                    /** @description an operator's name, as given */
+                                    operator: string | null;
+                                };
+                                /** @description ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z */
+                                placed_at: string;
+                                /** @description when it releases itself, if it does */
+                                release_at: string | null;
+                                released_at: string | null;
+                                released_by: {
+                                    /** @enum {string} */
+                                    party: "seller" | "buyer" | "operator" | "system";
+                                    brokerage_id: number | null;
+                                    user_id: number | null;
+                                    /** @description an operator's name, as given */
+                                    operator: string | null;
+                                } | null;
+                                /** @description released: by a party or an operator; release_at: by itself */
+                                release_why: ("released" | "release_at") | null;
+                                /** @description awaiting_buyer_info: the buyer's answer */
+                                answer_notes: string | null;
+                                answered_at: string | null;
+                                /** @description what its release added to the order's deliver_by */
+                                deadline_extended_ms: number;
+                                livemode: boolean;
+                            }[];
+                            /** @description whether any hold is active: completion and uploads wait, and so do the deadline timers */
+                            on_hold: boolean;
                         };
                         /** @description what the simulated party did, in order */
                         steps: {
@@ -15563,6 +16930,318 @@ export interface operations {
                             seq: number;
                             /** @constant */
                             kind: "at_risk";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderHoldPlaced: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.hold_placed";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "hold_placed";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderHoldReleased: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.hold_released";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "hold_released";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderHoldAnswered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.hold_answered";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "hold_answered";
+                            actor: {
+                                /** @constant */
+                                type: "party";
+                                /** @enum {string} */
+                                role: "seller" | "buyer";
+                                brokerage_id: number;
+                                /** @description the acting user; null for an API credential (and, in what a party reads, for the other party's events) */
+                                user_id: number | null;
+                            } | {
+                                /** @constant */
+                                type: "system";
+                                /** @description why the service acted, a short code such as deadline_passed or operator_action */
+                                reason: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards */
+                        shipment: ({
+                            id: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description acknowledged */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOrderDeadlineExtended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">[,v1=…] */
+                "Fulfil-Signature": string;
+                /** @description the event id */
+                "Fulfil-Event-Id": string;
+                /** @description Standard Webhooks: the event id */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds, signed */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the event id, also in the Fulfil-Event-Id header: de-duplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "order.deadline_extended";
+                    /** @description ISO 8601 UTC timestamp */
+                    created_at: string;
+                    order_id: number;
+                    /** @description position in the order's history: per order and endpoint, events arrive in seq order */
+                    seq: number;
+                    /** @description false for an event of a test order (test mode) */
+                    livemode: boolean;
+                    /** @description the test clock the order lives at; null: the wall clock */
+                    test_clock: number | null;
+                    data: {
+                        /** @description as GET /v9/orders/:id/events lists it */
+                        event: {
+                            event_id: string;
+                            seq: number;
+                            /** @constant */
+                            kind: "deadline_extended";
                             actor: {
                                 /** @constant */
                                 type: "party";

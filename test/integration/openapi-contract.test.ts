@@ -28,6 +28,7 @@ const FILE_ORDERS = [733, 734] as const;
 /** A completed Eticket order for the delivery issue routes. */
 const ISSUE_ORDER = 735;
 const MAILED_ORDER = 736;
+const HOLD_ORDER = 737;
 const EASYPOST_SECRET = 'whsec-contract-test';
 
 describe('OpenAPI document', () => {
@@ -37,7 +38,7 @@ describe('OpenAPI document', () => {
   let checker: ReturnType<typeof openApiChecker>;
   beforeAll(async () => {
     t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', EASYPOST_WEBHOOK_SECRET: EASYPOST_SECRET } });
-    await t.seed(baseFixture([...ORDER_COMMAND_ORDERS, ...FILE_ORDERS, ISSUE_ORDER, MAILED_ORDER]));
+    await t.seed(baseFixture([...ORDER_COMMAND_ORDERS, ...FILE_ORDERS, ISSUE_ORDER, MAILED_ORDER, HOLD_ORDER]));
     call = apiClient(t.url);
     const res = await fetch(`${t.url}/openapi.json`);
     expect(res.status).toBe(200);
@@ -554,6 +555,24 @@ describe('OpenAPI document', () => {
     expect((await checked(STRANGER, 'GET', `/v9/orders/${ISSUE_ORDER}/delivery_evidence`, evidence)).status).toBe(404);
     const shipment = await checked(BUYER, 'GET', `/v9/shipments/${shipmentId}`, '/v9/shipments/{id}');
     expect(shipment.body.barcodes.revoked).toHaveLength(1);
+  });
+
+  it('holds: place, list, answer, release', async () => {
+    const place = '/v9/orders/{id}/holds';
+    expect((await checked(SELLER, 'POST', `/v9/orders/${HOLD_ORDER}/holds`, place, { reason: 'lost' })).status).toBe(400);
+    const placed = await checked(SELLER, 'POST', `/v9/orders/${HOLD_ORDER}/holds`, place, { reason: 'awaiting_buyer_info', handle: 'h' });
+    expect(placed.status).toBe(201);
+    expect((await checked(SELLER, 'POST', `/v9/orders/${HOLD_ORDER}/holds`, place, { reason: 'other', handle: 'h' })).status).toBe(200);
+    expect((await checked(BUYER, 'GET', `/v9/orders/${HOLD_ORDER}/holds`, place)).status).toBe(200);
+    expect((await checked(STRANGER, 'GET', `/v9/orders/${HOLD_ORDER}/holds`, place)).status).toBe(404);
+    const id = placed.body.id as number;
+    const answer = '/v9/holds/{id}/answer';
+    expect((await checked(SELLER, 'POST', `/v9/holds/${id}/answer`, answer, { notes: 'x' })).status).toBe(403);
+    expect((await checked(BUYER, 'POST', `/v9/holds/${id}/answer`, answer, { notes: 'Ada Lovelace' })).status).toBe(200);
+    const release = '/v9/holds/{id}/release';
+    expect((await checked(BUYER, 'POST', `/v9/holds/${id}/release`, release, {})).status).toBe(403);
+    expect((await checked(SELLER, 'POST', `/v9/holds/${id}/release`, release, {})).status).toBe(200);
+    expect((await checked(SELLER, 'POST', `/v9/holds/${id}/release`, release, {})).status).toBe(422);
   });
 
   it('mailed tickets: the mailed type, the airbill, tracking numbers and events, the carrier webhook', async () => {

@@ -33,6 +33,7 @@ interface World {
   shipment: number;
   eticket: number;
   issue: number;
+  hold: number;
   endpoint: number;
   command: string;
 }
@@ -86,6 +87,10 @@ const ORDER_SCOPED: Record<string, (w: World) => Call> = {
   'POST /v9/delivery_issues/:id/responses': (w) => ['POST', `/v9/delivery_issues/${w.issue}/responses`, { notes: 'see the evidence' }],
   'POST /v9/delivery_issues/:id/resolve': (w) => ['POST', `/v9/delivery_issues/${w.issue}/resolve`, {}],
   'POST /v9/delivery_issues/:id/escalate': (w) => ['POST', `/v9/delivery_issues/${w.issue}/escalate`, {}],
+  'POST /v9/orders/:id/holds': (w) => ['POST', `/v9/orders/${w.order}/holds`, { reason: 'other' }],
+  'GET /v9/orders/:id/holds': (w) => ['GET', `/v9/orders/${w.order}/holds`],
+  'POST /v9/holds/:id/release': (w) => ['POST', `/v9/holds/${w.hold}/release`, {}],
+  'POST /v9/holds/:id/answer': (w) => ['POST', `/v9/holds/${w.hold}/answer`, { notes: 'Ada Lovelace' }],
   'GET /v9/commands/:id': (w) => ['GET', `/v9/commands/${w.command}`],
   'GET /v9/webhook_endpoints/:id': (w) => ['GET', `/v9/webhook_endpoints/${w.endpoint}`],
   'PATCH /v9/webhook_endpoints/:id': (w) => ['PATCH', `/v9/webhook_endpoints/${w.endpoint}`, { enabled: false }],
@@ -107,6 +112,7 @@ const OWNER_READS: Record<string, (body: any) => unknown> = {
   'GET /v9/shipments/:id/etickets': (b) => b.livemode,
   'GET /v9/shipments/:id/transfer_verifications': (b) => b.livemode,
   'GET /v9/delivery_issues/:id': (b) => b.livemode,
+  'GET /v9/orders/:id/holds': (b) => b.holds[0].livemode,
   'GET /v9/webhook_endpoints/:id': (b) => b.livemode,
 };
 
@@ -187,7 +193,21 @@ describe('test mode isolation: every order-scoped route, both ways', () => {
     expect(endpoint.body.livemode).toBe(livemode);
     const [command] = await sql()`select c.id from commands c join credentials k on k.brokerage_id = c.brokerage_id
       where k.token = ${seller.token} order by c.created_at limit 1`;
-    return { livemode, seller, buyer, order, shipment, eticket, issue: opened.body.id, endpoint: endpoint.body.id, command: command!.id };
+    // A hold of the (completed) order, as one placed before the completion would stand: an awaiting_buyer_info one the buyer could answer.
+    const [hold] = await sql()`insert into holds (order_id, reason, placed_by_party, placed_at, released_at)
+      values (${order}, 'awaiting_buyer_info', 'seller', now(), null) returning id`;
+    return {
+      livemode,
+      seller,
+      buyer,
+      order,
+      shipment,
+      eticket,
+      issue: opened.body.id,
+      hold: Number(hold!.id),
+      endpoint: endpoint.body.id,
+      command: command!.id,
+    };
   }
 
   /** What the intruder could change: the order, its shipments, issues, files, links, and the endpoint. */
@@ -196,6 +216,7 @@ describe('test mode isolation: every order-scoped route, both ways', () => {
       order: await sql()`select state, event_seq, updated_at, in_hand_on from orders where id = ${w.order}`,
       shipments: await sql()`select id, type, state, replaced_by, tracking_number from shipments where order_id = ${w.order} order by id`,
       issues: await sql()`select id, state from delivery_issues where order_id = ${w.order} order by id`,
+      holds: await sql()`select id, released_at, answered_at from holds where order_id = ${w.order} order by id`,
       files: await sql()`select count(*)::int as n from shipment_file_sets where shipment_id = ${w.shipment}`,
       links: await sql()`select count(*)::int as n from file_links`,
       endpoint: await sql()`select url, enabled, secret_ciphertext from webhook_endpoints where id = ${w.endpoint}`,

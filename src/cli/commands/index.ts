@@ -193,6 +193,34 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./issues.ts').then((m) => m.issuesClose),
   },
   {
+    path: ['holds', 'list'],
+    brief: "Lists an order's holds, oldest first.",
+    summary: 'Lists every hold of an order from the database: active and released, why, who placed and released it.',
+    usage: 'holds list <order_id> [--json]',
+    load: () => import('./holds.ts').then((m) => m.holdsList),
+  },
+  {
+    path: ['holds', 'place'],
+    brief: 'Holds an order for any reason (operator).',
+    summary:
+      "Places a hold as an operator: the command order.hold_place, run by the service's workers (found as for\n" +
+      '`issues close`). Any reason: venue_release_pending, fraud_review, payment_pending, event_postponed,\n' +
+      'awaiting_buyer_info, other. Both parties get order.hold_placed. Exits 0 placed, 1 refused or no service,\n' +
+      '3 queued but not answered within --wait seconds (30).',
+    usage:
+      'holds place <order_id> --reason <reason> [--notes …] [--handle …] [--release-at <ISO time>] [--seats 1,2] [--operator name] [--wait 30] [--base <url>]',
+    load: () => import('./holds.ts').then((m) => m.holdsPlace),
+  },
+  {
+    path: ['holds', 'release'],
+    brief: 'Releases a hold of any reason (operator).',
+    summary:
+      "Releases a hold as an operator: the command hold.release, run by the service's workers. The deadline moves\n" +
+      'by the time held as the reason gives it (docs/API.md, Holds). Exits as `holds place` does.',
+    usage: 'holds release <hold_id> [--notes …] [--operator name] [--wait 30] [--base <url>]',
+    load: () => import('./holds.ts').then((m) => m.holdsRelease),
+  },
+  {
     path: ['webhooks', 'list'],
     brief: "Lists the webhook endpoints of the credential's brokerage.",
     summary:
@@ -368,6 +396,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   'shipments etickets': "A shipment's e-tickets: upload the PDFs (seller), list them and download one.",
   orders: 'Find orders and follow one (the terminal side of /ops/orders).',
   issues: 'Delivery issues buyers opened: list them, close an escalated one (the terminal side of /ops/delivery_issues).',
+  holds: 'Holds on orders: list them, place and release one as an operator.',
   webhooks: "Webhook endpoints of the credential's brokerage, their deliveries log, redelivery and replay.",
   jobs: 'BullMQ jobs: inspect and replay.',
   sandbox: 'Test mode: test orders to practise on, and their simulated counterparty (test credential).',

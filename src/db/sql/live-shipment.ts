@@ -16,16 +16,23 @@ where s.order_id = (select order_id from shipments where id = $1::bigint) and s.
 const LIVE = live('');
 // An update also draws the id of the replacement, so its answer is known before the write.
 const LIVE_AND_NEXT_ID = live(`, ${nextShipmentIdSql('$1::bigint')} as "nextId"`);
+// A command that delivers also reads the order's oldest active hold (D-218): in this statement, so
+// it costs no statement of its own, and after the lock, so a hold committed while it waited is seen.
+const LIVE_AND_HOLD = live(`, (select json_build_object('id', h.id, 'reason', h.reason) from holds h
+  where h.order_id = s.order_id and h.released_at is null order by h.id limit 1) as "activeHold"`);
 
 /** The live shipment of the order that `shipmentId` belongs to, with the e-mail row responses show. */
 export async function liveShipment(
   tx: SqlRunner,
   shipmentId: number,
-  opts: { drawNextId: boolean },
-): Promise<{ shipment: ShipmentRow; email?: EmailAddressRow; nextId?: number } | undefined> {
-  const [raw] = await tx.rows<Record<string, unknown>>(opts.drawNextId ? LIVE_AND_NEXT_ID : LIVE, [shipmentId]);
+  opts: { drawNextId: boolean; activeHold?: boolean },
+): Promise<
+  { shipment: ShipmentRow; email?: EmailAddressRow; nextId?: number; activeHold?: { id: number; reason: string } | null } | undefined
+> {
+  const text = opts.drawNextId ? LIVE_AND_NEXT_ID : opts.activeHold ? LIVE_AND_HOLD : LIVE;
+  const [raw] = await tx.rows<Record<string, unknown>>(text, [shipmentId]);
   if (!raw) return undefined;
-  const { emailAddress, emailLabel, emailUpdatedAt, nextId, ...rest } = raw;
+  const { emailAddress, emailLabel, emailUpdatedAt, nextId, activeHold, ...rest } = raw;
   const shipment = toShipmentRow(rest);
   const email =
     shipment.emailAddressId === null
@@ -36,5 +43,10 @@ export async function liveShipment(
           label: (emailLabel as string | null) ?? null,
           updatedAt: toDate(emailUpdatedAt),
         };
-  return { shipment, email, ...(nextId === undefined ? {} : { nextId: Number(nextId) }) };
+  return {
+    shipment,
+    email,
+    ...(nextId === undefined ? {} : { nextId: Number(nextId) }),
+    ...(activeHold === undefined ? {} : { activeHold: activeHold as { id: number; reason: string } | null }),
+  };
 }

@@ -95,6 +95,11 @@ export function describeApi(service: { name: string; version: string }) {
           'The buyer says the tickets did not arrive: the seller reissues or answers, the buyer resolves or escalates; the evidence of delivery',
       },
       {
+        name: 'Holds',
+        description:
+          'An order that waits for a reason (the venue, a fraud review, the buyer): completion and uploads wait, the deadline waits and moves by the time held',
+      },
+      {
         name: 'Mailed tickets',
         description:
           "Tickets sent by a carrier: the mailed type and address, the airbill (bought or uploaded), tracking numbers and scans, the carrier's webhooks",

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { COMMAND_OUTCOMES } from '../../commands/command-outcome.ts';
-import { deliveryIssueAnswers, eventActor, shipmentAnswers, eventKind, eventType } from '@fulfil/contract';
+import { deliveryIssueAnswers, eventActor, holdAnswers, shipmentAnswers, eventKind, eventType } from '@fulfil/contract';
 
 // What each route answers, as documentation: the renderers in src/domain/shipment-response.ts
 // and src/read/ build these bodies, and the contract test checks real answers against them.
@@ -58,6 +58,8 @@ export const shipmentRead = z.union(
 export const readOrder = acceptedOrder.extend({
   ...orderFacts,
   shipments: z.array(readShipment).max(1).describe('the live shipment; empty before the order is accepted'),
+  holds: z.array(holdAnswers.hold).describe('the active holds (GET /v9/orders/:id/holds lists every one)'),
+  on_hold: z.boolean().describe('whether any hold is active: completion and uploads wait, and so do the deadline timers'),
 });
 
 export const orderEvent = z.strictObject({

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AcceptOrderData, AcceptOrderErrors, AcceptOrderResponses, ActAsSimulatedPartyData, ActAsSimulatedPartyErrors, ActAsSimulatedPartyResponses, AddTrackingEventData, AddTrackingEventErrors, AddTrackingEventResponses, AdvanceTestClockData, AdvanceTestClockErrors, AdvanceTestClockResponses, CancelOrderData, CancelOrderErrors, CancelOrderResponses, CompleteShipmentData, CompleteShipmentErrors, CompleteShipmentResponses, CompleteShipmentWithPostData, CompleteShipmentWithPostErrors, CompleteShipmentWithPostResponses, ConfirmOrderReceiptData, ConfirmOrderReceiptErrors, ConfirmOrderReceiptResponses, CreateAirbillData, CreateAirbillErrors, CreateAirbillResponses, CreateEticketLinkData, CreateEticketLinkErrors, CreateEticketLinkResponses, CreateTestClockData, CreateTestClockErrors, CreateTestClockResponses, CreateTestOrderData, CreateTestOrderErrors, CreateTestOrderResponses, CreateTransferVerificationData, CreateTransferVerificationErrors, CreateTransferVerificationResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteTestClockData, DeleteTestClockErrors, DeleteTestClockResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadEticketByLinkData, DownloadEticketByLinkErrors, DownloadEticketByLinkResponses, EscalateDeliveryIssueData, EscalateDeliveryIssueErrors, EscalateDeliveryIssueResponses, GetAirbillData, GetAirbillErrors, GetAirbillResponses, GetCommandData, GetCommandErrors, GetCommandResponses, GetCurrentCredentialData, GetCurrentCredentialErrors, GetCurrentCredentialResponses, GetDeliveryEvidenceData, GetDeliveryEvidenceErrors, GetDeliveryEvidenceResponses, GetDeliveryIssueData, GetDeliveryIssueErrors, GetDeliveryIssueResponses, GetEticketData, GetEticketErrors, GetEticketResponses, GetFrontDoorData, GetFrontDoorErrors, GetFrontDoorResponses, GetLivenessData, GetLivenessErrors, GetLivenessResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetShipmentData, GetShipmentErrors, GetShipmentResponses, GetTestClockData, GetTestClockErrors, GetTestClockResponses, GetTransferVerificationFileData, GetTransferVerificationFileErrors, GetTransferVerificationFileResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListDeliveryIssuesData, ListDeliveryIssuesErrors, ListDeliveryIssuesResponses, ListEticketsData, ListEticketsErrors, ListEticketsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListInventoryData, ListInventoryErrors, ListInventoryResponses, ListOrderEventsData, ListOrderEventsErrors, ListOrderEventsResponses, ListTestClocksData, ListTestClocksErrors, ListTestClocksResponses, ListTrackingEventsData, ListTrackingEventsErrors, ListTrackingEventsResponses, ListTransferVerificationsData, ListTransferVerificationsErrors, ListTransferVerificationsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, OpenDeliveryIssueData, OpenDeliveryIssueErrors, OpenDeliveryIssueResponses, OpenEticketLinkData, OpenEticketLinkErrors, OpenEticketLinkResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, ReceiveEasyPostEventData, ReceiveEasyPostEventErrors, ReceiveEasyPostEventResponses, RedeliverWebhookEventsData, RedeliverWebhookEventsErrors, RedeliverWebhookEventsResponses, ReissueShipmentData, ReissueShipmentErrors, ReissueShipmentResponses, RejectOrderData, RejectOrderErrors, RejectOrderResponses, ResolveDeliveryIssueData, ResolveDeliveryIssueErrors, ResolveDeliveryIssueResponses, RespondToDeliveryIssueData, RespondToDeliveryIssueErrors, RespondToDeliveryIssueResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SetTrackingNumberData, SetTrackingNumberErrors, SetTrackingNumberResponses, UpdateOrderData, UpdateOrderErrors, UpdateOrderResponses, UpdateShipmentData, UpdateShipmentErrors, UpdateShipmentResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpdateWebhookEndpointWithPutData, UpdateWebhookEndpointWithPutErrors, UpdateWebhookEndpointWithPutResponses, UploadEticketsData, UploadEticketsErrors, UploadEticketsResponses, VerifySigningData, VerifySigningErrors, VerifySigningResponses, VerifySigningWithPutData, VerifySigningWithPutErrors, VerifySigningWithPutResponses, WithdrawOrderCancellationData, WithdrawOrderCancellationErrors, WithdrawOrderCancellationResponses } from './types.gen.js';
+import type { AcceptOrderData, AcceptOrderErrors, AcceptOrderResponses, ActAsSimulatedPartyData, ActAsSimulatedPartyErrors, ActAsSimulatedPartyResponses, AddTrackingEventData, AddTrackingEventErrors, AddTrackingEventResponses, AdvanceTestClockData, AdvanceTestClockErrors, AdvanceTestClockResponses, AnswerHoldData, AnswerHoldErrors, AnswerHoldResponses, CancelOrderData, CancelOrderErrors, CancelOrderResponses, CompleteShipmentData, CompleteShipmentErrors, CompleteShipmentResponses, CompleteShipmentWithPostData, CompleteShipmentWithPostErrors, CompleteShipmentWithPostResponses, ConfirmOrderReceiptData, ConfirmOrderReceiptErrors, ConfirmOrderReceiptResponses, CreateAirbillData, CreateAirbillErrors, CreateAirbillResponses, CreateEticketLinkData, CreateEticketLinkErrors, CreateEticketLinkResponses, CreateTestClockData, CreateTestClockErrors, CreateTestClockResponses, CreateTestOrderData, CreateTestOrderErrors, CreateTestOrderResponses, CreateTransferVerificationData, CreateTransferVerificationErrors, CreateTransferVerificationResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteTestClockData, DeleteTestClockErrors, DeleteTestClockResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DownloadEticketByLinkData, DownloadEticketByLinkErrors, DownloadEticketByLinkResponses, EscalateDeliveryIssueData, EscalateDeliveryIssueErrors, EscalateDeliveryIssueResponses, GetAirbillData, GetAirbillErrors, GetAirbillResponses, GetCommandData, GetCommandErrors, GetCommandResponses, GetCurrentCredentialData, GetCurrentCredentialErrors, GetCurrentCredentialResponses, GetDeliveryEvidenceData, GetDeliveryEvidenceErrors, GetDeliveryEvidenceResponses, GetDeliveryIssueData, GetDeliveryIssueErrors, GetDeliveryIssueResponses, GetEticketData, GetEticketErrors, GetEticketResponses, GetFrontDoorData, GetFrontDoorErrors, GetFrontDoorResponses, GetLivenessData, GetLivenessErrors, GetLivenessResponses, GetOrderData, GetOrderErrors, GetOrderResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetShipmentData, GetShipmentErrors, GetShipmentResponses, GetTestClockData, GetTestClockErrors, GetTestClockResponses, GetTransferVerificationFileData, GetTransferVerificationFileErrors, GetTransferVerificationFileResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListDeliveryIssuesData, ListDeliveryIssuesErrors, ListDeliveryIssuesResponses, ListEticketsData, ListEticketsErrors, ListEticketsResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListHoldsData, ListHoldsErrors, ListHoldsResponses, ListInventoryData, ListInventoryErrors, ListInventoryResponses, ListOrderEventsData, ListOrderEventsErrors, ListOrderEventsResponses, ListTestClocksData, ListTestClocksErrors, ListTestClocksResponses, ListTrackingEventsData, ListTrackingEventsErrors, ListTrackingEventsResponses, ListTransferVerificationsData, ListTransferVerificationsErrors, ListTransferVerificationsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, OpenDeliveryIssueData, OpenDeliveryIssueErrors, OpenDeliveryIssueResponses, OpenEticketLinkData, OpenEticketLinkErrors, OpenEticketLinkResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, PlaceHoldData, PlaceHoldErrors, PlaceHoldResponses, ReceiveEasyPostEventData, ReceiveEasyPostEventErrors, ReceiveEasyPostEventResponses, RedeliverWebhookEventsData, RedeliverWebhookEventsErrors, RedeliverWebhookEventsResponses, ReissueShipmentData, ReissueShipmentErrors, ReissueShipmentResponses, RejectOrderData, RejectOrderErrors, RejectOrderResponses, ReleaseHoldData, ReleaseHoldErrors, ReleaseHoldResponses, ResolveDeliveryIssueData, ResolveDeliveryIssueErrors, ResolveDeliveryIssueResponses, RespondToDeliveryIssueData, RespondToDeliveryIssueErrors, RespondToDeliveryIssueResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SetTrackingNumberData, SetTrackingNumberErrors, SetTrackingNumberResponses, UpdateOrderData, UpdateOrderErrors, UpdateOrderResponses, UpdateShipmentData, UpdateShipmentErrors, UpdateShipmentResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, UpdateWebhookEndpointWithPutData, UpdateWebhookEndpointWithPutErrors, UpdateWebhookEndpointWithPutResponses, UploadEticketsData, UploadEticketsErrors, UploadEticketsResponses, VerifySigningData, VerifySigningErrors, VerifySigningResponses, VerifySigningWithPutData, VerifySigningWithPutErrors, VerifySigningWithPutResponses, WithdrawOrderCancellationData, WithdrawOrderCancellationErrors, WithdrawOrderCancellationResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -430,6 +430,62 @@ export const escalateDeliveryIssue = <ThrowOnError extends boolean = false>(opti
 export const reissueShipment = <ThrowOnError extends boolean = false>(options: Options<ReissueShipmentData, ThrowOnError>) => (options.client ?? client).post<ReissueShipmentResponses, ReissueShipmentErrors, ThrowOnError>({
     security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
     url: '/v9/shipments/{id}/reissue',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List an order's holds (seller or buyer)
+ *
+ * Every hold of the order, oldest first, active and released, with its reason, who placed and released it, and what its release added to the deadline.
+ */
+export const listHolds = <ThrowOnError extends boolean = false>(options: Options<ListHoldsData, ThrowOnError>) => (options.client ?? client).get<ListHoldsResponses, ListHoldsErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/orders/{id}/holds',
+    ...options
+});
+
+/**
+ * Hold an order (seller)
+ *
+ * The order waits for a reason: while any hold is active, completing its shipment and uploading its files (e-tickets, an airbill, a proof of transfer) are 422 naming the hold, and its deadline timers wait. `reason` is one of `venue_release_pending`, `fraud_review`, `payment_pending`, `event_postponed`, `awaiting_buyer_info`, `other`; the seller may place `venue_release_pending`, `awaiting_buyer_info`, `other` (another reason is 403: operators place those through the ops page or `fulfil holds place`). `release_at` (ahead of the order's time) releases it by itself. `seats` must be the order's (1..quantity when it names none); the hold stops the whole order whatever seats it names. A second hold with the same `handle` answers the first (200) and changes nothing. At most 10 active holds an order (422 after). Both parties get `order.hold_placed`. The buyer is 403; anyone else 404.
+ */
+export const placeHold = <ThrowOnError extends boolean = false>(options: Options<PlaceHoldData, ThrowOnError>) => (options.client ?? client).post<PlaceHoldResponses, PlaceHoldErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/orders/{id}/holds',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Release a hold (seller)
+ *
+ * Whoever may place a hold of its reason releases it: the seller `venue_release_pending`, `awaiting_buyer_info`, `other`, operators any (`fulfil holds release`). The time held moves `deliver_by` later for `fraud_review`, `payment_pending`, `event_postponed` and `venue_release_pending` (never past the event's start), for `awaiting_buyer_info` only when the buyer answered more than a day after it was placed, never for `other`; a moved deadline is `order.deadline_extended`. Both parties get `order.hold_released`. A released hold is 422.
+ */
+export const releaseHold = <ThrowOnError extends boolean = false>(options: Options<ReleaseHoldData, ThrowOnError>) => (options.client ?? client).post<ReleaseHoldResponses, ReleaseHoldErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/holds/{id}/release',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Answer an awaiting_buyer_info hold (buyer)
+ *
+ * The buyer gives what the seller asked for (a name for the transfer…). The hold stays active until the seller releases it; both parties get `order.hold_answered`. Another reason, a released or an answered hold is 422; the seller is 403.
+ */
+export const answerHold = <ThrowOnError extends boolean = false>(options: Options<AnswerHoldData, ThrowOnError>) => (options.client ?? client).post<AnswerHoldResponses, AnswerHoldErrors, ThrowOnError>({
+    security: [{ name: 'X-Token', type: 'apiKey' }, { name: 'X-Signature', type: 'apiKey' }],
+    url: '/v9/holds/{id}/answer',
     ...options,
     headers: {
         'Content-Type': 'application/json',

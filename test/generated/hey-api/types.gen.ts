@@ -4,7 +4,7 @@ export type ClientOptions = {
     baseUrl: '{scheme}://{host}' | (string & {});
 };
 
-export type Webhooks = ReceiveShipmentCreatedWebhookRequest | ReceiveShipmentUpdatedWebhookRequest | ReceiveShipmentPickupDetailsWebhookRequest | ReceiveShipmentDeliveredWebhookRequest | ReceiveShipmentCompletedWebhookRequest | ReceiveShipmentEticketsUploadedWebhookRequest | ReceiveShipmentTransferVerifiedWebhookRequest | ReceiveShipmentDueSoonWebhookRequest | ReceiveShipmentOverdueWebhookRequest | ReceiveOrderRejectedWebhookRequest | ReceiveOrderCancelProposedWebhookRequest | ReceiveOrderCancelWithdrawnWebhookRequest | ReceiveOrderCanceledWebhookRequest | ReceiveOrderInHandUpdatedWebhookRequest | ReceiveOrderDeliveryIssueOpenedWebhookRequest | ReceiveOrderDeliveryIssueRespondedWebhookRequest | ReceiveOrderDeliveryIssueResolvedWebhookRequest | ReceiveOrderDeliveryIssueEscalatedWebhookRequest | ReceiveOrderDeliveryIssueClosedWebhookRequest | ReceiveShipmentReissuedWebhookRequest | ReceiveShipmentAirbillCreatedWebhookRequest | ReceiveShipmentInTransitWebhookRequest | ReceiveShipmentOutForDeliveryWebhookRequest | ReceiveShipmentDeliveryExceptionWebhookRequest | ReceiveShipmentReturnedWebhookRequest | ReceiveShipmentAtRiskWebhookRequest | ReceivePingWebhookRequest;
+export type Webhooks = ReceiveShipmentCreatedWebhookRequest | ReceiveShipmentUpdatedWebhookRequest | ReceiveShipmentPickupDetailsWebhookRequest | ReceiveShipmentDeliveredWebhookRequest | ReceiveShipmentCompletedWebhookRequest | ReceiveShipmentEticketsUploadedWebhookRequest | ReceiveShipmentTransferVerifiedWebhookRequest | ReceiveShipmentDueSoonWebhookRequest | ReceiveShipmentOverdueWebhookRequest | ReceiveOrderRejectedWebhookRequest | ReceiveOrderCancelProposedWebhookRequest | ReceiveOrderCancelWithdrawnWebhookRequest | ReceiveOrderCanceledWebhookRequest | ReceiveOrderInHandUpdatedWebhookRequest | ReceiveOrderDeliveryIssueOpenedWebhookRequest | ReceiveOrderDeliveryIssueRespondedWebhookRequest | ReceiveOrderDeliveryIssueResolvedWebhookRequest | ReceiveOrderDeliveryIssueEscalatedWebhookRequest | ReceiveOrderDeliveryIssueClosedWebhookRequest | ReceiveShipmentReissuedWebhookRequest | ReceiveShipmentAirbillCreatedWebhookRequest | ReceiveShipmentInTransitWebhookRequest | ReceiveShipmentOutForDeliveryWebhookRequest | ReceiveShipmentDeliveryExceptionWebhookRequest | ReceiveShipmentReturnedWebhookRequest | ReceiveShipmentAtRiskWebhookRequest | ReceiveOrderHoldPlacedWebhookRequest | ReceiveOrderHoldReleasedWebhookRequest | ReceiveOrderHoldAnsweredWebhookRequest | ReceiveOrderDeadlineExtendedWebhookRequest | ReceivePingWebhookRequest;
 
 /**
  * every error, whatever the route
@@ -1177,6 +1177,69 @@ export type GetOrderResponses = {
          * the test clock the order lives at; null: the wall clock (always null for a live order)
          */
         test_clock: number | null;
+        /**
+         * the active holds (GET /v9/orders/:id/holds lists every one)
+         */
+        holds: Array<{
+            id: number;
+            order_id: number;
+            reason: 'venue_release_pending' | 'fraud_review' | 'payment_pending' | 'event_postponed' | 'awaiting_buyer_info' | 'other';
+            notes: string | null;
+            handle: string | null;
+            /**
+             * the seats held; empty: the whole order
+             */
+            seats: Array<string>;
+            state: 'active' | 'released';
+            /**
+             * who acted: a party (its brokerage and user), an operator, or the service (release_at)
+             */
+            placed_by: {
+                party: 'seller' | 'buyer' | 'operator' | 'system';
+                brokerage_id: number | null;
+                user_id: number | null;
+                /**
+                 * an operator's name, as given
+                 */
+                operator: string | null;
+            };
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            placed_at: string;
+            /**
+             * when it releases itself, if it does
+             */
+            release_at: string | null;
+            released_at: string | null;
+            released_by: {
+                party: 'seller' | 'buyer' | 'operator' | 'system';
+                brokerage_id: number | null;
+                user_id: number | null;
+                /**
+                 * an operator's name, as given
+                 */
+                operator: string | null;
+            } | null;
+            /**
+             * released: by a party or an operator; release_at: by itself
+             */
+            release_why: 'released' | 'release_at' | null;
+            /**
+             * awaiting_buyer_info: the buyer's answer
+             */
+            answer_notes: string | null;
+            answered_at: string | null;
+            /**
+             * what its release added to the order's deliver_by
+             */
+            deadline_extended_ms: number;
+            livemode: boolean;
+        }>;
+        /**
+         * whether any hold is active: completion and uploads wait, and so do the deadline timers
+         */
+        on_hold: boolean;
     };
 };
 
@@ -4039,6 +4102,616 @@ export type ReissueShipmentResponses = {
 
 export type ReissueShipmentResponse = ReissueShipmentResponses[keyof ReissueShipmentResponses];
 
+export type ListHoldsData = {
+    body?: never;
+    path: {
+        /**
+         * order id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/orders/{id}/holds';
+};
+
+export type ListHoldsErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ListHoldsError = ListHoldsErrors[keyof ListHoldsErrors];
+
+export type ListHoldsResponses = {
+    /**
+     * the holds
+     */
+    200: {
+        /**
+         * oldest first, released ones included
+         */
+        holds: Array<{
+            id: number;
+            order_id: number;
+            reason: 'venue_release_pending' | 'fraud_review' | 'payment_pending' | 'event_postponed' | 'awaiting_buyer_info' | 'other';
+            notes: string | null;
+            handle: string | null;
+            /**
+             * the seats held; empty: the whole order
+             */
+            seats: Array<string>;
+            state: 'active' | 'released';
+            /**
+             * who acted: a party (its brokerage and user), an operator, or the service (release_at)
+             */
+            placed_by: {
+                party: 'seller' | 'buyer' | 'operator' | 'system';
+                brokerage_id: number | null;
+                user_id: number | null;
+                /**
+                 * an operator's name, as given
+                 */
+                operator: string | null;
+            };
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            placed_at: string;
+            /**
+             * when it releases itself, if it does
+             */
+            release_at: string | null;
+            released_at: string | null;
+            released_by: {
+                party: 'seller' | 'buyer' | 'operator' | 'system';
+                brokerage_id: number | null;
+                user_id: number | null;
+                /**
+                 * an operator's name, as given
+                 */
+                operator: string | null;
+            } | null;
+            /**
+             * released: by a party or an operator; release_at: by itself
+             */
+            release_why: 'released' | 'release_at' | null;
+            /**
+             * awaiting_buyer_info: the buyer's answer
+             */
+            answer_notes: string | null;
+            answered_at: string | null;
+            /**
+             * what its release added to the order's deliver_by
+             */
+            deadline_extended_ms: number;
+            livemode: boolean;
+        }>;
+    };
+};
+
+export type ListHoldsResponse = ListHoldsResponses[keyof ListHoldsResponses];
+
+export type PlaceHoldData = {
+    body: {
+        /**
+         * why the order waits
+         */
+        reason: 'venue_release_pending' | 'fraud_review' | 'payment_pending' | 'event_postponed' | 'awaiting_buyer_info' | 'other';
+        /**
+         * free text, shown to both parties
+         */
+        notes?: string;
+        /**
+         * the placer's key for the hold: a second hold of the order with the same handle answers the first
+         */
+        handle?: string;
+        /**
+         * when the hold releases itself; must be ahead of the order’s time
+         */
+        release_at?: string;
+        /**
+         * the seats held, as the order names them (1..quantity when it names none); none: the whole order
+         */
+        seats?: Array<string>;
+    };
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * order id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/orders/{id}/holds';
+};
+
+export type PlaceHoldErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; a `reason` not in the list; `release_at` not an ISO 8601 time, or not ahead of the order’s time; `seats` not on the order (`field`: seats.<i>) or named twice; a `handle` or `notes` too long; the seller placing a reason only an operator may (403); an order not open, or an eleventh active hold (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type PlaceHoldError = PlaceHoldErrors[keyof PlaceHoldErrors];
+
+export type PlaceHoldResponses = {
+    /**
+     * the hold its handle named first, as it reads now
+     */
+    200: {
+        id: number;
+        order_id: number;
+        reason: 'venue_release_pending' | 'fraud_review' | 'payment_pending' | 'event_postponed' | 'awaiting_buyer_info' | 'other';
+        notes: string | null;
+        handle: string | null;
+        /**
+         * the seats held; empty: the whole order
+         */
+        seats: Array<string>;
+        state: 'active' | 'released';
+        /**
+         * who acted: a party (its brokerage and user), an operator, or the service (release_at)
+         */
+        placed_by: {
+            party: 'seller' | 'buyer' | 'operator' | 'system';
+            brokerage_id: number | null;
+            user_id: number | null;
+            /**
+             * an operator's name, as given
+             */
+            operator: string | null;
+        };
+        /**
+         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+         */
+        placed_at: string;
+        /**
+         * when it releases itself, if it does
+         */
+        release_at: string | null;
+        released_at: string | null;
+        released_by: {
+            party: 'seller' | 'buyer' | 'operator' | 'system';
+            brokerage_id: number | null;
+            user_id: number | null;
+            /**
+             * an operator's name, as given
+             */
+            operator: string | null;
+        } | null;
+        /**
+         * released: by a party or an operator; release_at: by itself
+         */
+        release_why: 'released' | 'release_at' | null;
+        /**
+         * awaiting_buyer_info: the buyer's answer
+         */
+        answer_notes: string | null;
+        answered_at: string | null;
+        /**
+         * what its release added to the order's deliver_by
+         */
+        deadline_extended_ms: number;
+        livemode: boolean;
+    };
+    /**
+     * the new hold
+     */
+    201: {
+        id: number;
+        order_id: number;
+        reason: 'venue_release_pending' | 'fraud_review' | 'payment_pending' | 'event_postponed' | 'awaiting_buyer_info' | 'other';
+        notes: string | null;
+        handle: string | null;
+        /**
+         * the seats held; empty: the whole order
+         */
+        seats: Array<string>;
+        state: 'active' | 'released';
+        /**
+         * who acted: a party (its brokerage and user), an operator, or the service (release_at)
+         */
+        placed_by: {
+            party: 'seller' | 'buyer' | 'operator' | 'system';
+            brokerage_id: number | null;
+            user_id: number | null;
+            /**
+             * an operator's name, as given
+             */
+            operator: string | null;
+        };
+        /**
+         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+         */
+        placed_at: string;
+        /**
+         * when it releases itself, if it does
+         */
+        release_at: string | null;
+        released_at: string | null;
+        released_by: {
+            party: 'seller' | 'buyer' | 'operator' | 'system';
+            brokerage_id: number | null;
+            user_id: number | null;
+            /**
+             * an operator's name, as given
+             */
+            operator: string | null;
+        } | null;
+        /**
+         * released: by a party or an operator; release_at: by itself
+         */
+        release_why: 'released' | 'release_at' | null;
+        /**
+         * awaiting_buyer_info: the buyer's answer
+         */
+        answer_notes: string | null;
+        answered_at: string | null;
+        /**
+         * what its release added to the order's deliver_by
+         */
+        deadline_extended_ms: number;
+        livemode: boolean;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type PlaceHoldResponse = PlaceHoldResponses[keyof PlaceHoldResponses];
+
+export type ReleaseHoldData = {
+    body?: {
+        /**
+         * free text, on the release event
+         */
+        notes?: string;
+    };
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * hold id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/holds/{id}/release';
+};
+
+export type ReleaseHoldErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `notes` too long; the buyer, or the seller on a reason only an operator may release (403); a released hold (422); a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type ReleaseHoldError = ReleaseHoldErrors[keyof ReleaseHoldErrors];
+
+export type ReleaseHoldResponses = {
+    /**
+     * the hold, released
+     */
+    200: {
+        id: number;
+        order_id: number;
+        reason: 'venue_release_pending' | 'fraud_review' | 'payment_pending' | 'event_postponed' | 'awaiting_buyer_info' | 'other';
+        notes: string | null;
+        handle: string | null;
+        /**
+         * the seats held; empty: the whole order
+         */
+        seats: Array<string>;
+        state: 'active' | 'released';
+        /**
+         * who acted: a party (its brokerage and user), an operator, or the service (release_at)
+         */
+        placed_by: {
+            party: 'seller' | 'buyer' | 'operator' | 'system';
+            brokerage_id: number | null;
+            user_id: number | null;
+            /**
+             * an operator's name, as given
+             */
+            operator: string | null;
+        };
+        /**
+         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+         */
+        placed_at: string;
+        /**
+         * when it releases itself, if it does
+         */
+        release_at: string | null;
+        released_at: string | null;
+        released_by: {
+            party: 'seller' | 'buyer' | 'operator' | 'system';
+            brokerage_id: number | null;
+            user_id: number | null;
+            /**
+             * an operator's name, as given
+             */
+            operator: string | null;
+        } | null;
+        /**
+         * released: by a party or an operator; release_at: by itself
+         */
+        release_why: 'released' | 'release_at' | null;
+        /**
+         * awaiting_buyer_info: the buyer's answer
+         */
+        answer_notes: string | null;
+        answered_at: string | null;
+        /**
+         * what its release added to the order's deliver_by
+         */
+        deadline_extended_ms: number;
+        livemode: boolean;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type ReleaseHoldResponse = ReleaseHoldResponses[keyof ReleaseHoldResponses];
+
+export type AnswerHoldData = {
+    body: {
+        /**
+         * what the seller asked for (a name for the transfer…)
+         */
+        notes: string;
+    };
+    headers?: {
+        /**
+         * Repeat a command safely: the same key with the same request answers the first response (kept a week); with another request, 409.
+         */
+        'idempotency-key'?: string;
+        /**
+         * `respond-async`: answer 202 at once with the command's Location instead of waiting for its result.
+         */
+        prefer?: string;
+    };
+    path: {
+        /**
+         * hold id
+         */
+        id: number;
+    };
+    query?: never;
+    url: '/v9/holds/{id}/answer';
+};
+
+export type AnswerHoldErrors = {
+    /**
+     * `invalid_params`: the body, query or path fails validation; the message and `field` name the culprit; `notes` missing or too long; a `body` that is not UTF-8 JSON, is nested too deeply, or holds a `__proto__` key (or a `constructor` object with a `prototype`) at any depth (`field`: body); a string anywhere holding NUL, an unpaired surrogate, a control or a bidirectional-text character (`field`: where it is)
+     */
+    400: ErrorBody;
+    /**
+     * `unauthorized`: missing or invalid X-Token / X-Signature; for the inventory, an office not of your brokerage
+     */
+    401: ErrorBody;
+    /**
+     * `forbidden`: your role on this order may not do this (the buyer accepting, the seller giving the buyer's pickup details)
+     */
+    403: ErrorBody;
+    /**
+     * `not_found`: unknown id, or an order/shipment/command your brokerage is no party to
+     */
+    404: ErrorBody;
+    /**
+     * `idempotency_conflict`: this Idempotency-Key was already used with a different request
+     */
+    409: ErrorBody;
+    /**
+     * `payload_too_large`: body over the route's limit (64 KiB; 25 MiB on the upload routes), or a file over 10 MiB
+     */
+    413: ErrorBody;
+    /**
+     * `invalid_transition`: the order or shipment is not in a state that allows this; the message says its state
+     */
+    422: ErrorBody;
+    /**
+     * `rate_limited`: too many requests for this credential (or failed authentications from this address); see Retry-After
+     */
+    429: ErrorBody;
+    /**
+     * `unavailable`: Postgres or Redis is not answering, or the server is shutting down: nothing was taken, nothing changed
+     */
+    503: ErrorBody;
+};
+
+export type AnswerHoldError = AnswerHoldErrors[keyof AnswerHoldErrors];
+
+export type AnswerHoldResponses = {
+    /**
+     * the hold, answered
+     */
+    200: {
+        id: number;
+        order_id: number;
+        reason: 'venue_release_pending' | 'fraud_review' | 'payment_pending' | 'event_postponed' | 'awaiting_buyer_info' | 'other';
+        notes: string | null;
+        handle: string | null;
+        /**
+         * the seats held; empty: the whole order
+         */
+        seats: Array<string>;
+        state: 'active' | 'released';
+        /**
+         * who acted: a party (its brokerage and user), an operator, or the service (release_at)
+         */
+        placed_by: {
+            party: 'seller' | 'buyer' | 'operator' | 'system';
+            brokerage_id: number | null;
+            user_id: number | null;
+            /**
+             * an operator's name, as given
+             */
+            operator: string | null;
+        };
+        /**
+         * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+         */
+        placed_at: string;
+        /**
+         * when it releases itself, if it does
+         */
+        release_at: string | null;
+        released_at: string | null;
+        released_by: {
+            party: 'seller' | 'buyer' | 'operator' | 'system';
+            brokerage_id: number | null;
+            user_id: number | null;
+            /**
+             * an operator's name, as given
+             */
+            operator: string | null;
+        } | null;
+        /**
+         * released: by a party or an operator; release_at: by itself
+         */
+        release_why: 'released' | 'release_at' | null;
+        /**
+         * awaiting_buyer_info: the buyer's answer
+         */
+        answer_notes: string | null;
+        answered_at: string | null;
+        /**
+         * what its release added to the order's deliver_by
+         */
+        deadline_extended_ms: number;
+        livemode: boolean;
+    };
+    /**
+     * taken but not finished (asked with `Prefer: respond-async`, or it outlasted the wait): poll the Location
+     */
+    202: {
+        id: string;
+        status: 'queued';
+        /**
+         * /v9/commands/<id>, also in the Location header
+         */
+        url: string;
+    };
+};
+
+export type AnswerHoldResponse = AnswerHoldResponses[keyof AnswerHoldResponses];
+
 export type GetAirbillData = {
     body?: never;
     path: {
@@ -4827,7 +5500,7 @@ export type ListOrderEventsResponses = {
              * per order, across shipment replacements
              */
             seq: number;
-            kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk';
+            kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk' | 'hold_placed' | 'hold_released' | 'hold_answered' | 'deadline_extended';
             /**
              * the shipment acted on; null for created
              */
@@ -4943,7 +5616,7 @@ export type ListEventsResponses = {
              * the event id: the same in every webhook delivery of the event and in the feed; de-duplicate on it
              */
             id: string;
-            type: 'shipment.created' | 'shipment.updated' | 'shipment.pickup_details' | 'shipment.delivered' | 'shipment.completed' | 'shipment.etickets_uploaded' | 'shipment.transfer_verified' | 'shipment.due_soon' | 'shipment.overdue' | 'order.rejected' | 'order.cancel_proposed' | 'order.cancel_withdrawn' | 'order.canceled' | 'order.in_hand_updated' | 'order.delivery_issue_opened' | 'order.delivery_issue_responded' | 'order.delivery_issue_resolved' | 'order.delivery_issue_escalated' | 'order.delivery_issue_closed' | 'shipment.reissued' | 'shipment.airbill_created' | 'shipment.in_transit' | 'shipment.out_for_delivery' | 'shipment.delivery_exception' | 'shipment.returned' | 'shipment.at_risk';
+            type: 'shipment.created' | 'shipment.updated' | 'shipment.pickup_details' | 'shipment.delivered' | 'shipment.completed' | 'shipment.etickets_uploaded' | 'shipment.transfer_verified' | 'shipment.due_soon' | 'shipment.overdue' | 'order.rejected' | 'order.cancel_proposed' | 'order.cancel_withdrawn' | 'order.canceled' | 'order.in_hand_updated' | 'order.delivery_issue_opened' | 'order.delivery_issue_responded' | 'order.delivery_issue_resolved' | 'order.delivery_issue_escalated' | 'order.delivery_issue_closed' | 'shipment.reissued' | 'shipment.airbill_created' | 'shipment.in_transit' | 'shipment.out_for_delivery' | 'shipment.delivery_exception' | 'shipment.returned' | 'shipment.at_risk' | 'order.hold_placed' | 'order.hold_released' | 'order.hold_answered' | 'order.deadline_extended';
             /**
              * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
              */
@@ -4971,7 +5644,7 @@ export type ListEventsResponses = {
                      * per order, across shipment replacements
                      */
                     seq: number;
-                    kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk';
+                    kind: 'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk' | 'hold_placed' | 'hold_released' | 'hold_answered' | 'deadline_extended';
                     /**
                      * the shipment acted on; null for created
                      */
@@ -5222,7 +5895,7 @@ export type ListWebhookEndpointsResponses = {
             /**
              * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
              */
-            event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
+            event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk' | 'hold_placed' | 'hold_released' | 'hold_answered' | 'deadline_extended'>;
             enabled: boolean;
             /**
              * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -5314,7 +5987,7 @@ export type CreateWebhookEndpointResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk' | 'hold_placed' | 'hold_released' | 'hold_answered' | 'deadline_extended'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -5441,7 +6114,7 @@ export type GetWebhookEndpointResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk' | 'hold_placed' | 'hold_released' | 'hold_answered' | 'deadline_extended'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -5537,7 +6210,7 @@ export type UpdateWebhookEndpointResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk' | 'hold_placed' | 'hold_released' | 'hold_answered' | 'deadline_extended'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -5633,7 +6306,7 @@ export type UpdateWebhookEndpointWithPutResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk' | 'hold_placed' | 'hold_released' | 'hold_answered' | 'deadline_extended'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -5721,7 +6394,7 @@ export type RotateWebhookEndpointSecretResponses = {
         /**
          * the kinds it receives; every kind there is when it receives every kind (created without event_kinds, or with ["*"])
          */
-        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk'>;
+        event_kinds: Array<'created' | 'updated' | 'pickup_details' | 'delivered' | 'completed' | 'etickets_uploaded' | 'transfer_verified' | 'due_soon' | 'overdue' | 'rejected' | 'cancel_proposed' | 'cancel_withdrawn' | 'canceled' | 'in_hand_updated' | 'delivery_issue_opened' | 'delivery_issue_responded' | 'delivery_issue_resolved' | 'delivery_issue_escalated' | 'delivery_issue_closed' | 'reissued' | 'airbill_created' | 'in_transit' | 'out_for_delivery' | 'delivery_exception' | 'returned' | 'at_risk' | 'hold_placed' | 'hold_released' | 'hold_answered' | 'deadline_extended'>;
         enabled: boolean;
         /**
          * manual (PATCH), gone (the receiver answered 410), failing (the retry window ran out)
@@ -6176,6 +6849,69 @@ export type CreateTestOrderResponses = {
          * the test clock the order lives at; null: the wall clock (always null for a live order)
          */
         test_clock: number | null;
+        /**
+         * the active holds (GET /v9/orders/:id/holds lists every one)
+         */
+        holds: Array<{
+            id: number;
+            order_id: number;
+            reason: 'venue_release_pending' | 'fraud_review' | 'payment_pending' | 'event_postponed' | 'awaiting_buyer_info' | 'other';
+            notes: string | null;
+            handle: string | null;
+            /**
+             * the seats held; empty: the whole order
+             */
+            seats: Array<string>;
+            state: 'active' | 'released';
+            /**
+             * who acted: a party (its brokerage and user), an operator, or the service (release_at)
+             */
+            placed_by: {
+                party: 'seller' | 'buyer' | 'operator' | 'system';
+                brokerage_id: number | null;
+                user_id: number | null;
+                /**
+                 * an operator's name, as given
+                 */
+                operator: string | null;
+            };
+            /**
+             * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+             */
+            placed_at: string;
+            /**
+             * when it releases itself, if it does
+             */
+            release_at: string | null;
+            released_at: string | null;
+            released_by: {
+                party: 'seller' | 'buyer' | 'operator' | 'system';
+                brokerage_id: number | null;
+                user_id: number | null;
+                /**
+                 * an operator's name, as given
+                 */
+                operator: string | null;
+            } | null;
+            /**
+             * released: by a party or an operator; release_at: by itself
+             */
+            release_why: 'released' | 'release_at' | null;
+            /**
+             * awaiting_buyer_info: the buyer's answer
+             */
+            answer_notes: string | null;
+            answered_at: string | null;
+            /**
+             * what its release added to the order's deliver_by
+             */
+            deadline_extended_ms: number;
+            livemode: boolean;
+        }>;
+        /**
+         * whether any hold is active: completion and uploads wait, and so do the deadline timers
+         */
+        on_hold: boolean;
     };
 };
 
@@ -6760,6 +7496,69 @@ export type ActAsSimulatedPartyResponses = {
              * the test clock the order lives at; null: the wall clock (always null for a live order)
              */
             test_clock: number | null;
+            /**
+             * the active holds (GET /v9/orders/:id/holds lists every one)
+             */
+            holds: Array<{
+                id: number;
+                order_id: number;
+                reason: 'venue_release_pending' | 'fraud_review' | 'payment_pending' | 'event_postponed' | 'awaiting_buyer_info' | 'other';
+                notes: string | null;
+                handle: string | null;
+                /**
+                 * the seats held; empty: the whole order
+                 */
+                seats: Array<string>;
+                state: 'active' | 'released';
+                /**
+                 * who acted: a party (its brokerage and user), an operator, or the service (release_at)
+                 */
+                placed_by: {
+                    party: 'seller' | 'buyer' | 'operator' | 'system';
+                    brokerage_id: number | null;
+                    user_id: number | null;
+                    /**
+                     * an operator's name, as given
+                     */
+                    operator: string | null;
+                };
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                placed_at: string;
+                /**
+                 * when it releases itself, if it does
+                 */
+                release_at: string | null;
+                released_at: string | null;
+                released_by: {
+                    party: 'seller' | 'buyer' | 'operator' | 'system';
+                    brokerage_id: number | null;
+                    user_id: number | null;
+                    /**
+                     * an operator's name, as given
+                     */
+                    operator: string | null;
+                } | null;
+                /**
+                 * released: by a party or an operator; release_at: by itself
+                 */
+                release_why: 'released' | 'release_at' | null;
+                /**
+                 * awaiting_buyer_info: the buyer's answer
+                 */
+                answer_notes: string | null;
+                answered_at: string | null;
+                /**
+                 * what its release added to the order's deliver_by
+                 */
+                deadline_extended_ms: number;
+                livemode: boolean;
+            }>;
+            /**
+             * whether any hold is active: completion and uploads wait, and so do the deadline timers
+             */
+            on_hold: boolean;
         };
         /**
          * what the simulated party did, in order
@@ -6978,6 +7777,69 @@ export type ActAsSimulatedPartyResponses = {
              * the test clock the order lives at; null: the wall clock (always null for a live order)
              */
             test_clock: number | null;
+            /**
+             * the active holds (GET /v9/orders/:id/holds lists every one)
+             */
+            holds: Array<{
+                id: number;
+                order_id: number;
+                reason: 'venue_release_pending' | 'fraud_review' | 'payment_pending' | 'event_postponed' | 'awaiting_buyer_info' | 'other';
+                notes: string | null;
+                handle: string | null;
+                /**
+                 * the seats held; empty: the whole order
+                 */
+                seats: Array<string>;
+                state: 'active' | 'released';
+                /**
+                 * who acted: a party (its brokerage and user), an operator, or the service (release_at)
+                 */
+                placed_by: {
+                    party: 'seller' | 'buyer' | 'operator' | 'system';
+                    brokerage_id: number | null;
+                    user_id: number | null;
+                    /**
+                     * an operator's name, as given
+                     */
+                    operator: string | null;
+                };
+                /**
+                 * ISO 8601 UTC timestamp, e.g. 2026-11-21T09:00:00.000Z
+                 */
+                placed_at: string;
+                /**
+                 * when it releases itself, if it does
+                 */
+                release_at: string | null;
+                released_at: string | null;
+                released_by: {
+                    party: 'seller' | 'buyer' | 'operator' | 'system';
+                    brokerage_id: number | null;
+                    user_id: number | null;
+                    /**
+                     * an operator's name, as given
+                     */
+                    operator: string | null;
+                } | null;
+                /**
+                 * released: by a party or an operator; release_at: by itself
+                 */
+                release_why: 'released' | 'release_at' | null;
+                /**
+                 * awaiting_buyer_info: the buyer's answer
+                 */
+                answer_notes: string | null;
+                answered_at: string | null;
+                /**
+                 * what its release added to the order's deliver_by
+                 */
+                deadline_extended_ms: number;
+                livemode: boolean;
+            }>;
+            /**
+             * whether any hold is active: completion and uploads wait, and so do the deadline timers
+             */
+            on_hold: boolean;
         };
         /**
          * what the simulated party did, in order
@@ -8874,6 +9736,266 @@ export type ReceiveShipmentAtRiskWebhookPayload = {
 export type ReceiveShipmentAtRiskWebhookRequest = {
     body: ReceiveShipmentAtRiskWebhookPayload;
     key: 'shipment.at_risk';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveOrderHoldPlacedWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'order.hold_placed';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'hold_placed';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveOrderHoldPlacedWebhookRequest = {
+    body: ReceiveOrderHoldPlacedWebhookPayload;
+    key: 'order.hold_placed';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveOrderHoldReleasedWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'order.hold_released';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'hold_released';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveOrderHoldReleasedWebhookRequest = {
+    body: ReceiveOrderHoldReleasedWebhookPayload;
+    key: 'order.hold_released';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveOrderHoldAnsweredWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'order.hold_answered';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'hold_answered';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveOrderHoldAnsweredWebhookRequest = {
+    body: ReceiveOrderHoldAnsweredWebhookPayload;
+    key: 'order.hold_answered';
+    path?: never;
+    query?: never;
+};
+
+export type ReceiveOrderDeadlineExtendedWebhookPayload = {
+    /**
+     * the event id, also in the Fulfil-Event-Id header: de-duplicate by it
+     */
+    id: string;
+    type: 'order.deadline_extended';
+    /**
+     * ISO 8601 UTC timestamp
+     */
+    created_at: string;
+    order_id: number;
+    /**
+     * position in the order's history: per order and endpoint, events arrive in seq order
+     */
+    seq: number;
+    /**
+     * false for an event of a test order (test mode)
+     */
+    livemode: boolean;
+    /**
+     * the test clock the order lives at; null: the wall clock
+     */
+    test_clock: number | null;
+    data: {
+        /**
+         * as GET /v9/orders/:id/events lists it
+         */
+        event: {
+            event_id: string;
+            seq: number;
+            kind: 'deadline_extended';
+            actor: {
+                type: 'party';
+                role: 'seller' | 'buyer';
+                brokerage_id: number;
+                /**
+                 * the acting user; null for an API credential (and, in what a party reads, for the other party's events)
+                 */
+                user_id: number | null;
+            } | {
+                type: 'system';
+                /**
+                 * why the service acted, a short code such as deadline_passed or operator_action
+                 */
+                reason: string;
+            };
+            [key: string]: unknown;
+        };
+        /**
+         * the shipment version the event left, as GET /v9/shipments/:id showed it then; never changed afterwards
+         */
+        shipment: {
+            id: number;
+            [key: string]: unknown;
+        } | null;
+    };
+};
+
+export type ReceiveOrderDeadlineExtendedWebhookRequest = {
+    body: ReceiveOrderDeadlineExtendedWebhookPayload;
+    key: 'order.deadline_extended';
     path?: never;
     query?: never;
 };

@@ -292,6 +292,25 @@ export class FulfilmentClient {
   }
 
   /**
+   * order.hold_place: `POST /v9/orders/:order_id/holds` with body `{ reason, notes?, handle?, release_at?, seats? }`
+   * (the seller); answered 201, or 200 with the hold its handle named first. `operator` makes it an
+   * operator's hold (any reason), as `fulfil holds place` sends it.
+   */
+  async placeHold<O extends SendOptions>(command: JobInput<'order.hold_place'>, opts: O): Promise<SendResult<O, 'order.hold_place'>> {
+    return this.send('order.hold_place', command, opts);
+  }
+
+  /** hold.release: `POST /v9/holds/:hold_id/release` (whoever may place its reason; `operator` as for placeHold). */
+  async releaseHold<O extends SendOptions>(command: JobInput<'hold.release'>, opts: O): Promise<SendResult<O, 'hold.release'>> {
+    return this.send('hold.release', command, opts);
+  }
+
+  /** hold.answer: `POST /v9/holds/:hold_id/answer` with body `{ notes }` (the buyer, awaiting_buyer_info holds). */
+  async answerHold<O extends SendOptions>(command: JobInput<'hold.answer'>, opts: O): Promise<SendResult<O, 'hold.answer'>> {
+    return this.send('hold.answer', command, opts);
+  }
+
+  /**
    * shipment.reissue: `POST /v9/shipments/:shipment_id/reissue` (the seller, while an issue is open):
    * new barcodes or link, and e-tickets the service already stores (by sha256; new bytes are
    * uploaded over HTTP only).

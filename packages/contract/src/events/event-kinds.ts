@@ -39,6 +39,11 @@ export const EVENT_TYPE_OF_KIND = {
   delivery_exception: 'shipment.delivery_exception',
   returned: 'shipment.returned',
   at_risk: 'shipment.at_risk',
+  // Holds (docs/API.md §Holds): placed, released (by a party, an operator or release_at), and the deadline a release moved.
+  hold_placed: 'order.hold_placed',
+  hold_released: 'order.hold_released',
+  hold_answered: 'order.hold_answered',
+  deadline_extended: 'order.deadline_extended',
 } as const;
 
 export type EventKind = keyof typeof EVENT_TYPE_OF_KIND;
@@ -76,6 +81,15 @@ export const DELIVERY_ISSUE_EVENT_KINDS = [
   'delivery_issue_closed',
 ] as const satisfies readonly EventKind[];
 export type DeliveryIssueEventKind = (typeof DELIVERY_ISSUE_EVENT_KINDS)[number];
+
+/** The kinds of a hold's steps and the deadline a release moves (docs/API.md §Holds). */
+export const HOLD_EVENT_KINDS = [
+  'hold_placed',
+  'hold_released',
+  'hold_answered',
+  'deadline_extended',
+] as const satisfies readonly EventKind[];
+export type HoldEventKind = (typeof HOLD_EVENT_KINDS)[number];
 
 /**
  * The events the evidence of delivery (GET /v9/orders/:id/delivery_evidence) lists: the completion,

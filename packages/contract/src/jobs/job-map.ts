@@ -19,6 +19,7 @@ import type {
   ResolveIssueCommand,
 } from '../payloads/delivery-issue-input.ts';
 import type { AirbillCommand, CarrierUpdateCommand, TrackingEventCommand, TrackingNumberCommand } from '../payloads/mailed-input.ts';
+import type { AnswerHoldCommand, PlaceHoldCommand, ReleaseHoldCommand } from '../payloads/hold-input.ts';
 import type { InventoryMapCommand, InventoryRemoveCommand, InventoryUpsertCommand } from '../payloads/inventory-commands.ts';
 
 /** Who a command acts for. HTTP calls carry the credential's; upstream jobs name a brokerage. */
@@ -72,6 +73,9 @@ export interface JobMap {
   'delivery_issue.escalate': EscalateIssueCommand;
   'delivery_issue.close': CloseIssueCommand;
   'shipment.reissue': ReissueCommand;
+  'order.hold_place': PlaceHoldCommand;
+  'hold.release': ReleaseHoldCommand;
+  'hold.answer': AnswerHoldCommand;
 }
 
 export type JobName = keyof JobMap;
@@ -107,6 +111,9 @@ export const QUEUE_OF: { readonly [N in JobName]: CommandQueueName } = {
   'delivery_issue.escalate': COMMAND_QUEUE,
   'delivery_issue.close': COMMAND_QUEUE,
   'shipment.reissue': COMMAND_QUEUE,
+  'order.hold_place': COMMAND_QUEUE,
+  'hold.release': COMMAND_QUEUE,
+  'hold.answer': COMMAND_QUEUE,
 };
 
 export const JOB_NAMES = Object.keys(QUEUE_OF) as JobName[];

@@ -7,6 +7,7 @@ import {
   resolveIssueCommand,
   respondIssueCommand,
 } from './delivery-issue-input.ts';
+import { answerHoldCommand, placeHoldCommand, releaseHoldCommand } from './hold-input.ts';
 import { inventoryMapCommand, inventoryRemoveCommand, inventoryUpsertCommand } from './inventory-commands.ts';
 import { acceptCommand } from './order-accept-input.ts';
 import { cancelCommand, confirmReceiptCommand, orderUpdateCommand, rejectCommand, withdrawCancelCommand } from './order-commands.ts';
@@ -41,6 +42,9 @@ export const PAYLOAD_SCHEMAS = {
   'delivery_issue.escalate': escalateIssueCommand,
   'delivery_issue.close': closeIssueCommand,
   'shipment.reissue': reissueCommand,
+  'order.hold_place': placeHoldCommand,
+  'hold.release': releaseHoldCommand,
+  'hold.answer': answerHoldCommand,
 } as const satisfies { readonly [N in JobName]: z.ZodType<JobMap[N]> };
 
 /** What a producer may pass for a job (aliases and defaults allowed); JobMap[N] is what workers get. */

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { acceptedOrder, completedShipment, orderAnswer, updatedShipment } from './shipment-answers.ts';
 import type { shipmentWithEtickets, transferVerificationAnswer } from './file-answers.ts';
 import type { deliveryIssue, reissueAnswer } from './delivery-issue-answers.ts';
+import type { hold } from './hold-answers.ts';
 import type { airbillAnswer, carrierUpdateAnswer, mailedShipmentAnswer, trackingEventAnswer } from './mailed-answers.ts';
 import type {
   ErrorBody,
@@ -44,6 +45,10 @@ export interface AnswerBodies {
   'delivery_issue.escalate': z.output<typeof deliveryIssue>;
   'delivery_issue.close': z.output<typeof deliveryIssue>;
   'shipment.reissue': z.output<typeof reissueAnswer>;
+  /** Answered with 201 (a new hold), 200 when the handle named an existing one. */
+  'order.hold_place': z.output<typeof hold>;
+  'hold.release': z.output<typeof hold>;
+  'hold.answer': z.output<typeof hold>;
 }
 
 /**
@@ -67,5 +72,6 @@ export type RefusalStatus = (
 
 /** A finished command: exactly the status and body the synchronous HTTP call answers. */
 export type CommandOutcome<N extends JobName = JobName> = { commandId: string } & (
-  { status: N extends 'delivery_issue.open' ? 201 : 200; body: AnswerBodies[N] } | { status: RefusalStatus; body: ErrorBody }
+  | { status: N extends 'delivery_issue.open' ? 201 : N extends 'order.hold_place' ? 200 | 201 : 200; body: AnswerBodies[N] }
+  | { status: RefusalStatus; body: ErrorBody }
 );
