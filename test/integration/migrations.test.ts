@@ -21,6 +21,7 @@ const EXPECTED_TABLES = [
   'events',
   'file_downloads',
   'file_links',
+  'holds',
   'label_purchases',
   'offices',
   'orders',
