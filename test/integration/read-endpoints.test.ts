@@ -16,6 +16,8 @@ const NO_DEADLINE = {
   rejection_notes: null,
   livemode: true,
   test_clock: null,
+  holds: [],
+  on_hold: false,
 };
 
 describe('read endpoints', () => {
@@ -49,6 +51,8 @@ describe('read endpoints', () => {
         'livemode',
         'test_clock',
         'shipments',
+        'holds',
+        'on_hold',
       ]);
     }
   });
