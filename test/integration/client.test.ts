@@ -56,6 +56,7 @@ describe('FulfilmentClient', () => {
         oid: `1001-${ORDERS.tbd}`,
         state: 'accepted',
         shipments: [{ id: expect.any(Number), url: expect.stringMatching(/^\/shipments\/\d+$/), type: 'TBD' }],
+        livemode: true,
       },
     });
     // Answers are typed per command: a 200 narrows the body to that command's answer, which is
@@ -73,7 +74,7 @@ describe('FulfilmentClient', () => {
     expect(updated.commandId).toMatch(/^u-[0-9a-f-]{36}$/);
     expectTypeOf(updated.body).toEqualTypeOf<AnswerBodies['shipment.update']>();
     const link = shipmentAnswers.updatedShipment.parse(updated.body);
-    expect(link).toEqual({ id: expect.any(Number), url: `/shipments/${link.id}`, type: 'XMobileLink', state: 'pending' });
+    expect(link).toEqual({ id: expect.any(Number), url: `/shipments/${link.id}`, type: 'XMobileLink', state: 'pending', livemode: true });
     expect(link.id).not.toBe(tbd.id);
 
     const completed = await client.completeShipment(
@@ -89,6 +90,7 @@ describe('FulfilmentClient', () => {
       type: 'XMobileLink',
       state: 'delivered',
       x_mobile_link: 'https://claim.example.test/abc',
+      livemode: true,
     });
     const [order] = await sql()`select state from orders where id = ${ORDERS.tbd}`;
     expect(order!.state).toBe('completed');
@@ -114,6 +116,7 @@ describe('FulfilmentClient', () => {
       oid: `1001-${ORDERS.tbd2}`,
       state: 'accepted',
       shipments: [{ id: expect.any(Number), url: expect.any(String), type: 'TBD' }],
+      livemode: true,
     });
     // A legacy type name is answered with the new one, as over HTTP; XMobile carries the recipient.
     const shipmentId = row.result_body.shipments[0].id;
