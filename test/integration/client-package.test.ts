@@ -107,6 +107,7 @@ describe('@fulfil/client, packed and installed', () => {
         oid: `1001-${ORDER[kind]}`,
         state: 'accepted',
         shipments: [{ id: expect.any(Number), url: expect.stringMatching(/^\/shipments\/\d+$/), type: 'TBD' }],
+        livemode: true,
       },
     });
     expect(printed.invalid).toEqual({ name: 'InvalidParams', isInvalidParams: true, code: 'invalid_params' });
